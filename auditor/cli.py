@@ -1,0 +1,254 @@
+"""The command line (DESIGN §2): argparse -> AuditConfig -> audit() -> summary and exit code.
+
+The only module that prints, reads the environment, or installs signal handlers.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import re
+import signal
+import sys
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from dataclasses import replace
+from pathlib import Path
+from typing import NoReturn
+
+from auditor._version import __version__
+from auditor.codes import Code
+from auditor.config import AuditConfig, ConfigError, FailOn, Method
+from auditor.pipeline import AuditResult, ReportError, audit
+from auditor.summary import ExitCode
+from auditor.targets import Target, TargetError, TargetKind, parse_target
+
+PROG = "sitemap-audit"
+# Parsed now so that scripts written against the contract fail clearly, not silently.
+NOT_YET = ("html", "baseline", "metrics", "junit", "state", "config")
+_TOP_CODES = 10
+_DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
+
+
+class UsageError(Exception):
+    """A command line that cannot run: one line on stderr, exit 2."""
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise UsageError(message)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The whole option contract of DESIGN §2."""
+    parser = _Parser(prog=PROG, description="Audit the sitemaps of a site.")
+    add = parser.add_argument
+    add("targets", nargs="*", metavar="TARGET", help="site root, robots.txt, sitemap URL or file")
+    add("--version", action="version", version=f"%(prog)s {__version__}")
+    add("--demo", action="store_true", help="audit the embedded demo site (no network needed)")
+    add("--out", type=Path, default=Path("reports"), metavar="DIR")
+    add("--json", type=Path, metavar="PATH")
+    add("--html", type=Path, metavar="PATH")
+    add("--no-check", action="store_true", help="validate the sitemaps only")
+    add("--concurrency", type=int, default=128, metavar="N")
+    add("--per-host", type=int, default=8, metavar="N")
+    add("--rate", type=float, metavar="R")
+    add("--timeout", type=float, default=15.0, metavar="S")
+    add("--retries", type=int, default=2, metavar="N")
+    add("--max-redirects", type=int, default=10, metavar="N")
+    add("--method", choices=[m.value for m in Method], default=Method.AUTO.value)
+    add("--user-agent", metavar="S")
+    add("--header", action="append", default=[], metavar="'Name: value'")
+    add("--include", action="append", default=[], metavar="REGEX")
+    add("--exclude", action="append", default=[], metavar="REGEX")
+    add("--sample", type=int, metavar="N")
+    add("--fail-on", choices=[f.value for f in FailOn], default=FailOn.ERROR.value)
+    add("--baseline", type=Path, metavar="PATH")
+    add("--metrics", type=Path, metavar="PATH")
+    add("--junit", type=Path, metavar="PATH")
+    add("--state", type=Path, metavar="PATH")
+    add("--config", type=Path, metavar="PATH")
+    add("--allow-private", action="store_true")
+    add("--sitemap-concurrency", type=int, default=4, metavar="N")
+    add("--sitemap-timeout", type=float, default=300.0, metavar="S")
+    add("--max-depth", type=int, default=5, metavar="N")
+    add("--max-sitemaps", type=int, default=100_000, metavar="N")
+    noise = parser.add_mutually_exclusive_group()
+    noise.add_argument("--quiet", action="store_true")
+    noise.add_argument("--verbose", action="store_true")
+    add("--no-progress", action="store_true")
+    return parser
+
+
+def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> AuditConfig:
+    """Check what argparse cannot and build the run's configuration."""
+    for name in NOT_YET:
+        if getattr(args, name) is not None:
+            raise UsageError(f"--{name} is not available in this version yet")
+    if not args.no_check:
+        raise UsageError("URL checks are not available in this version yet; add --no-check")
+    for pattern in (*args.include, *args.exclude):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
+    config = AuditConfig(
+        targets=targets,
+        out=args.out,
+        json=args.json,
+        no_check=args.no_check,
+        concurrency=args.concurrency,
+        per_host=args.per_host,
+        rate=args.rate,
+        timeout_s=args.timeout,
+        retries=args.retries,
+        max_redirects=args.max_redirects,
+        method=Method(args.method),
+        headers=tuple(_header(text) for text in args.header),
+        include=tuple(args.include),
+        exclude=tuple(args.exclude),
+        sample=args.sample,
+        fail_on=FailOn(args.fail_on),
+        allow_private=args.allow_private,
+        sitemap_concurrency=args.sitemap_concurrency,
+        sitemap_timeout_s=args.sitemap_timeout,
+        max_depth=args.max_depth,
+        max_sitemaps=args.max_sitemaps,
+    )
+    return replace(config, user_agent=args.user_agent) if args.user_agent else config
+
+
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip()):
+        raise UsageError(f"--header wants 'Name: value', not {text!r}")
+    return name.strip(), value.strip()
+
+
+def _targets(texts: Sequence[str]) -> tuple[Target, ...]:
+    targets = []
+    for text in texts:
+        try:
+            target = parse_target(text, is_file=Path.is_file)
+        except TargetError as exc:
+            raise UsageError(str(exc)) from exc
+        if target.path is not None and not os.access(target.path, os.R_OK):
+            raise UsageError(f"{text!r}: file is not readable")
+        targets.append(target)
+    return tuple(targets)
+
+
+def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, AuditConfig]:
+    """The command line as options and a configuration; UsageError when it cannot run."""
+    args = build_parser().parse_args(argv)
+    if args.demo and args.targets:
+        raise UsageError("--demo audits the demo site only; give no TARGET with it")
+    if not args.demo and not args.targets:
+        raise UsageError("give at least one TARGET, or --demo")
+    # The demo site's URL is only known once its server runs: a placeholder until then.
+    targets = (_DEMO_PLACEHOLDER,) if args.demo else _targets(args.targets)
+    return args, config_from_args(args, targets)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; return the exit code (DESIGN §2)."""
+    try:
+        args, config = parse_command(argv)
+    except (UsageError, ConfigError) as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    logging.basicConfig(
+        level=logging.DEBUG if args.verbose else logging.WARNING,
+        format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        result = asyncio.run(_run(config, demo=args.demo))
+    except ReportError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return ExitCode.USAGE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted; no report written", file=sys.stderr)
+        return ExitCode.FAILED
+    _print_summary(result, quiet=args.quiet)
+    return result.exit_code
+
+
+def run() -> None:
+    """Console-script entry point."""
+    sys.exit(main())
+
+
+async def _run(config: AuditConfig, *, demo: bool) -> AuditResult:
+    stop = asyncio.Event()
+    with _stop_on_signals(stop):
+        if not demo:
+            return await audit(config, stop=stop)
+        async with _demo_site() as url:
+            site = Target("--demo", TargetKind.SITE, url)
+            return await audit(replace(config, targets=(site,), allow_private=True), stop=stop)
+
+
+@asynccontextmanager
+async def _demo_site() -> AsyncIterator[str]:
+    from auditor.demo.server import serve_demo  # noqa: PLC0415 - aiohttp's server only for --demo
+
+    async with serve_demo() as url:
+        yield url
+
+
+class _stop_on_signals:  # noqa: N801 - used as a context manager, named like one
+    """First Ctrl-C or SIGTERM: stop cleanly and write the report; the second one: abort."""
+
+    def __init__(self, stop: asyncio.Event) -> None:
+        self._stop = stop
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    def __enter__(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._loop.add_signal_handler(signum, self._signalled, signum)
+
+    def __exit__(self, *exc_info: object) -> None:
+        assert self._loop is not None
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._loop.remove_signal_handler(signum)
+
+    def _signalled(self, signum: int) -> None:
+        if self._stop.is_set():
+            raise KeyboardInterrupt
+        print(
+            f"{PROG}: {signal.Signals(signum).name}: stopping, writing the report", file=sys.stderr
+        )
+        self._stop.set()
+
+
+def _print_summary(result: AuditResult, *, quiet: bool) -> None:
+    summary = result.summary
+    severities = summary.by_severity()
+    verdict = _verdict(result)
+    if quiet:
+        print(verdict)
+        return
+    mode = "sitemaps only (--no-check)"
+    print(
+        f"{PROG} {__version__}: {summary.sitemaps} documents, {summary.urls} distinct URLs "
+        f"({summary.entries} entries), {mode}, {result.duration_s:.1f} s"
+    )
+    counts = ", ".join(f"{n} {severity.value}s" for severity, n in severities.items())
+    print(f"findings: {counts}")
+    for code, count in summary.by_code.most_common(_TOP_CODES):
+        print(f"  {code.value:<28} {count:>8}  {Code(code).severity.value}")
+    print(f"report: {result.json_path}")
+    print(verdict)
+
+
+def _verdict(result: AuditResult) -> str:
+    if result.failed:
+        return "FAILED: internal error (see the log above); partial report written"
+    if not result.complete:
+        return "INCOMPLETE: interrupted; partial report written"
+    if result.exit_code is ExitCode.FINDINGS:
+        return "FAIL: findings at or above --fail-on"
+    return "PASS"

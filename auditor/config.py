@@ -1,0 +1,116 @@
+"""The audit's configuration: one frozen record, checked once when it is made.
+
+Field names are the long option names of DESIGN §2 with `_` for `-` (units added where a flag
+has none: `timeout` is `timeout_s`). Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from enum import StrEnum
+from pathlib import Path
+
+from auditor._version import __version__
+from auditor.codes import Severity
+from auditor.targets import Target
+
+DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
+# sitemaps.org: 52,428,800 bytes uncompressed per sitemap or index.
+MAX_SITEMAP_BYTES = 52_428_800
+
+
+class ConfigError(ValueError):
+    """A configuration value out of its range: a usage error (exit 2)."""
+
+
+class FailOn(StrEnum):
+    """The lowest severity that makes the run exit 1 (DESIGN §2 `--fail-on`)."""
+
+    ERROR = "error"
+    WARNING = "warning"
+    NOTICE = "notice"
+    NEVER = "never"
+
+    def trips(self, severity: Severity) -> bool:
+        """Whether a finding of `severity` is at or above this threshold."""
+        if self is FailOn.NEVER:
+            return False
+        return severity.rank >= Severity(self.value).rank
+
+
+class Method(StrEnum):
+    """How URLs are requested (DESIGN §2 `--method`)."""
+
+    AUTO = "auto"
+    HEAD = "head"
+    GET = "get"
+
+
+@dataclass(frozen=True, slots=True)
+class AuditConfig:
+    """Everything one audit run needs to know; override fields with `dataclasses.replace`."""
+
+    targets: tuple[Target, ...]
+    out: Path = Path("reports")
+    json: Path | None = None
+    html: Path | None = None
+    no_check: bool = False
+    concurrency: int = 128
+    per_host: int = 8
+    rate: float | None = None
+    timeout_s: float = 15.0
+    retries: int = 2
+    max_redirects: int = 10
+    method: Method = Method.AUTO
+    user_agent: str = DEFAULT_USER_AGENT
+    headers: tuple[tuple[str, str], ...] = ()
+    include: tuple[str, ...] = ()
+    exclude: tuple[str, ...] = ()
+    sample: int | None = None
+    fail_on: FailOn = FailOn.ERROR
+    baseline: Path | None = None
+    metrics: Path | None = None
+    junit: Path | None = None
+    state: Path | None = None
+    allow_private: bool = False
+    # The sitemap side (DESIGN §3, §7): every read is bounded.
+    sitemap_concurrency: int = 4
+    sitemap_timeout_s: float = 300.0  # a whole sitemap download; `timeout_s` bounds each silence
+    max_depth: int = 5
+    max_sitemaps: int = 100_000
+    max_sitemap_bytes: int = MAX_SITEMAP_BYTES
+    findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
+    backoff_base_s: float = 0.5
+    max_retry_after_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        """Refuse values that cannot work, naming the option."""
+        if not self.targets:
+            raise ConfigError("at least one target is needed")
+        for name in ("concurrency", "per_host", "sitemap_concurrency", "max_sitemaps"):
+            _at_least(name, getattr(self, name), 1)
+        for name in ("retries", "max_redirects", "max_depth", "findings_per_sitemap"):
+            _at_least(name, getattr(self, name), 0)
+        for name in ("timeout_s", "sitemap_timeout_s"):
+            if not getattr(self, name) > 0:
+                raise ConfigError(f"{_option(name)} must be more than 0")
+        if self.rate is not None and not self.rate > 0:
+            raise ConfigError("--rate must be more than 0")
+        if self.sample is not None:
+            _at_least("sample", self.sample, 1)
+        if self.max_sitemap_bytes < 1:
+            raise ConfigError("max_sitemap_bytes must be positive")
+
+    @classmethod
+    def option_names(cls) -> tuple[str, ...]:
+        """Every field name (the keys a config file may use)."""
+        return tuple(field.name for field in fields(cls))
+
+
+def _at_least(name: str, value: int, least: int) -> None:
+    if value < least:
+        raise ConfigError(f"{_option(name)} must be at least {least}, not {value}")
+
+
+def _option(name: str) -> str:
+    return "--" + name.removesuffix("_s").replace("_", "-")

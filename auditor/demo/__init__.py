@@ -1,0 +1,1 @@
+"""The embedded demo site (`sitemap-audit --demo`), also the tests' loopback server."""

@@ -1,0 +1,197 @@
+"""The demo site's routes, as data: robots.txt -> index -> children, and pages behind them.
+
+A realistic mix: most entries are fine, and each kind of sitemap problem appears at least once,
+so that `sitemap-audit --demo` shows what the auditor reports. Tests reuse these tables.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
+XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    """A canned answer: status, body, headers."""
+
+    status: int = 200
+    body: bytes = b""
+    headers: Mapping[str, str] = field(default_factory=dict)
+
+
+def xml_page(text: str, **headers: str) -> Page:
+    """An XML document served as such."""
+    return Page(200, text.encode(), {"Content-Type": "application/xml", **headers})
+
+
+def redirect(status: int, location: str) -> Page:
+    """A redirect to `location`."""
+    return Page(status, b"", {"Location": location})
+
+
+def urlset(entries: list[str]) -> str:
+    """A sitemap from ready-made `<url>` elements."""
+    body = "\n".join(entries)
+    return f'{XML_HEAD}<urlset xmlns="{SITEMAP_NS}">\n{body}\n</urlset>\n'
+
+
+def url(loc: str, *, lastmod: str | None = None, extra: str = "") -> str:
+    """One `<url>` element."""
+    when = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
+    return f"  <url><loc>{loc}</loc>{when}{extra}</url>"
+
+
+def sitemapindex(locs: list[str]) -> str:
+    """A sitemap index listing `locs`."""
+    body = "\n".join(f"  <sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
+    return f'{XML_HEAD}<sitemapindex xmlns="{SITEMAP_NS}">\n{body}\n</sitemapindex>\n'
+
+
+def gzipped(data: bytes) -> bytes:
+    """Gzip with a fixed mtime, so the same input gives the same bytes."""
+    return gzip.compress(data, mtime=0)
+
+
+def demo_routes(base: str) -> dict[str, Page]:
+    """Every route of the demo site, for a server whose root URL is `base` (no slash)."""
+    return {**_discovery(base), **_sitemaps(base), **_pages(base)}
+
+
+def _discovery(base: str) -> dict[str, Page]:
+    robots = (
+        "User-agent: *\nDisallow: /private/\nDisallow: /admin/\n\n"
+        f"Sitemap: {base}/sitemap_index.xml\n"
+        "Sitemap: /feeds/news.rss\n"  # relative: Google tolerates it, we report it
+    )
+    index = sitemapindex(
+        [
+            f"{base}/sitemaps/pages.xml.gz",
+            f"{base}/sitemaps/posts.xml",
+            f"{base}/sitemaps/products.xml",
+            f"{base}/sitemaps/extra.txt",
+            f"{base}/sitemaps/archive-index.xml",
+            f"{base}/sitemaps/moved.xml",
+            f"{base}/sitemaps/legacy.xml",
+            f"{base}/sitemaps/broken.xml",
+            f"{base}/sitemaps/empty.xml",
+            f"{base}/sitemaps/landing.html",
+            f"{base}/sitemaps/missing.xml",
+            f"{base}/private/sitemap.xml",
+            f"{base}/sitemaps/pages.xml.gz",  # listed twice
+            f"{base}/sitemap_index.xml",  # lists itself
+        ]
+    )
+    return {
+        "/robots.txt": Page(200, robots.encode(), {"Content-Type": "text/plain"}),
+        "/sitemap_index.xml": xml_page(index),
+    }
+
+
+def _sitemaps(base: str) -> dict[str, Page]:
+    pages = urlset(
+        [
+            url(f"{base}/", lastmod="2026-11-02"),
+            url(f"{base}/about", lastmod="2026-10-14T09:30:00+01:00"),
+            url(f"{base}/contact", lastmod="2026-09-01"),
+            url(f"{base}/blog/"),
+            url(f"{base}/old-page"),
+            url(f"{base}/temp"),
+            url(f"{base}/chain-1"),
+            url(f"{base}/loop-a"),
+            url(f"{base}/gone"),
+            url(f"{base}/error"),
+            url(f"{base}/forbidden"),
+            url(f"{base}/noindex"),
+            url(f"{base}/private/report"),
+        ]
+    )
+    posts = urlset(
+        [url(f"{base}/blog/post-{n}", lastmod=f"2026-0{n}-1{n}T08:00:00Z") for n in range(1, 6)]
+    )
+    image = (
+        '<image:image xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
+        f"<image:loc>{base}/img/shoe.png</image:loc></image:image>"
+    )
+    products = urlset(
+        [
+            url(f"{base}/products/shoe", lastmod="2026-11-01", extra=image),
+            url(f"{base}/products/red shoes"),  # space: must be percent-encoded
+            url(f"{base}/products/{'x' * 2100}"),  # 2,048 characters or more
+            url("ftp://127.0.0.1/products/catalog.pdf"),  # not http(s)
+            "  <url><lastmod>2026-01-01</lastmod></url>",  # no <loc>
+            f"  <url><loc>{base}/products/a</loc><loc>{base}/products/b</loc></url>",
+            url(f"{base}/products/sock", extra="<colour>blue</colour>"),  # unknown tag
+            url(f"{base}/products/hat", lastmod="2026-02-30"),  # no such day
+            url(f"{base}/products/cap", lastmod="2026-01-25 15:35:12"),  # space, no zone
+            url(f"{base}/products/scarf", lastmod="2099-01-01"),  # in the future
+            url(f"{base}/products/belt", lastmod="2026-05"),  # W3C yes, sitemap.xsd no
+            url(f"{base}/products/glove", extra="<changefreq>sometimes</changefreq>"),
+            url(f"{base}/products/boot", extra="<priority>1.5</priority>"),
+            url(f"{base}/about"),  # also in pages.xml.gz
+            url(f"{base.replace('http://', 'https://')}/products/coat"),  # other scheme
+            url("http://shop.invalid/products/tie"),  # other host
+        ]
+    )
+    archive = sitemapindex([f"{base}/sitemaps/archive-2019.xml"])
+    legacy = urlset([url(f"{base}/legacy/page")]).replace(
+        SITEMAP_NS, "http://www.google.com/schemas/sitemap/0.84"
+    )
+    broken = urlset([url(f"{base}/blog/post-{n}") for n in (6, 7)])[:-40]  # cut mid-way
+    html = "<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body>Hi</body></html>"
+    text = f"{base}/docs/\n{base}/docs/install\nsee the docs above\n{base}/docs/faq\n"
+    return {
+        "/sitemaps/pages.xml.gz": Page(
+            200, gzipped(pages.encode()), {"Content-Type": "application/gzip"}
+        ),
+        "/sitemaps/posts.xml": Page(  # gzip as a transport encoding, not as a file
+            200,
+            gzipped(posts.encode()),
+            {"Content-Type": "application/xml", "Content-Encoding": "gzip"},
+        ),
+        "/sitemaps/products.xml": xml_page(products),
+        "/sitemaps/extra.txt": Page(200, text.encode(), {"Content-Type": "text/plain"}),
+        "/sitemaps/archive-index.xml": xml_page(archive),
+        "/sitemaps/archive-2019.xml": xml_page(urlset([url(f"{base}/blog/2019/recap")])),
+        "/sitemaps/moved.xml": redirect(301, "/sitemaps/moved-here.xml"),
+        "/sitemaps/moved-here.xml": xml_page(urlset([url(f"{base}/moved/page")])),
+        "/sitemaps/legacy.xml": xml_page(legacy),
+        "/sitemaps/broken.xml": xml_page(broken),
+        "/sitemaps/empty.xml": xml_page(urlset([])),
+        "/sitemaps/landing.html": Page(200, html.encode(), {"Content-Type": "text/html"}),
+        "/private/sitemap.xml": xml_page(urlset([url(f"{base}/private/report")])),
+        "/feeds/news.rss": Page(
+            200,
+            (
+                '<?xml version="1.0"?><rss version="2.0"><channel><title>News</title>'
+                f"<item><title>Launch</title><link>{base}/blog/post-1</link></item>"
+                f"<item><title>Docs</title><link>{base}/docs/</link></item>"
+                "</channel></rss>"
+            ).encode(),
+            {"Content-Type": "application/rss+xml"},
+        ),
+    }
+
+
+def _pages(base: str) -> dict[str, Page]:
+    html = Page(200, b"<!doctype html><title>demo</title><p>demo page</p>", {})
+    paths = ("/", "/about", "/contact", "/blog/", "/new-page", "/chain-final", "/docs/")
+    pages = dict.fromkeys((*paths, "/private/report", "/products/shoe"), html)
+    pages.update({f"/blog/post-{n}": html for n in range(1, 8)})
+    return {
+        **pages,
+        "/old-page": redirect(301, f"{base}/new-page"),
+        "/temp": redirect(302, "/about"),
+        "/chain-1": redirect(301, "/chain-2"),
+        "/chain-2": redirect(302, "/chain-3"),
+        "/chain-3": redirect(301, "/chain-final"),
+        "/loop-a": redirect(301, "/loop-b"),
+        "/loop-b": redirect(301, "/loop-a"),
+        "/gone": Page(404, b"not found"),
+        "/error": Page(500, b"server error"),
+        "/forbidden": Page(403, b"forbidden"),
+        "/noindex": Page(200, b"<title>hidden</title>", {"X-Robots-Tag": "noindex"}),
+    }

@@ -1,0 +1,167 @@
+"""Records that flow through the pipeline: findings, parser events, report records.
+
+All frozen and slotted; they cross stage boundaries and (later) process boundaries. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+
+from auditor.codes import Code, Severity
+
+JsonScalar = str | int | float | bool | None
+Detail = Mapping[str, JsonScalar]
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One problem, as the report shows it (DESIGN §4)."""
+
+    code: Code
+    message: str
+    url: str | None = None
+    sitemap: str | None = None
+    detail: Detail | None = None
+
+    @property
+    def severity(self) -> Severity:
+        """Severity comes from the catalog, never from the call site."""
+        return self.code.severity
+
+
+def finding(
+    code: Code,
+    message: str | None = None,
+    /,
+    *,
+    url: str | None = None,
+    sitemap: str | None = None,
+    **detail: JsonScalar,
+) -> Finding:
+    """A finding whose message defaults to the code's title; keywords become its detail."""
+    return Finding(code, message or code.info.title, url, sitemap, detail or None)
+
+
+class SitemapKind(StrEnum):
+    """What a fetched document turned out to be."""
+
+    URLSET = "urlset"
+    SITEMAPINDEX = "sitemapindex"
+    TEXT = "text"
+    RSS = "rss"
+    ATOM = "atom"
+    ROBOTS = "robots"
+
+
+class FoundBy(StrEnum):
+    """How the auditor came to read a document."""
+
+    TARGET = "target"
+    ROBOTS = "robots"
+    PROBE = "probe"
+    INDEX = "index"
+
+
+# --- parser events (auditor.parse) -------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RootFound:
+    """The document's kind is known (first element, or first text line)."""
+
+    kind: SitemapKind
+    namespace: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class UrlEntry:
+    """One `<url>` (or text line, RSS item, Atom entry), values as written, stripped."""
+
+    loc: str | None
+    line: int
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+    problems: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapEntry:
+    """One `<sitemap>` of a sitemap index."""
+
+    loc: str | None
+    line: int
+    lastmod: str | None = None
+    problems: tuple[Finding, ...] = ()
+
+
+ParseEvent = RootFound | UrlEntry | SitemapEntry | Finding
+
+
+# --- report records ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """One hop of a redirect chain: the URL asked and the status it answered."""
+
+    url: str
+    status: int
+
+
+@dataclass(frozen=True, slots=True)
+class UrlRecord:
+    """One entry of the report's `urls[]`: a distinct URL and what was found about it."""
+
+    loc: str
+    sitemaps: tuple[str, ...]
+    line: int | None = None
+    lastmod: str | None = None
+    changefreq: str | None = None
+    priority: str | None = None
+    findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SitemapRecord:
+    """One entry of the report's `sitemaps[]`: a document of the tree (robots.txt included)."""
+
+    url: str
+    kind: SitemapKind | None
+    parent: str | None
+    depth: int
+    found_by: FoundBy
+    status: int | None = None
+    final_url: str | None = None
+    redirects: tuple[Redirect, ...] = ()
+    content_type: str | None = None
+    bytes: int = 0
+    compressed: bool = False
+    url_count: int = 0
+    elapsed_ms: int | None = None
+    findings: tuple[Finding, ...] = ()
+    findings_omitted: Mapping[Code, int] = field(default_factory=dict)  # over the kept cap
+
+
+@dataclass(frozen=True, slots=True)
+class ProbeResult:
+    """One known location tried during discovery, and whether a sitemap was there."""
+
+    url: str
+    found: bool
+    status: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TargetRecord:
+    """One entry of the report's `targets[]`: what the user asked for and what discovery saw."""
+
+    input: str
+    kind: str
+    url: str
+    robots: str | None = None
+    sitemaps: tuple[str, ...] = ()
+    probes: tuple[ProbeResult, ...] = ()
+    findings: tuple[Finding, ...] = ()

@@ -1,0 +1,181 @@
+"""The composition root: the only module that sees every stage (DESIGN §3).
+
+targets -> walker (discovery, sitemap readers) -> bounded queue -> sink (summary, JSON writer).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+from collections.abc import Coroutine
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+import aiofiles.os
+
+from auditor.clock import Clock, SystemClock
+from auditor.config import AuditConfig
+from auditor.discover import RobotsCache, fetch_robots
+from auditor.fetch import HttpClient, Timeouts
+from auditor.follow import FetchPolicy, Follower
+from auditor.models import TargetRecord
+from auditor.reader import ReadServices
+from auditor.report.encode import head_json, target_json
+from auditor.report.json_writer import JsonReportWriter
+from auditor.sink import make_sink_queue, run_sink
+from auditor.summary import ExitCode, Summary, exit_code
+from auditor.tree import SitemapTree, UrlDedup
+from auditor.walk import Frontier, Walker
+
+log = logging.getLogger(__name__)
+
+
+class ReportError(Exception):
+    """The report cannot be written where asked (folder missing and not creatable, read-only)."""
+
+
+@dataclass(frozen=True, slots=True)
+class AuditResult:
+    """What a run produced and how the process should exit."""
+
+    summary: Summary
+    json_path: Path
+    complete: bool
+    failed: bool  # an internal failure stopped the run (not the site's fault)
+    targets: tuple[TargetRecord, ...]
+    duration_s: float
+    exit_code: ExitCode
+
+
+async def audit(
+    config: AuditConfig, *, clock: Clock | None = None, stop: asyncio.Event | None = None
+) -> AuditResult:
+    """Run one audit. Setting `stop` ends it early: the report is written, `complete` false."""
+    clock = clock or SystemClock()
+    started_at, started = clock.now(), clock.monotonic()
+    writer = JsonReportWriter(await report_path(config, started_at))
+    try:
+        await writer.open()
+    except OSError as exc:
+        await writer.discard()
+        raise ReportError(f"cannot write the report to {writer.path.parent}: {exc}") from exc
+    summary = Summary()
+    run = _Run(config, clock, started_at, summary)
+    failed = False
+    try:
+        complete = await run.walk(writer, stop)
+    except Exception:  # a bug: report it and still write what was gathered (DESIGN §2)
+        log.exception("the audit failed")
+        complete, failed = False, True
+    except BaseException:  # cancelled from outside: leave no half-written report behind
+        await writer.discard()
+        raise
+    duration_s = clock.monotonic() - started
+    targets = run.targets
+    for target in targets:
+        summary.add_target(target)
+    head = head_json(generated_at=started_at, complete=complete, config=config)
+    try:
+        await writer.commit(
+            head,
+            targets=[target_json(target) for target in targets],
+            summary=summary.to_json(duration_s=duration_s),
+        )
+    except BaseException:
+        await writer.discard()
+        raise
+    code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
+    return AuditResult(summary, writer.path, complete, failed, targets, duration_s, code)
+
+
+async def report_path(config: AuditConfig, now: datetime) -> Path:
+    """`--json PATH`, else `<out>/<host>-<UTC timestamp>.json`, never overwriting a report."""
+    if config.json is not None:
+        return config.json
+    stem = f"{config.targets[0].label}-{now.strftime('%Y%m%dT%H%M%SZ')}"
+    path = config.out / f"{stem}.json"
+    number = 1
+    while await aiofiles.os.path.exists(path):
+        number += 1
+        path = config.out / f"{stem}-{number}.json"
+    return path
+
+
+class _Run:
+    """One run's wiring: the HTTP client, the walker and the sink, in one task group."""
+
+    def __init__(
+        self, config: AuditConfig, clock: Clock, started_at: datetime, summary: Summary
+    ) -> None:
+        self._config = config
+        self._clock = clock
+        self._started_at = started_at
+        self._summary = summary
+        self.targets: tuple[TargetRecord, ...] = ()
+
+    async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
+        """Walk the trees into the sink; False when stopped before the end."""
+        config = self._config
+        queue = make_sink_queue()
+        client = HttpClient(
+            user_agent=config.user_agent,
+            headers=config.headers,
+            concurrency=config.concurrency,
+            per_host=config.per_host,
+        )
+        async with client, asyncio.TaskGroup() as group:
+            group.create_task(run_sink(queue, writer=writer, summary=self._summary))
+            follower = Follower(
+                client,
+                self._policy(),
+                clock=self._clock,
+                rng=random.Random(),  # noqa: S311
+            )
+            frontier: Frontier = asyncio.Queue()
+            services = ReadServices(
+                config=config,
+                follower=follower,
+                robots=RobotsCache(lambda url: fetch_robots(follower, url, clock=self._clock)),
+                tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
+                dedup=UrlDedup(),
+                clock=self._clock,
+                now=self._started_at,
+                enqueue=frontier.put_nowait,
+                emit_urls=queue.put,
+                emit_sitemap=queue.put,
+            )
+            walker = Walker(services, frontier)
+            try:
+                finished = await _until_stopped(walker.run(), stop)
+            finally:
+                self.targets = tuple(walker.target_records())
+            await queue.put(None)
+        return finished
+
+    def _policy(self) -> FetchPolicy:
+        config = self._config
+        return FetchPolicy(
+            timeouts=Timeouts(total_s=config.sitemap_timeout_s, idle_s=config.timeout_s),
+            retries=config.retries,
+            max_redirects=config.max_redirects,
+            backoff_base_s=config.backoff_base_s,
+            max_retry_after_s=config.max_retry_after_s,
+        )
+
+
+async def _until_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:
+    """Run `work`; True when it finished, False when `stop` was set first (work cancelled)."""
+    if stop is None:
+        await work
+        return True
+    async with asyncio.TaskGroup() as group:
+        working = group.create_task(work)
+        stopping = group.create_task(stop.wait())
+        await asyncio.wait({working, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finished = working.done()
+        working.cancel()
+        stopping.cancel()
+    return finished

@@ -1,0 +1,257 @@
+"""Read one sitemap document: open it, stream it through the parser, check every entry.
+
+URLs go out in batches as each chunk is parsed (never a list of the whole document); index
+children go to the tree as they are met; the document's own record goes out at its end.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from datetime import datetime
+
+from auditor.clock import Clock
+from auditor.codes import Code
+from auditor.config import AuditConfig
+from auditor.discover import RobotsCache
+from auditor.fetch import FetchError, Response
+from auditor.follow import Follower, Refused
+from auditor.local import LocalFile
+from auditor.models import (
+    Finding,
+    FoundBy,
+    ParseEvent,
+    RootFound,
+    SitemapEntry,
+    SitemapKind,
+    SitemapRecord,
+    UrlEntry,
+    UrlRecord,
+    finding,
+)
+from auditor.stream import DocumentStream
+from auditor.tally import DocumentTally
+from auditor.tree import Job, SitemapTree, UrlDedup
+from auditor.urls import HttpUrl, Scope, parse_http_url
+from auditor.validate import EntryContext, check_sitemap_entry, check_url_entry
+
+_SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
+# Foreign origins whose robots.txt one document may consult for cross-submission.
+_MAX_CROSS_ORIGINS = 64
+
+EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
+EmitSitemap = Callable[[SitemapRecord], Awaitable[None]]
+
+
+@dataclass(frozen=True, slots=True)
+class ReadServices:
+    """What reading documents needs, made once per run by the walker."""
+
+    config: AuditConfig
+    follower: Follower
+    robots: RobotsCache
+    tree: SitemapTree
+    dedup: UrlDedup
+    clock: Clock
+    now: datetime
+    enqueue: Callable[[Job], None]
+    emit_urls: EmitUrls
+    emit_sitemap: EmitSitemap
+
+
+async def read_sitemap(job: Job, services: ReadServices) -> SitemapRecord:
+    """Read one document and emit its record (not for a probe that found nothing)."""
+    document = _Document(job, services)
+    started = services.clock.monotonic()
+    try:
+        await document.read()
+    except FetchError as error:
+        document.tally.add(finding(error.code, error.message, url=job.url))
+    except OSError as error:  # a local file that cannot be read
+        document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
+    document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
+    record = document.tally.finish()
+    if job.found_by is not FoundBy.PROBE or record.kind is not None:
+        await services.emit_sitemap(record)
+    return record
+
+
+class _Document:
+    """The state of one document's reading."""
+
+    def __init__(self, job: Job, services: ReadServices) -> None:
+        self.job = job
+        self._services = services
+        config = services.config
+        self.tally = DocumentTally(
+            job.url,
+            parent=job.parent,
+            depth=job.depth,
+            found_by=job.found_by,
+            keep=config.findings_per_sitemap,
+            now=services.now,
+        )
+        self._context = EntryContext(job.url, services.now)
+        self._keys = frozenset({job.key}) | job.ancestors  # this document and the indexes above
+        self._final: HttpUrl | None = None
+        self._cross_submitted: dict[str, bool] = {}
+
+    async def read(self) -> None:
+        if self.job.path is not None:
+            async with await LocalFile.open(self.job.path) as handle:
+                await self._stream(handle.read, content_encoding=None)
+            return
+        await self._check_robots()
+        response = await self._open()
+        if response is None:
+            return
+        async with response:
+            encoding = response.headers.get("Content-Encoding")
+            await self._stream(response.read, content_encoding=encoding)
+
+    async def _check_robots(self) -> None:
+        parsed = parse_http_url(self.job.url)
+        fetched = await self._services.robots.get(parsed.origin) if parsed else None
+        robots = fetched.robots if fetched is not None else None
+        if robots is not None and not robots.allows(self.job.url, self._services.config.user_agent):
+            self.tally.add(finding(Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url))
+
+    async def _open(self) -> Response | None:
+        """The 2xx response to read, or None when the document cannot be read."""
+        tree, job = self._services.tree, self.job
+        opened = await self._services.follower.open(
+            job.url, on_hop=lambda _url, key: tree.check_hop(job, key)
+        )
+        self.tally.redirects = opened.redirects
+        if opened.redirects:
+            final = opened.redirects[-1].url if isinstance(opened, Refused) else opened.final_url
+            self.tally.add(finding(Code.SITEMAP_REDIRECTED, to=final, hops=len(opened.redirects)))
+        if isinstance(opened, Refused):
+            self.tally.add(opened.finding)
+            return None
+        response = opened.response
+        self.tally.status = response.status
+        self.tally.final_url = opened.final_url
+        self.tally.content_type = response.headers.get("Content-Type")
+        if not 200 <= response.status < 300:
+            response.close()
+            message = f"Sitemap answered HTTP {response.status}"
+            self.tally.add(finding(Code.SITEMAP_HTTP_ERROR, message, status=response.status))
+            return None
+        self._final = parse_http_url(opened.final_url)
+        if self._final is not None:
+            self._keys |= {self._final.key}
+        return response
+
+    async def _stream(
+        self, read: Callable[[], Awaitable[bytes]], *, content_encoding: str | None
+    ) -> None:
+        config = self._services.config
+        stream = DocumentStream(
+            content_encoding=content_encoding, max_bytes=config.max_sitemap_bytes
+        )
+        try:
+            while not stream.stopped:
+                chunk = await read()
+                await self._handle(stream.feed(chunk) if chunk else stream.close())
+        finally:
+            self.tally.bytes = stream.bytes
+            self.tally.compressed = stream.compressed
+
+    async def _handle(self, events: list[ParseEvent]) -> None:
+        batch: list[UrlRecord] = []
+        for event in events:
+            match event:
+                case UrlEntry():
+                    record = await self._url_entry(event)
+                    if record is not None:
+                        batch.append(record)
+                case SitemapEntry():
+                    self._sitemap_entry(event)
+                case RootFound():
+                    self._root(event)
+                case Finding():
+                    self.tally.add(event)
+        if batch:
+            await self._services.emit_urls(batch)
+
+    def _root(self, event: RootFound) -> None:
+        self.tally.kind = event.kind
+        index = event.kind is SitemapKind.SITEMAPINDEX
+        if self._final is not None:  # the location rule is relative to where the document is
+            scope = Scope.of(self._final, with_folder=not index)
+            self._context = replace(self._context, scope=scope)
+        if index and self.job.parent_kind is SitemapKind.SITEMAPINDEX:
+            self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))
+
+    async def _url_entry(self, entry: UrlEntry) -> UrlRecord | None:
+        self.tally.count_entry(entry.lastmod)
+        if self._context.scope is None and self.job.path is not None:
+            self._scope_from_first_url(entry.loc)
+        verdict = check_url_entry(entry, self._context)
+        findings = verdict.findings
+        if verdict.off_scope and verdict.url is not None and await self._waived(verdict.url):
+            findings = tuple(item for item in findings if item.code not in _SCOPE_CODES)
+        if not entry.loc:
+            for item in findings:
+                self.tally.add(item)
+            return None
+        key = verdict.url.key if verdict.url is not None else entry.loc
+        first = self._services.dedup.first_listing(key, self.job.url)
+        if first is not None:
+            self.tally.add(
+                finding(Code.LOC_DUPLICATE, url=entry.loc, first_sitemap=first, line=entry.line)
+            )
+            for item in findings:
+                self.tally.add(item)
+            return None
+        return UrlRecord(
+            entry.loc,
+            (self.job.url,),
+            entry.line,
+            entry.lastmod,
+            entry.changefreq,
+            entry.priority,
+            findings,
+        )
+
+    def _scope_from_first_url(self, loc: str | None) -> None:
+        """A local file has no URL of its own: its first URL's origin is the one to keep."""
+        first = parse_http_url(loc) if loc else None
+        if first is not None:
+            self._context = replace(self._context, scope=Scope.of(first, with_folder=False))
+
+    async def _waived(self, url: HttpUrl) -> bool:
+        """Whether the location rule is waived by a robots.txt cross-submission.
+
+        sitemaps.org: the URL's host names this sitemap (or an index above it) in its robots.txt.
+        """
+        origin = url.origin
+        known = self._cross_submitted.get(origin)
+        if known is not None:
+            return known
+        if len(self._cross_submitted) >= _MAX_CROSS_ORIGINS:
+            return False
+        fetched = await self._services.robots.get(origin)
+        robots = fetched.robots if fetched is not None else None
+        known = self._cross_submitted[origin] = robots is not None and robots.names_any(self._keys)
+        return known
+
+    def _sitemap_entry(self, entry: SitemapEntry) -> None:
+        self.tally.count_entry(entry.lastmod)
+        verdict = check_sitemap_entry(entry, self._context)
+        for item in verdict.findings:
+            self.tally.add(item)
+        if verdict.url is None or entry.loc is None:
+            return
+        child = self._services.tree.add_child(
+            self.job,
+            loc=entry.loc,
+            key=verdict.url.key,
+            parent_keys=self._keys,
+            position=self.tally.entries,
+        )
+        if isinstance(child, Job):
+            self._services.enqueue(child)
+        elif child is not None:
+            self.tally.add(child)

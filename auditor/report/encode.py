@@ -1,0 +1,127 @@
+"""Records to JSON-ready dicts, in the field order of DESIGN §5. Pure: no I/O.
+
+SCHEMA_VERSION changelog (fields are only ever added within a version):
+  1  first version: schema_version, tool, generated_at, complete, config, targets, sitemaps,
+     urls, summary.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import fields
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+
+from auditor._version import __version__
+from auditor.config import AuditConfig
+from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
+from auditor.targets import Target
+
+SCHEMA_VERSION = 1
+TOOL = {"name": "sitemap-auditor", "version": __version__}
+REDACTED = "<redacted>"
+
+Json = dict[str, object]
+
+
+def finding_json(item: Finding, *, omit_url: bool = False) -> Json:
+    """One finding; inside a URL's entry its `url` is the entry's and is left out."""
+    out: Json = {"code": item.code.value, "severity": item.severity.value, "message": item.message}
+    if item.url is not None and not omit_url:
+        out["url"] = item.url
+    if item.sitemap is not None:
+        out["sitemap"] = item.sitemap
+    if item.detail:
+        out["detail"] = dict(item.detail)
+    return out
+
+
+def url_json(record: UrlRecord) -> Json:
+    """One entry of `urls[]`; values as the sitemap wrote them, never coerced."""
+    out: Json = {"loc": record.loc, "sitemaps": list(record.sitemaps)}
+    if record.line is not None:
+        out["line"] = record.line
+    if record.lastmod is not None:
+        out["lastmod"] = record.lastmod
+    if record.changefreq is not None:
+        out["changefreq"] = record.changefreq
+    if record.priority is not None:
+        out["priority"] = record.priority
+    out["findings"] = [finding_json(item, omit_url=True) for item in record.findings]
+    return out
+
+
+def sitemap_json(record: SitemapRecord) -> Json:
+    """One entry of `sitemaps[]`."""
+    return {
+        "url": record.url,
+        "kind": record.kind.value if record.kind else None,
+        "parent": record.parent,
+        "depth": record.depth,
+        "found_by": record.found_by.value,
+        "status": record.status,
+        "final_url": record.final_url,
+        "redirects": [{"url": hop.url, "status": hop.status} for hop in record.redirects],
+        "content_type": record.content_type,
+        "bytes": record.bytes,
+        "compressed": record.compressed,
+        "url_count": record.url_count,
+        "elapsed_ms": record.elapsed_ms,
+        "findings": [finding_json(item) for item in record.findings],
+        "findings_omitted": {code.value: n for code, n in sorted(record.findings_omitted.items())},
+    }
+
+
+def target_json(record: TargetRecord) -> Json:
+    """One entry of `targets[]`."""
+    return {
+        "input": record.input,
+        "kind": record.kind,
+        "url": record.url,
+        "robots": record.robots,
+        "sitemaps": list(record.sitemaps),
+        "probes": [
+            {"url": probe.url, "found": probe.found, "status": probe.status}
+            for probe in record.probes
+        ],
+        "findings": [finding_json(item) for item in record.findings],
+    }
+
+
+def config_json(config: AuditConfig) -> Json:
+    """The run's configuration, header values redacted (they may hold cookies or tokens)."""
+    out: Json = {}
+    for field in fields(config):
+        value = getattr(config, field.name)
+        if field.name == "headers":
+            value = {name: REDACTED for name, _ in value}
+        out[field.name] = _plain(value)
+    return out
+
+
+def _plain(value: object) -> object:
+    match value:
+        case Target():
+            return value.input
+        case Enum():
+            return value.value
+        case Path():
+            return str(value)
+        case tuple() | list():
+            return [_plain(item) for item in value]
+        case Mapping():
+            return {str(key): _plain(item) for key, item in value.items()}
+        case _:
+            return value
+
+
+def head_json(*, generated_at: datetime, complete: bool, config: AuditConfig) -> Json:
+    """The report's first fields, `schema_version` first (DESIGN §5)."""
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "tool": TOOL,
+        "generated_at": generated_at.isoformat().replace("+00:00", "Z"),
+        "complete": complete,
+        "config": config_json(config),
+    }

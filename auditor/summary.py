@@ -1,0 +1,88 @@
+"""The one place that adds up the run and decides the exit code (DESIGN §2, §5). Pure: no I/O."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from enum import IntEnum
+
+from auditor.codes import Code, Severity
+from auditor.config import FailOn
+from auditor.models import Finding, SitemapKind, SitemapRecord, TargetRecord, UrlRecord
+
+
+class ExitCode(IntEnum):
+    """DESIGN §2: what the process returns."""
+
+    OK = 0  # nothing at or above --fail-on
+    FINDINGS = 1  # findings at or above --fail-on (what the site does wrong)
+    USAGE = 2  # usage or configuration error
+    FAILED = 3  # the run itself failed: interrupted or an internal failure
+
+
+class Summary:
+    """Counters fed by the sink, record by record; nothing here grows with the URL count."""
+
+    def __init__(self) -> None:
+        self.sitemaps = 0
+        self.urls = 0
+        self.checked = 0
+        self.entries = 0
+        self.bytes = 0
+        self.sitemaps_by_kind: Counter[str] = Counter()
+        self.by_status_class: Counter[str] = Counter()
+        self.by_code: Counter[Code] = Counter()
+
+    def add_findings(self, findings: Iterable[Finding]) -> None:
+        """Count findings by code."""
+        for item in findings:
+            self.by_code[item.code] += 1
+
+    def add_url(self, record: UrlRecord) -> None:
+        """One distinct URL of the tree."""
+        self.urls += 1
+        if record.findings:
+            self.add_findings(record.findings)
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document of the tree (robots.txt included), with the findings it could not keep."""
+        self.sitemaps += 1
+        self.sitemaps_by_kind[record.kind.value if record.kind else "unknown"] += 1
+        self.bytes += record.bytes
+        if record.kind is not SitemapKind.ROBOTS and record.kind is not SitemapKind.SITEMAPINDEX:
+            self.entries += record.url_count
+        self.add_findings(record.findings)
+        self.by_code.update(record.findings_omitted)
+
+    def add_target(self, record: TargetRecord) -> None:
+        """A target's own findings (discovery)."""
+        self.add_findings(record.findings)
+
+    def by_severity(self) -> dict[Severity, int]:
+        """Finding counts per severity, worst first, zeros included."""
+        counts = dict.fromkeys(Severity, 0)
+        for code, count in self.by_code.items():
+            counts[code.severity] += count
+        return counts
+
+    def to_json(self, *, duration_s: float) -> dict[str, object]:
+        """The report's `summary` object (DESIGN §5)."""
+        return {
+            "sitemaps": self.sitemaps,
+            "urls": self.urls,
+            "checked": self.checked,
+            "entries": self.entries,
+            "bytes": self.bytes,
+            "sitemaps_by_kind": dict(sorted(self.sitemaps_by_kind.items())),
+            "by_status_class": dict(sorted(self.by_status_class.items())),
+            "by_code": {code.value: n for code, n in sorted(self.by_code.items())},
+            "by_severity": {severity.value: n for severity, n in self.by_severity().items()},
+            "duration_s": round(duration_s, 3),
+            "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,
+        }
+
+
+def exit_code(summary: Summary, fail_on: FailOn) -> ExitCode:
+    """1 when a finding is at or above the threshold, else 0 (a finished run)."""
+    tripped = any(n and fail_on.trips(severity) for severity, n in summary.by_severity().items())
+    return ExitCode.FINDINGS if tripped else ExitCode.OK

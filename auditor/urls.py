@@ -1,0 +1,120 @@
+"""URL rules: split once, normalise for dedup, compare against a sitemap's location.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from dataclasses import dataclass
+from enum import StrEnum
+from urllib.parse import urlsplit
+
+DEFAULT_PORTS = {"http": 80, "https": 443}
+
+# RFC 3986 §2: these never appear raw in a URL; non-ASCII must be percent-encoded too, and a
+# '%' must start a two-digit escape.
+_NEEDS_ESCAPING = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]|[^\x00-\x7f]|%(?![0-9A-Fa-f]{2})')
+_BAD_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f/?#@]')
+_ESCAPE = re.compile(r"%[0-9a-f]{2}")
+
+
+@dataclass(frozen=True, slots=True)
+class HttpUrl:
+    """An absolute http(s) URL, split once: scheme and host lower-cased, port made explicit."""
+
+    scheme: str
+    host: str
+    port: int
+    path: str
+    query: str
+
+    @property
+    def origin(self) -> str:
+        """`scheme://host[:port]`, the port only when it is not the scheme's default."""
+        host = f"[{self.host}]" if ":" in self.host else self.host
+        if self.port == DEFAULT_PORTS[self.scheme]:
+            return f"{self.scheme}://{host}"
+        return f"{self.scheme}://{host}:{self.port}"
+
+    @property
+    def key(self) -> str:
+        """Normalised form (RFC 3986 §6.2.2): the same page gives the same key."""
+        key = f"{self.origin}{self.path or '/'}"
+        if self.query:
+            key = f"{key}?{self.query}"
+        if "%" in key:
+            key = _ESCAPE.sub(lambda m: m.group(0).upper(), key)
+        return key
+
+
+def parse_http_url(text: str) -> HttpUrl | None:
+    """Split an absolute http(s) URL; None when it is not one or cannot be parsed."""
+    try:
+        parts = urlsplit(text)
+        port = parts.port
+    except ValueError:  # bad IPv6 literal or port
+        return None
+    scheme = parts.scheme.lower()
+    if scheme not in DEFAULT_PORTS:
+        return None
+    host = parts.hostname
+    if not host or _BAD_HOST.search(host):
+        return None
+    return HttpUrl(scheme, host, port or DEFAULT_PORTS[scheme], parts.path, parts.query)
+
+
+def needs_escaping(text: str) -> bool:
+    """True when the URL has characters that must be percent-encoded (sitemaps.org: escaping)."""
+    return _NEEDS_ESCAPING.search(text) is not None
+
+
+def url_digest(key: str) -> int:
+    """A non-zero 64-bit digest of a normalised URL, the same in every process."""
+    digest = int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "little")
+    return digest or 1
+
+
+class Mismatch(StrEnum):
+    """How a URL's origin differs from its sitemap's (`loc.host_mismatch` detail.kind)."""
+
+    HOST = "host"
+    WWW = "www"
+    SCHEME = "scheme"
+    PORT = "port"
+
+
+def _strip_www(host: str) -> str:
+    return host.removeprefix("www.")
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Where the URLs of one sitemap may point (sitemaps.org: Sitemap file location)."""
+
+    scheme: str
+    host: str
+    port: int
+    folder: str | None
+
+    @classmethod
+    def of(cls, base: HttpUrl, *, with_folder: bool) -> Scope:
+        """The scope of a document at `base`; the path rule only applies with `with_folder`."""
+        folder = (base.path[: base.path.rfind("/") + 1] or "/") if with_folder else None
+        return cls(base.scheme, base.host, base.port, folder)
+
+    def mismatch(self, url: HttpUrl) -> Mismatch | None:
+        """The first way `url` leaves this scope's origin, worst first."""
+        if url.host != self.host:
+            same = _strip_www(url.host) == _strip_www(self.host)
+            return Mismatch.WWW if same else Mismatch.HOST
+        if url.scheme != self.scheme:
+            return Mismatch.SCHEME
+        if url.port != self.port:
+            return Mismatch.PORT
+        return None
+
+    def contains_path(self, url: HttpUrl) -> bool:
+        """sitemaps.org: a sitemap in /catalog/ may list URLs under /catalog/ only."""
+        return self.folder is None or (url.path or "/").startswith(self.folder)

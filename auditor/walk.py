@@ -1,0 +1,182 @@
+"""Walk the sitemap trees of every target: a frontier of documents and a few readers.
+
+Index children join the frontier as they are parsed, so reading goes on while indexes are still
+being read. The frontier holds small Jobs and is bounded by the run's sitemap cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from auditor.codes import Code
+from auditor.discover import (
+    RobotsFetch,
+    TargetState,
+    fetch_robots,
+    probe_urls,
+    read_robots_file,
+    robots_findings,
+)
+from auditor.models import FoundBy, ProbeResult, SitemapKind, TargetRecord, finding
+from auditor.reader import ReadServices, read_sitemap
+from auditor.tally import DocumentTally
+from auditor.targets import TargetKind
+from auditor.tree import Job
+from auditor.urls import parse_http_url
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsJob:
+    """Read a target's robots.txt, then its sitemaps (or, for a site, the known locations)."""
+
+    target: int
+    url: str
+    probe_base: str | None  # the site URL to probe under when robots.txt names no sitemap
+
+
+# Documents waiting to be read. Not size-bounded as a queue (a reader must never block on it,
+# or readers would wait for each other): SitemapTree's sitemap cap bounds it.
+Frontier = asyncio.Queue[Job | RobotsJob]
+
+
+class Walker:
+    """Reads every document reachable from the targets, `sitemap_concurrency` at a time."""
+
+    def __init__(self, services: ReadServices, frontier: Frontier) -> None:
+        self._services = services
+        self._frontier = frontier
+        self._targets = [TargetState(target) for target in services.config.targets]
+
+    def target_records(self) -> list[TargetRecord]:
+        """What discovery found for each target (call when the walk is over)."""
+        return [state.record() for state in self._targets]
+
+    def enqueue(self, job: Job | RobotsJob) -> None:
+        """Add a document to read; the tree's sitemap cap bounds how many ever wait."""
+        self._frontier.put_nowait(job)
+
+    async def run(self) -> None:
+        """Walk until every reachable document is read."""
+        for index, state in enumerate(self._targets):
+            self._start(index, state)
+        async with asyncio.TaskGroup() as group:
+            workers = [
+                group.create_task(self._work())
+                for _ in range(self._services.config.sitemap_concurrency)
+            ]
+            await self._frontier.join()
+            for worker in workers:
+                worker.cancel()
+
+    def _start(self, index: int, state: TargetState) -> None:
+        target = state.target
+        if target.kind is TargetKind.SITEMAP:
+            job = Job(target.url, _key(target.url), index, FoundBy.TARGET, path=target.path)
+            self._services.tree.add_root(job)
+            self.enqueue(job)
+            return
+        robots_url = target.url
+        if target.kind is TargetKind.SITE:
+            parsed = parse_http_url(target.url)
+            assert parsed is not None
+            robots_url = f"{parsed.origin}/robots.txt"
+        state.robots = robots_url
+        probe_base = target.url if target.kind is TargetKind.SITE else None
+        self.enqueue(RobotsJob(index, robots_url, probe_base))
+
+    async def _work(self) -> None:
+        while True:
+            job = await self._frontier.get()
+            try:
+                await self._run_job(job)
+            except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
+                log.exception("internal error while reading %s", job.url)
+                self._targets[job.target].findings.append(
+                    finding(
+                        Code.INTERNAL_ERROR,
+                        url=job.url,
+                        job=job.url,
+                        error=f"{type(exc).__name__}: {exc}"[:300],
+                    )
+                )
+            finally:
+                self._frontier.task_done()
+
+    async def _run_job(self, job: Job | RobotsJob) -> None:
+        match job:
+            case RobotsJob():
+                await self._read_robots(job)
+            case Job(found_by=FoundBy.PROBE):
+                record = await read_sitemap(job, self._services)
+                found = record.kind is not None or any(
+                    item.code is Code.INDEX_DUPLICATE_CHILD for item in record.findings
+                )
+                self._targets[job.target].probe_done(ProbeResult(job.url, found, record.status))
+            case Job():
+                await read_sitemap(job, self._services)
+
+    async def _read_robots(self, job: RobotsJob) -> None:
+        state = self._targets[job.target]
+        fetched = await self._fetch_robots(job, state)
+        tally = DocumentTally(
+            job.url,
+            parent=None,
+            depth=0,
+            found_by=FoundBy.TARGET,
+            keep=self._services.config.findings_per_sitemap,
+            now=self._services.now,
+        )
+        tally.kind = SitemapKind.ROBOTS
+        tally.status, tally.bytes, tally.elapsed_ms = (
+            fetched.status,
+            fetched.bytes,
+            fetched.elapsed_ms,
+        )
+        tally.final_url, tally.redirects = fetched.final_url, fetched.redirects
+        for item in robots_findings(fetched):
+            tally.add(item)
+        listed = (
+            [line.url for line in fetched.robots.sitemaps if line.url] if fetched.robots else []
+        )
+        tally.entries = len(listed)
+        await self._services.emit_sitemap(tally.finish())
+        for url in listed:
+            state.sitemaps.append(url)
+            child = Job(url, _key(url), job.target, FoundBy.ROBOTS, parent=job.url)
+            if self._services.tree.add_root(child):
+                self.enqueue(child)
+        if listed:
+            return
+        if job.probe_base is None:
+            state.none_found()
+            return
+        self._probe(job, state, job.probe_base)
+
+    async def _fetch_robots(self, job: RobotsJob, state: TargetState) -> RobotsFetch:
+        target = state.target
+        if target.path is not None:
+            return await read_robots_file(target.path, job.url)
+        parsed = parse_http_url(job.url)
+        if parsed is not None and job.url == f"{parsed.origin}/robots.txt":
+            cached = await self._services.robots.get(parsed.origin)
+            if cached is not None:
+                return cached
+        return await fetch_robots(self._services.follower, job.url, clock=self._services.clock)
+
+    def _probe(self, job: RobotsJob, state: TargetState, base: str) -> None:
+        for url in probe_urls(base):
+            probe = Job(url, _key(url), job.target, FoundBy.PROBE)
+            if self._services.tree.add_root(probe):
+                state.pending_probes += 1
+                self.enqueue(probe)
+        if state.pending_probes == 0:
+            state.none_found()
+
+
+def _key(url: str) -> str:
+    parsed = parse_http_url(url)
+    return parsed.key if parsed is not None else url
