@@ -171,7 +171,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     except KeyboardInterrupt:
         print(f"{PROG}: interrupted; no report written", file=sys.stderr)
         return ExitCode.FAILED
-    _print_summary(result, quiet=args.quiet)
+    try:
+        _print_summary(result, quiet=args.quiet)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `sitemap-audit ... | head`: the reader left; the verdict stands
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
     return result.exit_code
 
 

@@ -225,7 +225,10 @@ class _Document:
         """Whether the location rule is waived by a robots.txt cross-submission.
 
         sitemaps.org: the URL's host names this sitemap (or an index above it) in its robots.txt.
+        A local file has no URL a robots.txt could name.
         """
+        if self.job.path is not None:
+            return False
         origin = url.origin
         known = self._cross_submitted.get(origin)
         if known is not None:

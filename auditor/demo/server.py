@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 
 from aiohttp import web
 
@@ -16,11 +17,20 @@ from auditor.demo.site import Page, demo_routes
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Route = Page | Handler
 RoutesFor = Callable[[str], Mapping[str, Route]]  # root URL (no slash) -> path -> route
+SHUTDOWN_TIMEOUT_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Served:
+    """A running loopback site: its root URL (no trailing slash) and requests per path."""
+
+    base: str
+    hits: Mapping[str, int]
 
 
 @asynccontextmanager
-async def serve(routes_for: RoutesFor) -> AsyncIterator[str]:
-    """Serve the routes on 127.0.0.1; yield the root URL (no trailing slash)."""
+async def serve(routes_for: RoutesFor) -> AsyncIterator[Served]:
+    """Serve the routes on 127.0.0.1 until the block ends."""
     routes: dict[str, Route] = {}
     hits: dict[str, int] = {}
 
@@ -34,9 +44,11 @@ async def serve(routes_for: RoutesFor) -> AsyncIterator[str]:
         return await route(request)
 
     app = web.Application()
-    app["hits"] = hits
     app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app, access_log=None)
+    # A client that gave up (a timeout test) cancels its handler; shutdown never waits long.
+    runner = web.AppRunner(
+        app, access_log=None, handler_cancellation=True, shutdown_timeout=SHUTDOWN_TIMEOUT_S
+    )
     await runner.setup()
     try:
         site = web.TCPSite(runner, "127.0.0.1", 0)
@@ -44,7 +56,7 @@ async def serve(routes_for: RoutesFor) -> AsyncIterator[str]:
         host, port = runner.addresses[0][:2]
         base = f"http://{host}:{port}"
         routes.update(routes_for(base))
-        yield base
+        yield Served(base, hits)
     finally:
         await runner.cleanup()
 
@@ -52,5 +64,5 @@ async def serve(routes_for: RoutesFor) -> AsyncIterator[str]:
 @asynccontextmanager
 async def serve_demo() -> AsyncIterator[str]:
     """The demo site; yields its root URL with a trailing slash (a site target)."""
-    async with serve(demo_routes) as base:
-        yield f"{base}/"
+    async with serve(demo_routes) as served:
+        yield f"{served.base}/"

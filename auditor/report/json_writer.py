@@ -123,5 +123,6 @@ class JsonReportWriter:
 
 
 async def _remove(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
+    # Best effort: nothing to remove, or a folder that never existed, is not a second error.
+    with contextlib.suppress(OSError):
         await aiofiles.os.remove(path)

@@ -1,0 +1,91 @@
+"""Shared test helpers: run an audit against loopback servers and read its report back."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import jsonschema
+
+from auditor.clock import FixedClock
+from auditor.config import AuditConfig
+from auditor.pipeline import AuditResult, audit
+from auditor.report.schema import report_schema
+from auditor.targets import Target, parse_target
+
+# The audit's clock in tests: lastmod.future and the build-stamp rule are relative to it.
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+_VALIDATOR = jsonschema.Draft202012Validator(report_schema())
+
+Report = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Audited:
+    """One audit run: its result and its report, already checked against the schema."""
+
+    result: AuditResult
+    report: Report
+
+    def codes(self) -> Counter[str]:
+        """Every finding code of the run, with counts (kept findings and omitted ones)."""
+        return Counter(self.report["summary"]["by_code"])
+
+    def sitemap(self, suffix: str) -> Report:
+        """The one sitemap record whose URL ends with `suffix`."""
+        found: list[Report] = [s for s in self.report["sitemaps"] if s["url"].endswith(suffix)]
+        assert len(found) == 1, (suffix, [s["url"] for s in self.report["sitemaps"]])
+        return found[0]
+
+    def sitemap_codes(self, suffix: str) -> Counter[str]:
+        """Finding codes of one sitemap record (kept and omitted)."""
+        record = self.sitemap(suffix)
+        return Counter([f["code"] for f in record["findings"]]) + Counter(
+            record.get("findings_omitted", {})
+        )
+
+    def url(self, suffix: str) -> Report:
+        """The one URL entry whose loc ends with `suffix`."""
+        found: list[Report] = [u for u in self.report["urls"] if u["loc"].endswith(suffix)]
+        assert len(found) == 1, (suffix, len(found))
+        return found[0]
+
+    def url_codes(self) -> Iterator[tuple[str, list[str]]]:
+        """(loc, codes) for each URL entry."""
+        for entry in self.report["urls"]:
+            yield entry["loc"], [f["code"] for f in entry["findings"]]
+
+
+def validate_report(report: Report) -> None:
+    """Fail the test when a report does not match the shipped schema."""
+    _VALIDATOR.validate(report)
+
+
+def target(text: str) -> Target:
+    """A TARGET argument as the CLI would classify it (the file check runs here, not in the
+    auditor: it is a blocking call, which the CLI makes before its event loop starts)."""
+    exists = Path(text).is_file()
+    return parse_target(text, is_file=lambda _path: exists)
+
+
+async def run_audit(tmp_path: Path, *targets: str, **overrides: Any) -> Audited:
+    """Audit `targets` with test-sized limits (short timeouts, quick retries)."""
+    settings: dict[str, Any] = {
+        "json": tmp_path / "report.json",
+        "no_check": True,
+        "timeout_s": 2.0,
+        "backoff_base_s": 0.01,
+        "max_retry_after_s": 0.05,
+        "allow_private": True,
+    }
+    settings.update(overrides)
+    config = AuditConfig(targets=tuple(target(t) for t in targets), **settings)
+    result = await audit(config, clock=FixedClock(NOW))
+    report = json.loads(result.json_path.read_bytes())
+    validate_report(report)
+    return Audited(result, report)

@@ -1,0 +1,179 @@
+"""The command line: usage errors, exit codes, report files, signals (DESIGN §2)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+
+import pytest
+from aiohttp import web
+
+from auditor.cli import main
+from auditor.demo.server import serve
+from auditor.demo.site import Page, url, urlset, xml_page
+from auditor.summary import ExitCode
+from tests.helpers import validate_report
+
+
+def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
+    err = captured.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [],
+        ["--no-check"],
+        ["--no-check", "not a url nor a file"],
+        ["--no-check", "ftp://example.com/sitemap.xml"],
+        ["--no-check", "--concurrency", "0", "https://example.com/"],
+        ["--no-check", "--timeout", "-1", "https://example.com/"],
+        ["--no-check", "--header", "no colon here", "https://example.com/"],
+        ["--no-check", "--include", "([", "https://example.com/"],
+        ["--no-check", "--fail-on", "sometimes", "https://example.com/"],
+        ["--no-check", "--metrics", "m.prom", "https://example.com/"],
+        ["--no-check", "--demo", "https://example.com/"],
+        ["https://example.com/"],  # checks arrive with the next version: say so, do nothing
+        ["--no-such-flag", "https://example.com/"],
+    ],
+)
+def test_usage_errors_exit_2_with_one_line(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(argv) == ExitCode.USAGE
+    one_line_error(capsys)
+
+
+def test_report_folder_that_cannot_exist_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset([url("https://example.com/a")]))
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    assert main(["--no-check", "--out", str(blocker / "reports"), str(sitemap)]) == 2
+    one_line_error(capsys)
+
+
+def write_sitemap(path: Path, *locs: str, lastmod: str | None = None) -> Path:
+    path.write_text(urlset([url(loc, lastmod=lastmod) for loc in locs]))
+    return path
+
+
+def test_exit_codes_follow_fail_on(tmp_path: Path) -> None:
+    clean = write_sitemap(tmp_path / "clean.xml", "https://example.com/a", "https://example.com/b")
+    dup = write_sitemap(tmp_path / "dup.xml", "https://example.com/a", "https://example.com/a")
+    out = ["--no-check", "--out", str(tmp_path / "reports"), "--quiet"]
+    assert main([*out, str(clean)]) == ExitCode.OK
+    assert main([*out, str(dup)]) == ExitCode.OK  # a duplicate is a warning
+    assert main([*out, "--fail-on", "warning", str(dup)]) == ExitCode.FINDINGS
+    assert main([*out, "--fail-on", "never", str(dup)]) == ExitCode.OK
+
+
+def test_default_report_names_are_host_and_timestamp(tmp_path: Path) -> None:
+    sitemap = write_sitemap(tmp_path / "shop.xml", "https://example.com/a")
+    out = tmp_path / "reports"
+    for _ in range(2):  # the same second twice: the second report must not replace the first
+        assert main(["--no-check", "--quiet", "--out", str(out), str(sitemap)]) == 0
+    names = sorted(path.name for path in out.iterdir())
+    assert len(names) == 2
+    assert all(name.startswith("shop-") and name.endswith(".json") for name in names)
+    for path in out.iterdir():
+        validate_report(json.loads(path.read_text()))
+
+
+def test_local_file_location_rule_uses_its_first_url(tmp_path: Path) -> None:
+    sitemap = write_sitemap(
+        tmp_path / "s.xml",
+        "https://www.example.com/a",
+        "https://example.com/b",  # www
+        "http://www.example.com/c",  # scheme
+        "https://www.example.com:8443/d",  # port
+        "https://shop.example.org/e",  # host
+        "https://www.example.com/deep/f",  # a local file has no folder: in scope
+    )
+    report_path = tmp_path / "r.json"
+    assert main(["--no-check", "--quiet", "--json", str(report_path), str(sitemap)]) == 1
+    report = json.loads(report_path.read_text())
+    kinds = {
+        entry["loc"].rsplit("/", 1)[1]: [f["detail"]["kind"] for f in entry["findings"]]
+        for entry in report["urls"]
+    }
+    assert kinds == {"a": [], "b": ["www"], "c": ["scheme"], "d": ["port"], "e": ["host"], "f": []}
+
+
+async def test_several_targets_and_a_local_robots_txt(tmp_path: Path) -> None:
+    local = write_sitemap(tmp_path / "local.xml", "https://example.com/l1")
+
+    def routes(base: str) -> dict[str, Page]:
+        return {"/remote.xml": xml_page(urlset([url(f"{base}/r1"), url(f"{base}/r2")]))}
+
+    async with serve(routes) as served:
+        robots = tmp_path / "robots.txt"
+        robots.write_text(f"User-agent: *\nSitemap: {served.base}/remote.xml\n")
+        report_path = tmp_path / "r.json"
+        argv = [sys.executable, "-m", "auditor", "--no-check", "--json", str(report_path)]
+        process = await asyncio.create_subprocess_exec(
+            *argv, str(local), str(robots), stdout=asyncio.subprocess.DEVNULL
+        )
+        assert await process.wait() == ExitCode.OK
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert [t["kind"] for t in report["targets"]] == ["sitemap", "robots"]
+    assert report["summary"]["urls"] == 3
+    assert sorted(s["kind"] for s in report["sitemaps"]) == ["robots", "urlset", "urlset"]
+
+
+async def test_demo_runs_with_python_m(tmp_path: Path) -> None:
+    report_path = tmp_path / "demo.json"
+    process = await asyncio.create_subprocess_exec(
+        *[sys.executable, "-m", "auditor", "--demo", "--no-check", "--json", str(report_path)],
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode == ExitCode.FINDINGS  # the demo site has errors on purpose
+    assert err == b""
+    assert str(report_path).encode() in out
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert report["complete"] is True
+    assert report["summary"]["by_severity"]["error"] > 0
+
+
+async def trickle(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse()
+    await response.prepare(request)
+    await response.write(urlset([url(f"http://{request.host}/a")]).encode()[:-10])
+    while True:
+        await asyncio.sleep(0.05)
+        await response.write(b" ")
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_stops_the_run_and_writes_a_partial_report(
+    signum: signal.Signals, tmp_path: Path
+) -> None:
+    report_path = tmp_path / "r.json"
+    async with serve(lambda base: {"/slow.xml": trickle}) as served:
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "auditor", "--no-check", "--json", str(report_path)],
+            f"{served.base}/slow.xml",
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        while not served.hits.get("/slow.xml"):
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        process.send_signal(signum)
+        returncode = await asyncio.wait_for(process.wait(), timeout=5)
+    assert returncode == ExitCode.FAILED
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert report["complete"] is False
+    assert [path.name for path in tmp_path.iterdir()] == ["r.json"]  # no spool, no temporary

@@ -1,0 +1,763 @@
+"""End-to-end scenarios: real loopback servers, real audits, reports checked against the schema.
+
+Each scenario names the codes it must produce; the last test proves that together they cover
+every discovery, robots, sitemap, XML, index and entry code of DESIGN §4.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import zlib
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from auditor.codes import Code
+from auditor.demo.server import Route, RoutesFor, serve
+from auditor.demo.site import (
+    SITEMAP_NS,
+    Page,
+    demo_routes,
+    gzipped,
+    redirect,
+    sitemapindex,
+    url,
+    urlset,
+    xml_page,
+)
+from auditor.summary import ExitCode
+from tests.helpers import Audited, run_audit
+
+LIMIT = 52_428_800  # sitemaps.org: bytes per sitemap, uncompressed
+HEAD = f'<?xml version="1.0" encoding="UTF-8"?>\n<urlset xmlns="{SITEMAP_NS}">'
+
+
+def pages(base: str, count: int, *, start: int = 0, **extra: str) -> str:
+    """A urlset of `count` distinct URLs under /p/."""
+    lastmod = extra.get("lastmod")
+    return urlset([url(f"{base}/p/{n}", lastmod=lastmod) for n in range(start, start + count)])
+
+
+def padded(base: str, size: int) -> bytes:
+    """A valid one-URL sitemap of exactly `size` bytes (whitespace before the end tag)."""
+    start = f"{HEAD}<url><loc>{base}/a</loc></url>".encode()
+    end = b"</urlset>"
+    return start + b" " * (size - len(start) - len(end)) + end
+
+
+def corrupted(data: bytes) -> bytes:
+    """The same bytes with 64 of them zeroed in the middle of the deflate stream."""
+    return data[:200] + bytes(64) + data[264:]
+
+
+@functools.cache
+def gzip_bomb() -> bytes:
+    """200 MB of whitespace inside a urlset, gzipped to a few hundred KB."""
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    parts = [packer.compress(HEAD.encode())]
+    block = b" " * (1 << 20)
+    parts += [packer.compress(block) for _ in range(200)]
+    parts.append(packer.flush())
+    return b"".join(parts)
+
+
+# --- handlers that misbehave on purpose ---------------------------------------------------------
+
+
+async def stall_before_headers(request: web.Request) -> web.StreamResponse:
+    await asyncio.sleep(30)
+    return web.Response(text="too late")
+
+
+async def stall_mid_body(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+    await response.prepare(request)
+    base = f"http://{request.host}"
+    await response.write(f"{HEAD}{url(base + '/x1')}{url(base + '/x2')}".encode())
+    await asyncio.sleep(30)
+    return response
+
+
+async def never_ends(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+    await response.prepare(request)
+    await response.write(HEAD.encode())
+    base, n = f"http://{request.host}", 0
+    while True:
+        chunk = "".join(url(f"{base}/endless/{n + i}") for i in range(500))
+        await response.write(chunk.encode())
+        n += 500
+
+
+async def trickle(request: web.Request) -> web.StreamResponse:
+    response = web.StreamResponse(headers={"Content-Type": "application/xml"})
+    await response.prepare(request)
+    await response.write(HEAD.encode())
+    while True:
+        await asyncio.sleep(0.1)
+        await response.write(b" ")
+
+
+def counted(status_then: list[Page]) -> Route:
+    """Answer the pages in turn, then the last one forever."""
+    answers = iter(status_then)
+    last: list[Page] = []
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        page = next(answers, None) or last[0]
+        last[:] = [page]
+        return web.Response(status=page.status, body=page.body, headers=page.headers)
+
+    return handler
+
+
+# --- the scenario table --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Scenario:
+    """A site, the target to audit on it, and what the report must say."""
+
+    name: str
+    routes: RoutesFor
+    target: str  # appended to the site's root URL, unless absolute
+    expect: tuple[str, ...]
+    absent: tuple[str, ...] = ()
+    overrides: Mapping[str, Any] = field(default_factory=dict)
+    exit_code: int = ExitCode.FINDINGS
+    check: Callable[[Audited, Mapping[str, int]], None] | None = None
+
+
+def routes(table: Callable[[str], dict[str, Route]]) -> RoutesFor:
+    return table
+
+
+XXE = (
+    '<?xml version="1.0"?>\n<!DOCTYPE urlset [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+    f'<urlset xmlns="{SITEMAP_NS}"><url><loc>&xxe;</loc></url></urlset>'
+)
+LAUGHS = (
+    '<?xml version="1.0"?>\n<!DOCTYPE lolz [<!ENTITY lol "lol">'
+    + "".join(f'<!ENTITY lol{i} "{("&lol" + str(i - 1) + ";") * 10}">' for i in range(1, 10))
+    + "]>\n<lolz>&lol9;</lolz>"
+).replace("&lol0;", "&lol;")
+ROBOTS_NONE = Page(200, b"User-agent: *\nDisallow: /admin/\n")
+
+
+def _no_leak(audited: Audited, _hits: Mapping[str, int]) -> None:
+    text = audited.result.json_path.read_text()
+    assert "root:" not in text
+    assert "/etc/passwd" not in text
+    assert audited.report["sitemaps"][0]["url_count"] == 0
+
+
+def _bomb_capped(audited: Audited, _hits: Mapping[str, int]) -> None:
+    record = audited.sitemap("/bomb.xml.gz")
+    assert record["bytes"] == LIMIT
+    assert record["compressed"] is True
+
+
+def _kept_before_cut(audited: Audited, _hits: Mapping[str, int]) -> None:
+    assert 0 < audited.sitemap("/cut.xml.gz")["url_count"] < 2000
+
+
+def _capped_at_limit(audited: Audited, _hits: Mapping[str, int]) -> None:
+    record = audited.sitemap("/big.xml")
+    assert (record["bytes"], record["url_count"]) == (LIMIT, 1)
+
+
+def _fifty_thousand(audited: Audited, _hits: Mapping[str, int]) -> None:
+    assert "sitemap.too_many_urls" not in audited.sitemap_codes("/fifty.xml")
+    assert audited.sitemap_codes("/over.xml")["sitemap.too_many_urls"] == 1
+    assert audited.sitemap("/over.xml")["url_count"] == 50_001
+    assert audited.report["summary"]["urls"] == 100_001
+
+
+def _latin1(audited: Audited, _hits: Mapping[str, int]) -> None:
+    assert audited.sitemap_codes("/latin.xml")["xml.encoding"] == 2  # declared + bad bytes
+    assert audited.report["summary"]["urls"] == 1
+
+
+def _prefixes(audited: Audited, _hits: Mapping[str, int]) -> None:
+    kinds = [
+        f["detail"]["kind"]
+        for suffix in ("/spaced.xml", "/bom.xml")
+        for f in audited.sitemap(suffix)["findings"]
+    ]
+    assert kinds == ["whitespace", "bom"]
+    assert audited.report["summary"]["urls"] == 4  # entries still read
+
+
+def _ab_loop(audited: Audited, hits: Mapping[str, int]) -> None:
+    assert hits["/a.xml"] == hits["/b.xml"] == 1
+    assert audited.sitemap_codes("/b.xml")["index.loop"] == 1
+
+
+def _three_tries(audited: Audited, hits: Mapping[str, int]) -> None:
+    assert hits["/down.xml"] == 3  # --retries 2
+    assert audited.sitemap("/down.xml")["status"] == 500
+
+
+def _endless_capped(audited: Audited, _hits: Mapping[str, int]) -> None:
+    record = audited.sitemap("/endless.xml")
+    assert record["bytes"] == 1_000_000
+    assert record["url_count"] > 1000
+
+
+def _kept_two(audited: Audited, _hits: Mapping[str, int]) -> None:
+    assert audited.sitemap("/stall.xml")["url_count"] == 2
+    assert audited.report["summary"]["urls"] == 2
+
+
+def _listed_and_resolved(audited: Audited, hits: Mapping[str, int]) -> None:
+    target = audited.report["targets"][0]
+    assert [s.rsplit("/", 1)[1] for s in target["sitemaps"]] == ["main.xml", "relative.xml"]
+    assert hits["/relative.xml"] == 1
+    assert audited.report["summary"]["urls"] == 2
+
+
+def _probed(audited: Audited, hits: Mapping[str, int]) -> None:
+    probes = {
+        p["url"].rsplit("/", 1)[1]: p["found"] for p in audited.report["targets"][0]["probes"]
+    }
+    assert probes == {
+        "sitemap.xml": True,  # redirects to the index, which is read once
+        "sitemap_index.xml": True,
+        "sitemap-index.xml": False,
+        "sitemap.xml.gz": False,
+        "wp-sitemap.xml": False,
+        "sitemap.txt": False,
+    }
+    assert hits["/sitemap_index.xml"] == 1
+    assert audited.report["summary"]["urls"] == 3
+
+
+def _none_found(audited: Audited, _hits: Mapping[str, int]) -> None:
+    target = audited.report["targets"][0]
+    assert [f["code"] for f in target["findings"]] == ["discovery.none_found"]
+    assert len(target["probes"]) == 6
+
+
+def _redirect_chain(audited: Audited, _hits: Mapping[str, int]) -> None:
+    record = audited.sitemap("/old.xml")
+    assert [(r["url"].rsplit("/", 1)[1], r["status"]) for r in record["redirects"]] == [
+        ("old.xml", 301),
+        ("older.xml", 302),
+    ]
+    assert record["final_url"].endswith("/new.xml")
+    assert record["url_count"] == 2
+
+
+def _fetched_once(path: str) -> Callable[[Audited, Mapping[str, int]], None]:
+    def check(_audited: Audited, hits: Mapping[str, int]) -> None:
+        assert hits[path] == 1
+
+    return check
+
+
+def _compressed(expected: bool) -> Callable[[Audited, Mapping[str, int]], None]:
+    def check(audited: Audited, _hits: Mapping[str, int]) -> None:
+        record = audited.report["sitemaps"][-1]
+        assert record["compressed"] is expected
+        assert record["url_count"] == 3
+
+    return check
+
+
+def _retried(audited: Audited, hits: Mapping[str, int]) -> None:
+    assert hits["/busy.xml"] == 2
+    assert audited.report["summary"]["urls"] == 2
+
+
+def _run_cap(audited: Audited, _hits: Mapping[str, int]) -> None:
+    record = audited.sitemap("/idx.xml")
+    capped = [f for f in record["findings"] if f["code"] == "index.too_many_sitemaps"]
+    assert [f["detail"]["scope"] for f in capped] == ["run"]
+    assert audited.report["summary"]["sitemaps"] == 3  # the cap: index + 2 children
+
+
+def _many_children(audited: Audited, hits: Mapping[str, int]) -> None:
+    assert hits["/c.xml"] == 1
+    record = audited.sitemap("/idx.xml")
+    kept = sum(1 for f in record["findings"] if f["code"] == "index.duplicate_child")
+    assert kept + record["findings_omitted"].get("index.duplicate_child", 0) == 50_000
+
+
+def _demo(audited: Audited, _hits: Mapping[str, int]) -> None:
+    summary = audited.report["summary"]
+    assert summary["sitemaps_by_kind"] == {
+        "robots": 1,
+        "rss": 1,
+        "sitemapindex": 2,
+        "text": 1,
+        "unknown": 2,  # the HTML page and the 404
+        "urlset": 9,
+    }
+    per_url = dict(audited.url_codes())
+    base = audited.report["targets"][0]["url"].rstrip("/")
+    assert per_url[f"{base}/products/boot"] == ["priority.invalid"]
+    assert per_url[f"{base}/products/hat"] == ["lastmod.invalid"]
+    assert per_url[f"{base}/"] == []
+
+
+SCENARIOS: list[Scenario] = [
+    Scenario(
+        "demo site",
+        demo_routes,
+        "/",
+        expect=(
+            "robots.relative_sitemap",
+            "sitemap.blocked_by_robots",
+            "sitemap.http_error",
+            "sitemap.redirected",
+            "sitemap.unsupported_format",
+            "sitemap.bad_namespace",
+            "sitemap.empty",
+            "sitemap.invalid_text_line",
+            "xml.malformed",
+            "index.nested",
+            "index.loop",
+            "index.duplicate_child",
+            "loc.missing",
+            "entry.duplicate_tag",
+            "entry.unknown_tag",
+            "loc.invalid",
+            "loc.too_long",
+            "loc.not_escaped",
+            "loc.host_mismatch",
+            "loc.duplicate",
+            "lastmod.invalid",
+            "lastmod.future",
+            "lastmod.xsd_mismatch",
+            "changefreq.invalid",
+            "priority.invalid",
+        ),
+        absent=("discovery.none_found", "robots.unreachable", "internal.error"),
+        check=_demo,
+    ),
+    Scenario(
+        "billion laughs",
+        routes(lambda b: {"/sitemap.xml": xml_page(LAUGHS)}),
+        "/sitemap.xml",
+        expect=("xml.forbidden",),
+    ),
+    Scenario(
+        "XXE to /etc/passwd",
+        routes(lambda b: {"/sitemap.xml": xml_page(XXE)}),
+        "/sitemap.xml",
+        expect=("xml.forbidden",),
+        absent=("loc.missing", "loc.invalid"),
+        check=_no_leak,
+    ),
+    Scenario(
+        "gzip bomb",
+        routes(lambda b: {"/bomb.xml.gz": Page(200, gzip_bomb())}),
+        "/bomb.xml.gz",
+        expect=("sitemap.too_large",),
+        check=_bomb_capped,
+    ),
+    Scenario(
+        "corrupt gzip",
+        routes(lambda b: {"/bad.xml.gz": Page(200, corrupted(gzipped(pages(b, 500).encode())))}),
+        "/bad.xml.gz",
+        expect=("sitemap.compression_error",),
+    ),
+    Scenario(
+        "truncated gzip",
+        routes(lambda b: {"/cut.xml.gz": Page(200, gzipped(pages(b, 2000).encode())[:3000])}),
+        "/cut.xml.gz",
+        expect=("sitemap.compression_error",),
+        check=_kept_before_cut,
+    ),
+    Scenario(
+        "HTML served as a sitemap",
+        routes(
+            lambda b: {
+                "/sitemap.xml": Page(200, b"<!DOCTYPE html>\n<html><body>Shop</body></html>")
+            }
+        ),
+        "/sitemap.xml",
+        expect=("sitemap.unsupported_format",),
+        absent=("xml.forbidden", "sitemap.empty"),
+    ),
+    Scenario(
+        "50 MiB + 1 byte",
+        routes(lambda b: {"/big.xml": Page(200, padded(b, LIMIT + 1))}),
+        "/big.xml",
+        expect=("sitemap.too_large",),
+        check=_capped_at_limit,
+    ),
+    Scenario(
+        "exactly 50 MiB",
+        routes(lambda b: {"/limit.xml": Page(200, padded(b, LIMIT))}),
+        "/limit.xml",
+        expect=(),
+        absent=("sitemap.too_large", "xml.malformed"),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "50,000 and 50,001 URLs",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(sitemapindex([f"{b}/fifty.xml", f"{b}/over.xml"])),
+                "/fifty.xml": xml_page(pages(b, 50_000)),
+                "/over.xml": xml_page(pages(b, 50_001, start=50_000)),
+            }
+        ),
+        "/idx.xml",
+        expect=("sitemap.too_many_urls",),
+        check=_fifty_thousand,
+    ),
+    Scenario(
+        "Latin-1 bytes",
+        routes(
+            lambda b: {
+                "/latin.xml": Page(
+                    200,
+                    (
+                        f'<?xml version="1.0" encoding="ISO-8859-1"?><urlset xmlns="{SITEMAP_NS}">'
+                        f"<url><loc>{b}/caf\xe9</loc></url></urlset>"
+                    ).encode("latin-1"),
+                )
+            }
+        ),
+        "/latin.xml",
+        expect=("xml.encoding",),
+        check=_latin1,
+    ),
+    Scenario(
+        "whitespace and a BOM before the XML declaration",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(sitemapindex([f"{b}/spaced.xml", f"{b}/bom.xml"])),
+                "/spaced.xml": Page(200, b"\n\n  " + pages(b, 2).encode()),
+                "/bom.xml": Page(200, b"\xef\xbb\xbf" + pages(b, 2, start=2).encode()),
+            }
+        ),
+        "/idx.xml",
+        expect=("xml.leading_whitespace",),
+        check=_prefixes,
+    ),
+    Scenario(
+        "index lists itself",
+        routes(lambda b: {"/idx.xml": xml_page(sitemapindex([f"{b}/idx.xml"]))}),
+        "/idx.xml",
+        expect=("index.loop",),
+    ),
+    Scenario(
+        "index loop A -> B -> A",
+        routes(
+            lambda b: {
+                "/a.xml": xml_page(sitemapindex([f"{b}/b.xml"])),
+                "/b.xml": xml_page(sitemapindex([f"{b}/a.xml"])),
+            }
+        ),
+        "/a.xml",
+        expect=("index.loop", "index.nested"),
+        check=_ab_loop,
+    ),
+    Scenario(
+        "child redirects back to its index",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(sitemapindex([f"{b}/child.xml"])),
+                "/child.xml": redirect(302, "/idx.xml"),
+            }
+        ),
+        "/idx.xml",
+        expect=("index.loop", "sitemap.redirected"),
+        check=_fetched_once("/idx.xml"),
+    ),
+    Scenario("404 sitemap", routes(lambda b: {}), "/gone.xml", expect=("sitemap.http_error",)),
+    Scenario(
+        "500 sitemap, retried",
+        routes(lambda b: {"/down.xml": Page(500, b"oops")}),
+        "/down.xml",
+        expect=("sitemap.http_error",),
+        check=_three_tries,
+    ),
+    Scenario(
+        "429 then 200",
+        routes(
+            lambda b: {
+                "/busy.xml": counted(
+                    [Page(429, headers={"Retry-After": "0"}), xml_page(pages(b, 2))]
+                )
+            }
+        ),
+        "/busy.xml",
+        expect=(),
+        absent=("sitemap.http_error",),
+        exit_code=ExitCode.OK,
+        check=_retried,
+    ),
+    Scenario(
+        "a sitemap that never ends",
+        routes(lambda b: {"/endless.xml": never_ends}),
+        "/endless.xml",
+        expect=("sitemap.too_large",),
+        overrides={"max_sitemap_bytes": 1_000_000},
+        check=_endless_capped,
+    ),
+    Scenario(
+        "server stalls before answering",
+        routes(lambda b: {"/slow.xml": stall_before_headers}),
+        "/slow.xml",
+        expect=("net.timeout",),
+        overrides={"timeout_s": 0.3, "retries": 0},
+    ),
+    Scenario(
+        "server stalls mid-body",
+        routes(lambda b: {"/stall.xml": stall_mid_body}),
+        "/stall.xml",
+        expect=("net.timeout",),
+        overrides={"timeout_s": 0.3, "retries": 0},
+        check=_kept_two,
+    ),
+    Scenario(
+        "sitemap trickles forever",
+        routes(lambda b: {"/trickle.xml": trickle}),
+        "/trickle.xml",
+        expect=("net.timeout",),
+        overrides={"sitemap_timeout_s": 0.8, "retries": 0},
+    ),
+    Scenario(
+        "host does not resolve",
+        routes(lambda b: {}),
+        "http://sitemaps.invalid/sitemap.xml",
+        expect=("net.dns",),
+    ),
+    Scenario(
+        "connection refused",
+        routes(lambda b: {}),
+        "http://127.0.0.1:1/sitemap.xml",
+        expect=("net.connect",),
+    ),
+    Scenario(
+        "robots.txt lists sitemaps, one relative",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(
+                    200, f"SITEMAP: {b}/main.xml\nsitemap: relative.xml\n".encode()
+                ),
+                "/main.xml": xml_page(pages(b, 1)),
+                "/relative.xml": xml_page(pages(b, 1, start=1)),
+            }
+        ),
+        "/",
+        expect=("robots.relative_sitemap",),
+        absent=("robots.no_sitemap", "discovery.none_found"),
+        exit_code=ExitCode.OK,
+        check=_listed_and_resolved,
+    ),
+    Scenario(
+        "no Sitemap: line, found by probing",
+        routes(
+            lambda b: {
+                "/robots.txt": ROBOTS_NONE,
+                "/sitemap.xml": redirect(301, "/sitemap_index.xml"),
+                "/sitemap_index.xml": xml_page(sitemapindex([f"{b}/posts.xml"])),
+                "/posts.xml": xml_page(pages(b, 3)),
+            }
+        ),
+        "/",
+        expect=("robots.no_sitemap",),
+        absent=("discovery.none_found", "sitemap.http_error"),
+        exit_code=ExitCode.OK,
+        check=_probed,
+    ),
+    Scenario(
+        "nothing anywhere",
+        routes(lambda b: {}),
+        "/",
+        expect=("robots.no_sitemap", "discovery.none_found"),
+        absent=("sitemap.http_error",),
+        check=_none_found,
+    ),
+    Scenario(
+        "robots.txt answers 500",
+        routes(
+            lambda b: {"/robots.txt": Page(503, b"busy"), "/sitemap.xml": xml_page(pages(b, 1))}
+        ),
+        "/",
+        expect=("robots.unreachable",),
+        absent=("discovery.none_found",),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "sitemap disallowed by robots.txt",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(
+                    200, f"User-agent: *\nDisallow: /private/\nSitemap: {b}/private/s.xml".encode()
+                ),
+                "/private/s.xml": xml_page(pages(b, 1)),
+            }
+        ),
+        "/",
+        expect=("sitemap.blocked_by_robots",),
+    ),
+    Scenario(
+        "sitemap redirects twice",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(200, f"Sitemap: {b}/old.xml".encode()),
+                "/old.xml": redirect(301, "/older.xml"),
+                "/older.xml": redirect(302, f"{b}/new.xml"),
+                "/new.xml": xml_page(pages(b, 2)),
+            }
+        ),
+        "/",
+        expect=("sitemap.redirected",),
+        exit_code=ExitCode.OK,  # a warning
+        check=_redirect_chain,
+    ),
+    Scenario(
+        "URL outside the sitemap's folder",
+        routes(
+            lambda b: {
+                "/sub/sitemap.xml": xml_page(
+                    urlset([url(f"{b}/sub/in"), url(f"{b}/elsewhere/out")])
+                )
+            }
+        ),
+        "/sub/sitemap.xml",
+        expect=("loc.out_of_scope",),
+    ),
+    Scenario(
+        "cross-submitted through robots.txt",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(200, f"Sitemap: {b}/sub/sitemap.xml".encode()),
+                "/sub/sitemap.xml": xml_page(
+                    urlset(
+                        [
+                            url(f"{b}/elsewhere/out"),
+                            url(b.replace("127.0.0.1", "localhost") + "/on-another-host"),
+                        ]
+                    )
+                ),
+            }
+        ),
+        "/",
+        expect=(),
+        absent=("loc.out_of_scope", "loc.host_mismatch"),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "URL on another host, not cross-submitted",
+        routes(
+            lambda b: {
+                "/s.xml": xml_page(
+                    urlset([url(b.replace("127.0.0.1", "localhost") + "/on-another-host")])
+                )
+            }
+        ),
+        "/s.xml",
+        expect=("loc.host_mismatch",),
+    ),
+    Scenario(
+        "gzip file inside transport gzip",
+        routes(
+            lambda b: {
+                "/both.xml.gz": Page(
+                    200, gzipped(gzipped(pages(b, 3).encode())), {"Content-Encoding": "gzip"}
+                )
+            }
+        ),
+        "/both.xml.gz",
+        expect=(),
+        exit_code=ExitCode.OK,
+        check=_compressed(True),
+    ),
+    Scenario(
+        "a .gz name that is not gzip, served as text/html",
+        routes(
+            lambda b: {
+                "/plain.xml.gz": Page(200, pages(b, 3).encode(), {"Content-Type": "text/html"})
+            }
+        ),
+        "/plain.xml.gz",
+        expect=(),
+        absent=("sitemap.compression_error", "sitemap.unsupported_format"),
+        exit_code=ExitCode.OK,
+        check=_compressed(False),
+    ),
+    Scenario(
+        "index nesting deeper than the limit",
+        routes(
+            lambda b: {
+                "/i0.xml": xml_page(sitemapindex([f"{b}/i1.xml"])),
+                "/i1.xml": xml_page(sitemapindex([f"{b}/i2.xml"])),
+                "/i2.xml": xml_page(sitemapindex([f"{b}/i3.xml"])),
+                "/i3.xml": xml_page(pages(b, 1)),
+            }
+        ),
+        "/i0.xml",
+        expect=("index.too_deep", "index.nested"),
+        overrides={"max_depth": 1},
+    ),
+    Scenario(
+        "over 50,000 children, all the same",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(sitemapindex([f"{b}/c.xml"] * 50_001)),
+                "/c.xml": xml_page(pages(b, 1)),
+            }
+        ),
+        "/idx.xml",
+        expect=("index.too_many_sitemaps", "index.duplicate_child"),
+        check=_many_children,
+    ),
+    Scenario(
+        "more sitemaps than the run allows",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(sitemapindex([f"{b}/c{n}.xml" for n in range(5)])),
+                **{f"/c{n}.xml": xml_page(pages(b, 1, start=n)) for n in range(5)},
+            }
+        ),
+        "/idx.xml",
+        expect=("index.too_many_sitemaps",),
+        overrides={"max_sitemaps": 3},
+        check=_run_cap,
+    ),
+    Scenario(
+        "every lastmod the same recent moment",
+        routes(lambda b: {"/stamp.xml": xml_page(pages(b, 12, lastmod="2026-11-22T03:00:00Z"))}),
+        "/stamp.xml",
+        expect=("lastmod.uniform",),
+        exit_code=ExitCode.OK,
+    ),
+]
+
+
+@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+async def test_scenario(scenario: Scenario, tmp_path: Any) -> None:
+    async with serve(scenario.routes) as served:
+        target = scenario.target
+        absolute = target.startswith("http")
+        audited = await run_audit(
+            tmp_path, target if absolute else served.base + target, **scenario.overrides
+        )
+        hits = dict(served.hits)
+    codes = audited.codes()
+    assert {code for code in scenario.expect if not codes[code]} == set()
+    assert {code for code in scenario.absent if codes[code]} == set()
+    assert audited.result.exit_code == scenario.exit_code
+    assert audited.report["complete"] is True
+    assert codes["internal.error"] == 0
+    if scenario.check is not None:
+        scenario.check(audited, hits)
+
+
+def test_every_sitemap_side_code_has_a_scenario() -> None:
+    families: tuple[str, ...] = ("discovery.", "robots.", "sitemap.", "xml.", "index.", "loc.")
+    families = (*families, "entry.", "lastmod.", "changefreq.", "priority.")
+    required = {code.value for code in Code if code.value.startswith(families)}
+    covered = {code for scenario in SCENARIOS for code in scenario.expect}
+    assert required - covered == set()
