@@ -175,7 +175,7 @@ CATALOG: MappingProxyType[Code, CodeInfo] = MappingProxyType(
         Code.LOC_HOST_MISMATCH: CodeInfo(
             _E,
             "URL is on another scheme, host or port than the sitemap",
-            "URL not allowed / Path mismatch",
+            "URL not allowed; Path mismatch: missing www / includes www (kind www)",
         ),
         Code.LOC_OUT_OF_SCOPE: CodeInfo(
             _E, "URL is outside the sitemap's folder", "URL not allowed"
@@ -225,3 +225,13 @@ CATALOG: MappingProxyType[Code, CodeInfo] = MappingProxyType(
         Code.INTERNAL_ERROR: CodeInfo(_E, "Internal error of the auditor (a bug)"),
     }
 )
+
+
+def codes_markdown() -> str:
+    """The README's table of codes, generated from the catalog (a test keeps them equal)."""
+    rows = ["| code | severity | what it means | Search Console |", "|---|---|---|---|"]
+    for code in Code:
+        info = code.info
+        console = info.search_console or ""
+        rows.append(f"| `{code.value}` | {info.severity.value} | {info.title} | {console} |")
+    return "\n".join(rows) + "\n"

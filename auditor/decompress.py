@@ -73,7 +73,8 @@ class _Inflater:
 
 class _Identity:
     def feed(self, data: bytes) -> Iterator[bytes]:
-        yield data
+        for start in range(0, len(data), OUTPUT_CHUNK_BYTES):
+            yield data[start : start + OUTPUT_CHUNK_BYTES]
 
     def finish(self) -> Iterator[bytes]:
         yield from ()

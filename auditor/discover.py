@@ -160,7 +160,11 @@ class RobotsCache:
         entry = self._entries[origin] = asyncio.get_running_loop().create_future()
         try:
             result = await self._fetch(f"{origin}/robots.txt")
-        except BaseException as exc:
+        except asyncio.CancelledError:
+            del self._entries[origin]  # the run is stopping; nobody may wait on it forever
+            entry.cancel()
+            raise
+        except Exception as exc:
             entry.set_exception(exc)
             entry.exception()  # retrieved here: waiters, if any, re-raise it themselves
             raise

@@ -66,11 +66,14 @@ class SitemapParser:
 
     def close(self) -> list[ParseEvent]:
         """End of document: flush what is pending and report truncation and bad bytes."""
-        if not self.done:
+        stopped_early = self.done
+        if not stopped_early:
             self._push(self._decoder.decode(b"", final=True), final=True)
             if self._body is not None and not self._body.done:
                 self._body.close()
-        if self._decoder.bad_bytes:
+        # Bad bytes are counted over the whole document, so only for one read to its end: past
+        # the point where a refused document stops, how much was decoded depends on chunking.
+        if self._decoder.bad_bytes and not stopped_early:
             self._events.append(
                 finding(
                     Code.XML_ENCODING,
@@ -140,7 +143,8 @@ class _Sniffer:
         self._events = events
         self._started = False
         self._bom = False
-        self._space_lines = 0  # newlines in the skipped leading whitespace
+        self._space_lines = 0  # newlines in the skipped prefix
+        self._space_columns = 0  # characters of the skipped prefix after its last newline
         self._spaced = False
         self._head = ""
 
@@ -152,10 +156,11 @@ class _Sniffer:
             self._started = True
             if text[0] == "\ufeff":
                 self._bom = True
+                self._space_columns = 1
                 text = text[1:]
         if not self._head:
             stripped = text.lstrip(_XML_SPACE)
-            self._space_lines += text.count("\n", 0, len(text) - len(stripped))
+            self._skip(text[: len(text) - len(stripped)])
             self._spaced = self._spaced or len(stripped) < len(text)
             text = stripped
         self._head += text
@@ -180,9 +185,9 @@ class _Sniffer:
             return None
         declaration = head.find("<?xml", 0, SNIFF_CHARS)
         if declaration > 0:
-            self._space_lines += head.count("\n", 0, declaration)
+            self._skip(head[:declaration])
             self._report_prefix("junk")
-            return _XmlReader(self._events, self._space_lines), head[declaration:]
+            return self._xml_reader(), head[declaration:]
         if len(head) < SNIFF_CHARS and not final:
             return None
         self._unsupported("neither XML nor a text sitemap")
@@ -196,7 +201,19 @@ class _Sniffer:
             return None, ""
         declared = head.startswith("<?xml") and len(head) > 5 and head[5] in _XML_SPACE
         self._report_prefix("whitespace" if self._spaced and declared else "bom")
-        return _XmlReader(self._events, self._space_lines), head
+        return self._xml_reader(), head
+
+    def _skip(self, prefix: str) -> None:
+        """Account for a skipped prefix, so that positions still point into the document."""
+        newline = prefix.rfind("\n")
+        if newline < 0:
+            self._space_columns += len(prefix)
+            return
+        self._space_lines += prefix.count("\n")
+        self._space_columns = len(prefix) - newline - 1
+
+    def _xml_reader(self) -> _XmlReader:
+        return _XmlReader(self._events, self._space_lines, self._space_columns)
 
     def _report_prefix(self, kind: str) -> None:
         # PROTOCOL.md: nothing may precede <?xml; a BOM there makes Google say "unable to read".
@@ -218,7 +235,7 @@ class _NotASitemapError(Exception):
 class _XmlReader:
     """Expat callbacks turned into entries; only the values of the current entry are held."""
 
-    def __init__(self, events: list[ParseEvent], line_offset: int) -> None:
+    def __init__(self, events: list[ParseEvent], line_offset: int, column_offset: int) -> None:
         parser = DefusedXMLParser(forbid_dtd=True).parser  # carries defusedxml's refusals
         parser.StartElementHandler = self._start
         parser.EndElementHandler = self._end
@@ -227,6 +244,7 @@ class _XmlReader:
         self._parser = parser
         self._events = events
         self._line_offset = line_offset
+        self._column_offset = column_offset  # of the first line only
         self.kind: SitemapKind | None = None
         self.done = False
         self._depth = 0
@@ -255,15 +273,10 @@ class _XmlReader:
             self.done = True
         except expat.ExpatError as exc:
             line = (exc.lineno or 0) + self._line_offset
-            self._stop(
-                finding(
-                    Code.XML_MALFORMED,
-                    f"XML is not well-formed: {exc}",
-                    line=line,
-                    column=exc.offset,
-                    error=expat.ErrorString(exc.code),
-                )
-            )
+            column = exc.offset + (self._column_offset if exc.lineno == 1 else 0)
+            error = expat.ErrorString(exc.code)
+            message = f"XML is not well-formed: {error} (line {line}, column {column})"
+            self._stop(finding(Code.XML_MALFORMED, message, line=line, column=column, error=error))
         except DTDForbidden as exc:
             if self.kind is None and (exc.name or "").lower() == "html":
                 message = "Not a sitemap: an HTML page"

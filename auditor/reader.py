@@ -36,6 +36,9 @@ from auditor.urls import HttpUrl, Scope, parse_http_url
 from auditor.validate import EntryContext, check_sitemap_entry, check_url_entry
 
 _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
+# URL records per batch to the sink: one chunk of a gzipped sitemap can hold ~10k entries, and
+# the sink queue is bounded in batches, so this bounds the records waiting (DESIGN §3).
+BATCH_RECORDS = 512
 # Foreign origins whose robots.txt one document may consult for cross-submission.
 _MAX_CROSS_ORIGINS = 64
 
@@ -166,6 +169,9 @@ class _Document:
                     record = await self._url_entry(event)
                     if record is not None:
                         batch.append(record)
+                    if len(batch) >= BATCH_RECORDS:
+                        await self._services.emit_urls(batch)
+                        batch = []
                 case SitemapEntry():
                     self._sitemap_entry(event)
                 case RootFound():

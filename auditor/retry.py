@@ -14,7 +14,7 @@ def retry_after_s(value: str | None, *, now: datetime) -> float | None:
     if not value:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # "²" and "٣" are digits to str.isdigit()
         return float(value)
     try:
         when = parsedate_to_datetime(value)

@@ -9,8 +9,8 @@ from auditor.report.encode import sitemap_json, url_json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.summary import Summary
 
-# Batches of URL records (one per parsed chunk) or sitemap records waiting for the sink: a
-# slow disk slows the parsers, and memory stays flat.
+# Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
+# sink: a slow disk slows the parsers, and memory stays flat.
 SINK_QUEUE_ITEMS = 64
 
 SinkItem = list[UrlRecord] | SitemapRecord | None  # None: no more records

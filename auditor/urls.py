@@ -17,12 +17,18 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 # '%' must start a two-digit escape.
 _NEEDS_ESCAPING = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]|[^\x00-\x7f]|%(?![0-9A-Fa-f]{2})')
 _BAD_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f/?#@]')
-_ESCAPE = re.compile(r"%[0-9a-f]{2}")
+_ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# RFC 3986 §2.3: escapes of these characters mean the characters themselves.
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
 
 @dataclass(frozen=True, slots=True)
 class HttpUrl:
-    """An absolute http(s) URL, split once: scheme and host lower-cased, port made explicit."""
+    """An absolute http(s) URL, split once.
+
+    Scheme and host lower-cased, port made explicit, path normalised (RFC 3986 §6.2.2: dot
+    segments removed, unreserved escapes decoded).
+    """
 
     scheme: str
     host: str
@@ -43,9 +49,8 @@ class HttpUrl:
         """Normalised form (RFC 3986 §6.2.2): the same page gives the same key."""
         key = f"{self.origin}{self.path or '/'}"
         if self.query:
-            key = f"{key}?{self.query}"
-        if "%" in key:
-            key = _ESCAPE.sub(lambda m: m.group(0).upper(), key)
+            query = _ESCAPE.sub(_upper_escape, self.query) if "%" in self.query else self.query
+            key = f"{key}?{query}"
         return key
 
 
@@ -62,7 +67,41 @@ def parse_http_url(text: str) -> HttpUrl | None:
     host = parts.hostname
     if not host or _BAD_HOST.search(host):
         return None
-    return HttpUrl(scheme, host, port or DEFAULT_PORTS[scheme], parts.path, parts.query)
+    path = normalise_path(parts.path)
+    return HttpUrl(scheme, host, port or DEFAULT_PORTS[scheme], path, parts.query)
+
+
+def normalise_path(path: str) -> str:
+    """RFC 3986 §6.2.2: decode unreserved escapes, upper-case the others, drop dot segments."""
+    if "%" in path:
+        path = _ESCAPE.sub(_decode_unreserved, path)
+    if "/." in path or path.startswith("."):
+        path = _remove_dot_segments(path)
+    return path
+
+
+def _upper_escape(match: re.Match[str]) -> str:
+    return match.group(0).upper()
+
+
+def _decode_unreserved(match: re.Match[str]) -> str:
+    char = chr(int(match.group(1), 16))
+    return char if char in _UNRESERVED else match.group(0).upper()
+
+
+def _remove_dot_segments(path: str) -> str:
+    """RFC 3986 §5.2.4, for an absolute path: "/a/./b/../c" is "/a/c"."""
+    output: list[str] = []
+    segments = path.split("/")
+    for segment in segments:
+        if segment == "..":
+            if len(output) > 1:
+                output.pop()
+        elif segment != ".":
+            output.append(segment)
+    if segments[-1] in (".", ".."):
+        output.append("")  # "/a/.." is the folder "/", not the file "/a"
+    return "/".join(output)
 
 
 def needs_escaping(text: str) -> bool:

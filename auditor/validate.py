@@ -33,8 +33,11 @@ _W3C = re.compile(
 )
 # sitemap.xsd: the union of xsd:date and xsd:dateTime, where the zone is optional.
 _XSD = re.compile(
-    r"-?\d{4,}-\d{2}-\d{2}(?:T\d{2}:\d{2}:\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:\d{2})?", re.ASCII
+    r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"
+    r"(?:T(?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.\d+)?)?(?P<tz>Z|[+-]\d{2}:\d{2})?",
+    re.ASCII,
 )
+_XSD_MAX_ZONE = timedelta(hours=14)  # XML Schema 1.1 §D.2.1: zones from -14:00 to +14:00
 # xsd:decimal: optional sign, digits with an optional fraction; no exponent, no comma.
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 
@@ -72,6 +75,22 @@ def parse_w3c_datetime(text: str) -> W3CDatetime | None:
         return None
     xsd_valid = day is not None and (hour is None or match["s"] is not None)
     return W3CDatetime(earliest, xsd_valid)
+
+
+def _xsd_valid(text: str) -> bool:
+    """Whether sitemap.xsd (xsd:date or xsd:dateTime) accepts the value, ranges included."""
+    match = _XSD.fullmatch(text)
+    if match is None:
+        return False
+    try:
+        zone = UTC if match["tz"] is None else _parse_zone(match["tz"])
+        fields = (int(match[name] or 0) for name in ("y", "mo", "d", "h", "mi", "s"))
+        year, month, day, hour, minute, second = fields
+        datetime(year, month, day, hour, minute, second, tzinfo=zone)
+    except ValueError:
+        return False
+    offset = zone.utcoffset(None)
+    return abs(offset) <= _XSD_MAX_ZONE
 
 
 def _parse_zone(tz: str) -> timezone:
@@ -147,7 +166,7 @@ def check_lastmod(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Fin
                 url=url,
                 sitemap=ctx.sitemap,
                 value=text,
-                xsd_valid=_XSD.fullmatch(text) is not None,
+                xsd_valid=_xsd_valid(text),
             ),
         )
     found: list[Finding] = []

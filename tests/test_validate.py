@@ -1,0 +1,585 @@
+"""auditor.validate and auditor.urls: the value rules of sitemap entries, and URL normalisation."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime, timedelta, timezone
+
+import pytest
+
+from auditor.codes import Code
+from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
+from auditor.urls import HttpUrl, Mismatch, Scope, needs_escaping, parse_http_url, url_digest
+from auditor.validate import (
+    CHANGEFREQS,
+    MAX_LOC_CHARS,
+    EntryContext,
+    W3CDatetime,
+    check_changefreq,
+    check_lastmod,
+    check_loc,
+    check_priority,
+    check_sitemap_entry,
+    check_url_entry,
+    parse_w3c_datetime,
+)
+
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+SITEMAP = "https://example.com/catalog/sitemap.xml"
+PLUS_14 = timezone(timedelta(hours=14))
+
+
+def http(url: str) -> HttpUrl:
+    parsed = parse_http_url(url)
+    assert parsed is not None, url
+    return parsed
+
+
+def folder_ctx(sitemap: str = SITEMAP, *, now: datetime = NOW) -> EntryContext:
+    """A urlset's context: host and folder rules."""
+    return EntryContext(sitemap, now, Scope.of(http(sitemap), with_folder=True))
+
+
+def index_ctx(sitemap: str = SITEMAP) -> EntryContext:
+    """A sitemap index's context: host rule only."""
+    return EntryContext(sitemap, NOW, Scope.of(http(sitemap), with_folder=False))
+
+
+def view(found: tuple[Finding, ...]) -> list[tuple[Code, dict[str, JsonScalar]]]:
+    return [(item.code, dict(item.detail or {})) for item in found]
+
+
+def found_codes(found: tuple[Finding, ...]) -> list[Code]:
+    return [item.code for item in found]
+
+
+# --- W3C Datetime -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "earliest", "xsd_valid"),
+    [
+        ("2024", datetime(2024, 1, 1, tzinfo=PLUS_14), False),
+        ("2024-05", datetime(2024, 5, 1, tzinfo=PLUS_14), False),
+        ("2024-05-06", datetime(2024, 5, 6, tzinfo=PLUS_14), True),
+        ("2024-02-29", datetime(2024, 2, 29, tzinfo=PLUS_14), True),
+        ("2024-05-06T10:20Z", datetime(2024, 5, 6, 10, 20, tzinfo=UTC), False),
+        (
+            "2024-05-06T10:20+02:00",
+            datetime(2024, 5, 6, 10, 20, tzinfo=timezone(timedelta(hours=2))),
+            False,
+        ),
+        ("2024-05-06T10:20:30Z", datetime(2024, 5, 6, 10, 20, 30, tzinfo=UTC), True),
+        (
+            "2024-05-06T10:20:30-05:30",
+            datetime(2024, 5, 6, 10, 20, 30, tzinfo=timezone(-timedelta(hours=5, minutes=30))),
+            True,
+        ),
+        ("2024-05-06T10:20:30.5Z", datetime(2024, 5, 6, 10, 20, 30, 500_000, tzinfo=UTC), True),
+        (
+            "2024-05-06T10:20:30.123456789+00:00",
+            datetime(2024, 5, 6, 10, 20, 30, 123_456, tzinfo=UTC),
+            True,
+        ),
+    ],
+)
+def test_the_six_w3c_forms(text: str, earliest: datetime, xsd_valid: bool) -> None:
+    parsed = parse_w3c_datetime(text)
+    assert parsed == W3CDatetime(earliest, xsd_valid)
+    assert parsed is not None
+    assert parsed.earliest.utcoffset() == earliest.utcoffset()
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "2024-05-06T10:20:30",  # a time without a zone
+        "2024-05-06T10:20",
+        "2016-01-25 15:35:12",  # a space instead of T
+        "2024-05-06 10:20:30Z",
+        "2024-02-30",  # February 30
+        "2023-02-29",
+        "2024-13-01",  # month 13
+        "2024-00-10",
+        "2024-05-06T24:00:00Z",  # hour 24
+        "2024-05-06T10:60Z",
+        "2024-05-06T10:20:61Z",
+        "",
+        "2024-1-5",
+        "24-05-06",
+        "2024-05-06T10:20:30+25:00",  # zone +25:00
+        "2024-05-06T10:20:30+05:60",
+        "2024-05-06T10:20:30+0200",
+        "2024-05-06Z",  # a zone needs a time
+        "2024-05-06T10:20:30.Z",
+        "2024-05-06t10:20:30z",
+        " 2024-05-06",
+        "2024-05-06\n",
+        "\uff12\uff10\uff12\uff14",  # full-width digits
+        "0000",
+        "yesterday",
+    ],
+)
+def test_not_w3c(text: str) -> None:
+    assert parse_w3c_datetime(text) is None
+
+
+# --- lastmod ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "xsd_valid"),
+    [
+        ("2016-01-25T15:35:12", True),  # xsd:dateTime allows no zone, W3C does not
+        ("2024-05-06T10:20:30.5", True),
+        ("2016-01-25 15:35:12", False),
+        ("", False),
+        ("2024-1-5", False),
+        ("yesterday", False),
+        *[
+            pytest.param(
+                text,
+                False,
+            )
+            for text in ("2024-13-01", "2024-02-30", "2024-05-06T10:20:30+25:00")
+        ],
+    ],
+)
+def test_lastmod_invalid(text: str, xsd_valid: bool) -> None:
+    found = check_lastmod(text, folder_ctx(), url="https://example.com/catalog/a")
+    assert view(found) == [(Code.LASTMOD_INVALID, {"value": text, "xsd_valid": xsd_valid})]
+    assert found[0].url == "https://example.com/catalog/a"
+    assert found[0].sitemap == SITEMAP
+
+
+@pytest.mark.parametrize(
+    ("text", "now", "future"),
+    [
+        # 10 minutes of clock skew are allowed.
+        ("2026-11-23T12:10:00Z", NOW, False),
+        ("2026-11-23T12:10:01Z", NOW, True),
+        ("2026-11-23T12:10:00.5Z", NOW, True),
+        ("2026-11-23T14:10:00+02:00", NOW, False),
+        ("2026-11-23T14:10:01+02:00", NOW, True),
+        ("2026-11-23T02:10:01-10:00", NOW, True),
+        ("2026-11-23T11:00:00Z", NOW, False),
+        # A date starts earliest in UTC+14: 2026-11-24 begins at 2026-11-23T10:00Z.
+        ("2026-11-23", NOW, False),
+        ("2026-11-24", NOW, False),
+        ("2026-11-25", NOW, True),
+        ("2026-11-24", datetime(2026, 11, 23, 9, 50, tzinfo=UTC), False),
+        ("2026-11-24", datetime(2026, 11, 23, 9, 49, 59, tzinfo=UTC), True),
+        ("2026-12", NOW, True),
+        ("2026-11", NOW, False),
+        ("2027", NOW, True),
+        ("2026", NOW, False),
+    ],
+)
+def test_lastmod_future(text: str, now: datetime, future: bool) -> None:
+    found = check_lastmod(text, folder_ctx(now=now), url=None)
+    assert (Code.LASTMOD_FUTURE in found_codes(found)) is future
+    assert Code.LASTMOD_INVALID not in found_codes(found)
+    if future:
+        [item] = [f for f in found if f.code is Code.LASTMOD_FUTURE]
+        assert item.detail == {"value": text, "now": now.isoformat()}
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("2024", [Code.LASTMOD_XSD_MISMATCH]),
+        ("2024-05", [Code.LASTMOD_XSD_MISMATCH]),
+        ("2024-05-06", []),
+        ("2024-05-06T10:20Z", [Code.LASTMOD_XSD_MISMATCH]),
+        ("2024-05-06T10:20:30+02:00", []),
+        ("2024-05-06T10:20:30.25Z", []),
+        ("2030", [Code.LASTMOD_FUTURE, Code.LASTMOD_XSD_MISMATCH]),
+    ],
+)
+def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
+    found = check_lastmod(text, folder_ctx(), url=None)
+    assert found_codes(found) == expected
+    for item in found:
+        if item.code is Code.LASTMOD_XSD_MISMATCH:
+            assert item.detail == {"value": text}
+
+
+# --- changefreq and priority ---------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", sorted(CHANGEFREQS))
+def test_changefreq_allowed(text: str) -> None:
+    assert check_changefreq(text, folder_ctx(), url=None) == ()
+
+
+def test_changefreq_has_the_seven_values() -> None:
+    seven = {"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"}
+    assert seven == CHANGEFREQS
+
+
+@pytest.mark.parametrize("text", ["Daily", "DAILY", " daily", "weekly ", "", "sometimes", "1"])
+def test_changefreq_invalid_is_never_coerced(text: str) -> None:
+    found = check_changefreq(text, folder_ctx(), url="https://example.com/catalog/a")
+    assert view(found) == [(Code.CHANGEFREQ_INVALID, {"value": text})]
+    assert found[0].url == "https://example.com/catalog/a"
+
+
+@pytest.mark.parametrize(
+    "text", ["0", "0.0", "1", "1.0", ".5", "+0.5", "0.5", "1.", "+1.000", "-0", "0.123456789"]
+)
+def test_priority_valid(text: str) -> None:
+    assert check_priority(text, folder_ctx(), url=None) == ()
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["1.5", "-0.1", "1e-1", "0,5", "", "abc", " 0.5", "NaN", "inf", "1.0000001", "0x1", "."],
+)
+def test_priority_invalid_is_never_coerced(text: str) -> None:
+    found = check_priority(text, folder_ctx(), url=None)
+    assert view(found) == [(Code.PRIORITY_INVALID, {"value": text})]
+
+
+# --- loc ----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("text", "empty"), [(None, False), ("", True)])
+def test_loc_missing(text: str | None, empty: bool) -> None:
+    verdict = check_loc(text, folder_ctx(), line=7)
+    assert verdict.url is None
+    assert view(verdict.findings) == [(Code.LOC_MISSING, {"line": 7, "empty": empty})]
+    assert verdict.findings[0].sitemap == SITEMAP
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "/catalog/a",
+        "catalog/a",
+        "//example.com/catalog/a",
+        "ftp://example.com/catalog/a",
+        "mailto:someone@example.com",
+        "javascript:alert(1)",
+        "https://example.com:99999/catalog/",
+        "https://example.com:abc/catalog/",
+        "https://[::1/catalog/",
+        "https://[zz]/catalog/",
+        "https:///catalog/a",
+        "http://",
+    ],
+)
+def test_loc_invalid(text: str) -> None:
+    verdict = check_loc(text, folder_ctx())
+    assert verdict.url is None
+    assert found_codes(verdict.findings) == [Code.LOC_INVALID]
+    assert verdict.findings[0].url == text
+    assert not verdict.off_scope
+
+
+def test_loc_length_limit() -> None:
+    base = "https://example.com/catalog/"
+    ok = base + "a" * (MAX_LOC_CHARS - 1 - len(base))
+    too_long = ok + "a"
+    assert len(ok) == 2047
+    assert check_loc(ok, folder_ctx()).findings == ()
+    verdict = check_loc(too_long, folder_ctx())
+    assert view(verdict.findings) == [(Code.LOC_TOO_LONG, {"length": 2048})]
+    assert verdict.url is not None  # still a usable URL
+
+
+@pytest.mark.parametrize(
+    ("text", "escaped"),
+    [
+        ("https://example.com/catalog/a b", False),
+        ('https://example.com/catalog/a"b', False),
+        ("https://example.com/catalog/<a>", False),
+        ("https://example.com/catalog/caf\u00e9", False),
+        ("https://example.com/catalog/100%", False),
+        ("https://example.com/catalog/%2", False),
+        ("https://example.com/catalog/%zz", False),
+        ("https://example.com/catalog/a{b}", False),
+        ("https://example.com/catalog/a\tb", False),
+        ("https://example.com/catalog/%20x", True),
+        ("https://example.com/catalog/caf%C3%A9?q=a%2fb&r=1", True),
+        ("https://example.com/catalog/a?b=c#frag", True),
+    ],
+)
+def test_loc_not_escaped(text: str, escaped: bool) -> None:
+    verdict = check_loc(text, folder_ctx())
+    expected = [] if escaped else [Code.LOC_NOT_ESCAPED]
+    assert found_codes(verdict.findings) == expected
+    assert needs_escaping(text) is not escaped
+
+
+@pytest.mark.parametrize(
+    ("text", "kind"),
+    [
+        ("https://other.com/catalog/a", "host"),
+        ("https://example.org/catalog/a", "host"),
+        ("https://www.example.com/catalog/a", "www"),
+        ("http://example.com/catalog/a", "scheme"),
+        ("https://example.com:8443/catalog/a", "port"),
+        ("http://www.example.com/catalog/a", "www"),  # host first, worst first
+    ],
+)
+def test_loc_host_mismatch(text: str, kind: str) -> None:
+    verdict = check_loc(text, folder_ctx())
+    assert view(verdict.findings) == [(Code.LOC_HOST_MISMATCH, {"kind": kind})]
+    assert verdict.off_scope
+    assert verdict.url is not None
+
+
+def test_loc_host_mismatch_www_both_ways() -> None:
+    ctx = folder_ctx("https://www.example.com/sitemap.xml")
+    verdict = check_loc("https://example.com/a", ctx)
+    assert view(verdict.findings) == [(Code.LOC_HOST_MISMATCH, {"kind": "www"})]
+
+
+def test_loc_port_rule_when_the_sitemap_has_a_port() -> None:
+    ctx = folder_ctx("https://example.com:8443/sitemap.xml")
+    assert check_loc("https://example.com:8443/a", ctx).findings == ()
+    verdict = check_loc("https://example.com/a", ctx)
+    assert view(verdict.findings) == [(Code.LOC_HOST_MISMATCH, {"kind": "port"})]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://example.com/other/a",
+        "https://example.com/catalog",
+        "https://example.com/catalogue/a",
+        "https://example.com/",
+        "https://example.com",
+    ],
+)
+def test_loc_out_of_scope(text: str) -> None:
+    verdict = check_loc(text, folder_ctx())
+    assert view(verdict.findings) == [(Code.LOC_OUT_OF_SCOPE, {"folder": "/catalog/"})]
+    assert verdict.off_scope
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://example.com/catalog/",
+        "https://example.com/catalog/a",
+        "https://example.com/catalog/deep/x.html?q=1",
+        "HTTPS://EXAMPLE.COM/catalog/a",
+        "https://example.com:443/catalog/a",
+    ],
+)
+def test_loc_in_scope(text: str) -> None:
+    verdict = check_loc(text, folder_ctx())
+    assert verdict.findings == ()
+    assert not verdict.off_scope
+    assert verdict.url == http(text)
+
+
+def test_root_sitemap_scope_is_the_whole_host() -> None:
+    ctx = folder_ctx("https://example.com/sitemap.xml")
+    assert check_loc("https://example.com/any/where", ctx).findings == ()
+    assert check_loc("https://example.com", ctx).findings == ()
+
+
+def test_dot_segments_cannot_leave_the_folder() -> None:
+    verdict = check_loc("https://example.com/catalog/../admin/x", folder_ctx())
+    assert found_codes(verdict.findings) == [Code.LOC_OUT_OF_SCOPE]
+
+
+def test_no_scope_means_no_location_rule() -> None:
+    ctx = EntryContext(SITEMAP, NOW)
+    assert check_loc("http://other.com:81/x", ctx).findings == ()
+    assert found_codes(check_loc("other.com/x", ctx).findings) == [Code.LOC_INVALID]
+
+
+def test_several_loc_problems_together() -> None:
+    text = "https://other.com/catalog/" + "\u00e9" * 2100
+    verdict = check_loc(text, folder_ctx())
+    assert found_codes(verdict.findings) == [
+        Code.LOC_TOO_LONG,
+        Code.LOC_NOT_ESCAPED,
+        Code.LOC_HOST_MISMATCH,
+    ]
+
+
+# --- whole entries --------------------------------------------------------------------------------
+
+
+def test_url_entry_keeps_parser_problems_first_and_names_the_sitemap() -> None:
+    parser_problem = finding(
+        Code.ENTRY_DUPLICATE_TAG, url="https://example.com/catalog/a", tag="loc", line=3
+    )
+    entry = UrlEntry(
+        "https://example.com/catalog/a",
+        2,
+        lastmod="2024-13-01",
+        changefreq="Daily",
+        priority="1.5",
+        problems=(parser_problem,),
+    )
+    verdict = check_url_entry(entry, folder_ctx())
+    assert found_codes(verdict.findings) == [
+        Code.ENTRY_DUPLICATE_TAG,
+        Code.LASTMOD_INVALID,
+        Code.CHANGEFREQ_INVALID,
+        Code.PRIORITY_INVALID,
+    ]
+    assert all(item.sitemap == SITEMAP for item in verdict.findings)
+    assert all(item.url == "https://example.com/catalog/a" for item in verdict.findings)
+    assert verdict.url == http("https://example.com/catalog/a")
+
+
+def test_url_entry_without_loc() -> None:
+    verdict = check_url_entry(UrlEntry(None, 4, lastmod="2024-05-06"), folder_ctx())
+    assert view(verdict.findings) == [(Code.LOC_MISSING, {"line": 4, "empty": False})]
+
+
+def test_clean_url_entry() -> None:
+    entry = UrlEntry("https://example.com/catalog/a", 2, "2024-05-06", "daily", "0.5")
+    assert check_url_entry(entry, folder_ctx()).findings == ()
+
+
+@pytest.mark.parametrize(
+    ("loc", "expected"),
+    [
+        ("https://example.com/other/s.xml", []),  # index entries: no folder rule
+        ("https://example.com/s.xml", []),
+        ("https://www.example.com/other/s.xml", [(Code.LOC_HOST_MISMATCH, {"kind": "www"})]),
+        ("https://cdn.example.net/s.xml", [(Code.LOC_HOST_MISMATCH, {"kind": "host"})]),
+        ("http://example.com/s.xml", [(Code.LOC_HOST_MISMATCH, {"kind": "scheme"})]),
+    ],
+)
+def test_sitemap_entry_checks_the_host_only(
+    loc: str, expected: list[tuple[Code, dict[str, JsonScalar]]]
+) -> None:
+    verdict = check_sitemap_entry(SitemapEntry(loc, 3), index_ctx())
+    assert view(verdict.findings) == expected
+    assert verdict.off_scope is bool(expected)
+
+
+def test_sitemap_entry_lastmod_is_checked() -> None:
+    entry = SitemapEntry("https://example.com/s.xml", 3, "2016-01-25 15:35:12")
+    verdict = check_sitemap_entry(entry, index_ctx())
+    assert found_codes(verdict.findings) == [Code.LASTMOD_INVALID]
+
+
+# --- urls -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("url", "key"),
+    [
+        ("HTTPS://Example.COM/a", "https://example.com/a"),
+        ("https://example.com:443/a", "https://example.com/a"),
+        ("http://example.com:80/a", "http://example.com/a"),
+        ("http://example.com:8080/a", "http://example.com:8080/a"),
+        ("https://example.com:80/a", "https://example.com:80/a"),
+        ("https://example.com", "https://example.com/"),
+        ("https://example.com?q=1", "https://example.com/?q=1"),
+        ("https://example.com/a#frag", "https://example.com/a"),
+        ("https://example.com/a?b=c#frag", "https://example.com/a?b=c"),
+        ("https://example.com/a%2fb?x=%3a", "https://example.com/a%2Fb?x=%3A"),
+        ("https://example.com/A/b", "https://example.com/A/b"),  # the path keeps its case
+        ("https://[::1]:8443/x", "https://[::1]:8443/x"),
+        ("https://user:pw@example.com/x", "https://example.com/x"),
+    ],
+)
+def test_http_url_key(url: str, key: str) -> None:
+    assert http(url).key == key
+
+
+def test_same_page_same_key() -> None:
+    keys = {
+        http(url).key
+        for url in [
+            "https://example.com/a%2fb",
+            "HTTPS://EXAMPLE.com:443/a%2Fb",
+            "https://example.com/a%2Fb#top",
+        ]
+    }
+    assert len(keys) == 1
+
+
+@pytest.mark.parametrize(
+    ("url", "same_as"),
+    [
+        ("https://example.com/a/../b", "https://example.com/b"),
+        ("https://example.com/./b", "https://example.com/b"),
+        ("https://example.com/%7Euser", "https://example.com/~user"),
+    ],
+)
+def test_key_follows_rfc3986_normalisation(url: str, same_as: str) -> None:
+    assert http(url).key == http(same_as).key
+
+
+@pytest.mark.parametrize(
+    ("url", "origin"),
+    [
+        ("https://Example.com/x", "https://example.com"),
+        ("http://example.com:8080/x", "http://example.com:8080"),
+        ("https://[::1]/x", "https://[::1]"),
+    ],
+)
+def test_origin(url: str, origin: str) -> None:
+    assert http(url).origin == origin
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "ftp://example.com/",
+        "example.com/a",
+        "https://",
+        "https://exa mple.com/",
+        "https://example.com:0x50/",
+        "https://[::1/",
+        "file:///etc/passwd",
+    ],
+)
+def test_parse_http_url_refuses(text: str) -> None:
+    assert parse_http_url(text) is None
+
+
+def test_url_digest_is_stable_and_non_zero() -> None:
+    # blake2b, not hash(): the same in every process whatever PYTHONHASHSEED says.
+    assert url_digest("https://example.com/") == 6581209984513522196
+    digests = {url_digest(f"https://example.com/{i}") for i in range(2000)}
+    assert len(digests) == 2000
+    assert 0 not in digests
+    assert all(0 < digest < 2**64 for digest in digests)
+
+
+@pytest.mark.parametrize(
+    ("base", "with_folder", "scope"),
+    [
+        (
+            "https://example.com/catalog/sitemap.xml",
+            True,
+            Scope("https", "example.com", 443, "/catalog/"),
+        ),
+        (
+            "https://example.com/catalog/sitemap.xml",
+            False,
+            Scope("https", "example.com", 443, None),
+        ),
+        ("https://example.com/sitemap.xml", True, Scope("https", "example.com", 443, "/")),
+        ("http://example.com:8080", True, Scope("http", "example.com", 8080, "/")),
+        ("https://example.com/a/b/", True, Scope("https", "example.com", 443, "/a/b/")),
+    ],
+)
+def test_scope_of(base: str, with_folder: bool, scope: Scope) -> None:
+    assert Scope.of(http(base), with_folder=with_folder) == scope
+
+
+@pytest.mark.parametrize(
+    ("url", "mismatch"),
+    [
+        ("https://example.com/x", None),
+        ("https://www.example.com/x", Mismatch.WWW),
+        ("https://shop.example.com/x", Mismatch.HOST),
+        ("http://example.com/x", Mismatch.SCHEME),
+        ("https://example.com:444/x", Mismatch.PORT),
+    ],
+)
+def test_scope_mismatch(url: str, mismatch: Mismatch | None) -> None:
+    scope = Scope.of(http("https://example.com/sitemap.xml"), with_folder=True)
+    assert scope.mismatch(http(url)) is mismatch
