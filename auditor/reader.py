@@ -29,6 +29,7 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
+from auditor.robots import RobotsTxt
 from auditor.stream import DocumentStream
 from auditor.tally import DocumentTally
 from auditor.tree import Job, SitemapTree, UrlDedup
@@ -97,6 +98,7 @@ class _Document:
         self._context = EntryContext(job.url, services.now)
         self._keys = frozenset({job.key}) | job.ancestors  # this document and the indexes above
         self._final: HttpUrl | None = None
+        self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
         self._cross_submitted: dict[str, bool] = {}
 
     async def read(self) -> None:
@@ -115,7 +117,7 @@ class _Document:
     async def _check_robots(self) -> None:
         parsed = parse_http_url(self.job.url)
         fetched = await self._services.robots.get(parsed.origin) if parsed else None
-        robots = fetched.robots if fetched is not None else None
+        robots = self._own_robots = fetched.robots if fetched is not None else None
         if robots is not None and not robots.allows(self.job.url, self._services.config.user_agent):
             self.tally.add(finding(Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url))
 
@@ -156,7 +158,8 @@ class _Document:
         try:
             while not stream.stopped:
                 chunk = await read()
-                await self._handle(stream.feed(chunk) if chunk else stream.close())
+                for events in stream.feed(chunk) if chunk else stream.close():
+                    await self._handle(events)
         finally:
             self.tally.bytes = stream.bytes
             self.tally.compressed = stream.compressed
@@ -185,7 +188,11 @@ class _Document:
         self.tally.kind = event.kind
         index = event.kind is SitemapKind.SITEMAPINDEX
         if self._final is not None:  # the location rule is relative to where the document is
-            scope = Scope.of(self._final, with_folder=not index)
+            # Named in its own host's robots.txt (itself or an index above it), a sitemap may
+            # list any URL of that host: decided once here, not waived URL by URL.
+            robots = self._own_robots
+            submitted = robots is not None and robots.names_any(self._keys)
+            scope = Scope.of(self._final, with_folder=not index and not submitted)
             self._context = replace(self._context, scope=scope)
         if index and self.job.parent_kind is SitemapKind.SITEMAPINDEX:
             self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))

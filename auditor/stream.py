@@ -1,9 +1,13 @@
 """A response body in, parser events out: decompression, the size cap, then the parser.
 
 Pure: no I/O. The caller reads chunks and stops when `stopped` says no more input is wanted.
+Events come in small lists, one per decompressed piece (at most 64 KiB of document), so that a
+network chunk that inflates 25 times never holds more than a piece's worth of entries.
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
 
 from auditor.codes import Code
 from auditor.decompress import BodyDecoder, CompressionError
@@ -24,7 +28,7 @@ class DocumentStream:
             self._decoder = None
             self._error = str(exc)
         self.bytes = 0  # decompressed bytes given to the parser
-        self.stopped = self._decoder is None
+        self.stopped = False
 
     @property
     def kind(self) -> SitemapKind | None:
@@ -36,61 +40,53 @@ class DocumentStream:
         """True when the document itself was a gzip file (whatever the transport did)."""
         return self._decoder is not None and self._decoder.compressed
 
-    def feed(self, chunk: bytes) -> list[ParseEvent]:
-        """Take one chunk of the body; return the events it completed."""
-        if self.stopped or self._decoder is None:
-            return self._stop_events()
-        events: list[ParseEvent] = []
+    def feed(self, chunk: bytes) -> Iterator[list[ParseEvent]]:
+        """Take one chunk of the body; yield the events it completes, piece by piece."""
+        if self._decoder is not None and not self.stopped:
+            yield from self._parse(self._decoder.feed(chunk))
+        yield from self._ending(closing=False)
+
+    def close(self) -> Iterator[list[ParseEvent]]:
+        """End of body: flush the decoders, then the parser."""
+        if self._decoder is not None and not self.stopped:
+            yield from self._parse(self._decoder.close())
+        yield from self._ending(closing=True)
+
+    def _parse(self, pieces: Iterable[bytes]) -> Iterator[list[ParseEvent]]:
         try:
-            for piece in self._decoder.feed(chunk):
-                if not self._take(piece, events):
-                    break
+            for piece in pieces:
+                events = self._take(piece)
+                if events:
+                    yield events
+                if self.stopped:
+                    return
         except CompressionError as exc:
             self._error = str(exc)
-        return self._after(events)
 
-    def close(self) -> list[ParseEvent]:
-        """End of body: flush the decoders and the parser."""
-        if self.stopped or self._decoder is None:
-            return self._stop_events()
-        events: list[ParseEvent] = []
-        try:
-            for piece in self._decoder.close():
-                if not self._take(piece, events):
-                    break
-        except CompressionError as exc:
-            self._error = str(exc)
-        if not self.stopped and self._error is None:
-            events.extend(self._parser.close())
-        self.stopped = True
-        return self._after(events)
-
-    def _take(self, piece: bytes, events: list[ParseEvent]) -> bool:
-        """Give a decompressed piece to the parser; False once reading must stop."""
+    def _take(self, piece: bytes) -> list[ParseEvent]:
+        """Give a decompressed piece to the parser, up to the size cap."""
         room = self._max_bytes - self.bytes
-        if len(piece) > room:
-            # sitemaps.org: 52,428,800 bytes at most; read up to the limit, then stop.
-            events.extend(self._parser.feed(piece[:room]))
-            self.bytes += room
-            events.append(finding(Code.SITEMAP_TOO_LARGE, limit=self._max_bytes))
-            self.stopped = True
-            return False
-        self.bytes += len(piece)
-        events.extend(self._parser.feed(piece))
-        if self._parser.done:
-            self.stopped = True
-            return False
-        return True
-
-    def _after(self, events: list[ParseEvent]) -> list[ParseEvent]:
-        if self._parser.done:
-            self.stopped = True
-        return events + self._stop_events()
-
-    def _stop_events(self) -> list[ParseEvent]:
-        """The compression error, reported once; it ends the document."""
-        if self._error is None:
-            return []
-        self._error = None
+        if len(piece) <= room:
+            self.bytes += len(piece)
+            events = self._parser.feed(piece)
+            self.stopped = self._parser.done
+            return events
+        # sitemaps.org: 52,428,800 bytes at most; read up to the limit, then stop.
+        events = self._parser.feed(piece[:room])
+        self.bytes += room
+        events.append(finding(Code.SITEMAP_TOO_LARGE, limit=self._max_bytes))
         self.stopped = True
-        return [finding(Code.SITEMAP_COMPRESSION_ERROR, error=self._error)]
+        return events
+
+    def _ending(self, *, closing: bool) -> Iterator[list[ParseEvent]]:
+        """A compression error ends the document (reported once); so does the end of body."""
+        if self._error is not None:
+            error, self._error = self._error, None
+            self.stopped = True
+            yield [finding(Code.SITEMAP_COMPRESSION_ERROR, error=error)]
+        elif closing and not self.stopped:
+            self.stopped = True
+            events = self._parser.close()
+            if events:
+                yield events
+        self.stopped = self.stopped or closing

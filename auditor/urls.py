@@ -18,6 +18,15 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 _NEEDS_ESCAPING = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]|[^\x00-\x7f]|%(?![0-9A-Fa-f]{2})')
 _BAD_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f/?#@]')
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# The common case, matched at once instead of through urlsplit (a third of the parse time at
+# a million URLs): an ASCII host name, an optional port, no whitespace anywhere. Anything else
+# (IPv6 literals, IDNs, odd ports, stray '@') takes urlsplit's path; a test keeps both equal.
+_PLAIN_URL = re.compile(
+    r"(https?)://(?:[^\s/?#@]*@)?([A-Za-z0-9._~-]+)(?::(\d{1,5}))?(/[^?#\s]*)?"
+    r"(?:\?([^#\s]*))?(?:#\S*)?",
+    re.IGNORECASE,
+)
+_MAX_PORT = 65535
 # RFC 3986 §2.3: escapes of these characters mean the characters themselves.
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -56,6 +65,20 @@ class HttpUrl:
 
 def parse_http_url(text: str) -> HttpUrl | None:
     """Split an absolute http(s) URL; None when it is not one or cannot be parsed."""
+    plain = _PLAIN_URL.fullmatch(text)
+    if plain is None:
+        return split_http_url(text)
+    scheme, host, port, path, query = plain.groups()
+    scheme = scheme.lower()
+    number = int(port) if port else 0
+    if number > _MAX_PORT:
+        return None
+    path = normalise_path(path) if path else ""
+    return HttpUrl(scheme, host.lower(), number or DEFAULT_PORTS[scheme], path, query or "")
+
+
+def split_http_url(text: str) -> HttpUrl | None:
+    """`parse_http_url` through urllib's urlsplit, for every URL the fast path leaves."""
     try:
         parts = urlsplit(text)
         port = parts.port

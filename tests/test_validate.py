@@ -5,10 +5,21 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
+from auditor import urls as urls_module
 from auditor.codes import Code
 from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
-from auditor.urls import HttpUrl, Mismatch, Scope, needs_escaping, parse_http_url, url_digest
+from auditor.urls import (
+    HttpUrl,
+    Mismatch,
+    Scope,
+    needs_escaping,
+    parse_http_url,
+    split_http_url,
+    url_digest,
+)
 from auditor.validate import (
     CHANGEFREQS,
     MAX_LOC_CHARS,
@@ -583,3 +594,34 @@ def test_scope_of(base: str, with_folder: bool, scope: Scope) -> None:
 def test_scope_mismatch(url: str, mismatch: Mismatch | None) -> None:
     scope = Scope.of(http("https://example.com/sitemap.xml"), with_folder=True)
     assert scope.mismatch(http(url)) is mismatch
+
+
+_URL_PARTS = st.text(alphabet=st.sampled_from('aZ09-._~%/?#@:[]! \t"é'), max_size=12)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    scheme=st.sampled_from(["http", "HTTPS", "ftp", "hTtP"]),
+    host=st.sampled_from(["example.com", "EXAMPLE.com", "a", "[::1]", "ex ample", "", "x.y-z"]),
+    port=st.sampled_from(["", ":", ":80", ":443", ":8080", ":99999", ":0", ":x"]),
+    rest=_URL_PARTS,
+)
+def test_fast_url_parse_agrees_with_urlsplit(scheme: str, host: str, port: str, rest: str) -> None:
+    text = f"{scheme}://{host}{port}{rest}"
+    assert parse_http_url(text) == split_http_url(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "https://Example.com/a/b?x=1#frag",
+        "http://a.b:8080/%7euser/./x/../y",
+        "https://user:pw@example.com/",
+        "http://example.com",
+        "HTTP://EXAMPLE.COM:443/?",
+        'https://example.com/caf\u00e9/"quoted"',
+    ],
+)
+def test_common_urls_take_the_fast_path(text: str) -> None:
+    assert urls_module._PLAIN_URL.fullmatch(text) is not None
+    assert parse_http_url(text) == split_http_url(text)
