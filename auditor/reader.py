@@ -128,12 +128,14 @@ class _Document:
             job.url, on_hop=lambda _url, key: tree.check_hop(job, key)
         )
         self.tally.redirects = opened.redirects
-        if opened.redirects:
-            final = opened.redirects[-1].url if isinstance(opened, Refused) else opened.final_url
-            self.tally.add(finding(Code.SITEMAP_REDIRECTED, to=final, hops=len(opened.redirects)))
-        if isinstance(opened, Refused):
+        hops = len(opened.redirects)
+        if isinstance(opened, Refused):  # the refusal says where the chain wanted to go
+            if hops:
+                self.tally.add(finding(Code.SITEMAP_REDIRECTED, hops=hops))
             self.tally.add(opened.finding)
             return None
+        if hops:
+            self.tally.add(finding(Code.SITEMAP_REDIRECTED, to=opened.final_url, hops=hops))
         response = opened.response
         self.tally.status = response.status
         self.tally.final_url = opened.final_url

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import random
-from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -27,8 +26,7 @@ from auditor.tally import MAX_ENTRIES, DocumentTally
 from auditor.targets import Target, TargetError, TargetKind, parse_target
 from auditor.tree import Job, SitemapTree, UrlDedup
 from auditor.urls import parse_http_url
-
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
+from tests.helpers import NOW
 
 # --- robots ---------------------------------------------------------------------------------------
 

@@ -33,8 +33,8 @@ from auditor.validate import (
     check_url_entry,
     parse_w3c_datetime,
 )
+from tests.helpers import NOW
 
-NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 SITEMAP = "https://example.com/catalog/sitemap.xml"
 PLUS_14 = timezone(timedelta(hours=14))
 
