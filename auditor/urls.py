@@ -22,7 +22,7 @@ _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 # a million URLs): an ASCII host name, an optional port, no whitespace anywhere. Anything else
 # (IPv6 literals, IDNs, odd ports, stray '@') takes urlsplit's path; a test keeps both equal.
 _PLAIN_URL = re.compile(
-    r"(https?)://(?:[^\s/?#@]*@)?([A-Za-z0-9._~-]+)(?::(\d{1,5}))?(/[^?#\s]*)?"
+    r"(https?)://(?:[^\s/?#@\[\]]*@)?([A-Za-z0-9._~-]+)(?::([0-9]{1,5}))?(/[^?#\s]*)?"
     r"(?:\?([^#\s]*))?(?:#\S*)?",
     re.IGNORECASE,
 )

@@ -1,4 +1,4 @@
-"""Fixtures shared by every test."""
+"""Fixtures and settings shared by every test."""
 
 from __future__ import annotations
 
@@ -6,6 +6,13 @@ from collections.abc import Iterator
 
 import pytest
 from blockbuster import BlockBuster, blockbuster_ctx
+from hypothesis import settings
+
+# Property tests are deterministic by default, so that CI is; `--hypothesis-profile=long`
+# searches afresh, and deeper, each run.
+settings.register_profile("deterministic", derandomize=True, deadline=None)
+settings.register_profile("long", max_examples=5_000, deadline=None)
+settings.load_profile("deterministic")
 
 
 @pytest.fixture(autouse=True)
