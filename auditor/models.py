@@ -85,6 +85,7 @@ class UrlEntry:
     changefreq: str | None = None
     priority: str | None = None
     problems: tuple[Finding, ...] = ()
+    cut: bool = False  # a value was longer than parse.MAX_FIELD_CHARS and was cut there
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +96,7 @@ class SitemapEntry:
     line: int
     lastmod: str | None = None
     problems: tuple[Finding, ...] = ()
+    cut: bool = False
 
 
 ParseEvent = RootFound | UrlEntry | SitemapEntry | Finding

@@ -33,6 +33,12 @@ ATOM_NS = "http://www.w3.org/2005/Atom"
 SNIFF_CHARS = 1024
 _XML_SPACE = " \t\r\n"
 _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY = range(4)
+_REPLACEMENT = "\ufffd".encode()
+# A value longer than this is cut here (its length is still reported): a hostile 50 MiB <loc>
+# must not be copied into entries, findings and the report. Far above any valid value.
+MAX_FIELD_CHARS = 8192
+# Distinct problems kept per entry (repeats are counted, not repeated); the rest are folded.
+MAX_ENTRY_PROBLEMS = 16
 _URL_FIELDS = {"loc": _LOC, "lastmod": _LASTMOD, "changefreq": _CHANGEFREQ, "priority": _PRIORITY}
 _INDEX_FIELDS = {"loc": _LOC, "lastmod": _LASTMOD}
 
@@ -73,13 +79,13 @@ class SitemapParser:
                 self._body.close()
         # Bad bytes are counted over the whole document, so only for one read to its end: past
         # the point where a refused document stops, how much was decoded depends on chunking.
-        if self._decoder.bad_bytes and not stopped_early:
+        if self._decoder.invalid and not stopped_early:
             self._events.append(
                 finding(
                     Code.XML_ENCODING,
                     "Invalid UTF-8 bytes",
                     offset=self._decoder.first_bad_offset,
-                    count=self._decoder.bad_bytes,
+                    count=self._decoder.invalid,
                 )
             )
         return self._take()
@@ -107,33 +113,32 @@ def parse_document(data: bytes) -> list[ParseEvent]:
 
 
 class _Utf8Decoder:
-    """Incremental strict UTF-8: each invalid byte becomes U+FFFD and is counted."""
+    """Incremental UTF-8 in linear time: invalid sequences become U+FFFD and are counted."""
 
     def __init__(self) -> None:
         self._pending = b""  # an incomplete sequence at the end of the last chunk
         self._offset = 0  # bytes decoded so far
         self.first_bad_offset: int | None = None
-        self.bad_bytes = 0
+        self.invalid = 0  # invalid sequences (each replaced by one U+FFFD)
 
     def decode(self, data: bytes, *, final: bool) -> str:
         data = self._pending + data if self._pending else data
-        parts: list[str] = []
-        while True:
+        if self.first_bad_offset is None:  # strict until the first error, to locate it
             try:
                 text, used = codecs.utf_8_decode(data, "strict", final)
             except UnicodeDecodeError as exc:
-                parts.append(data[: exc.start].decode())
-                parts.append("\ufffd")
-                if self.first_bad_offset is None:
-                    self.first_bad_offset = self._offset + exc.start
-                self.bad_bytes += exc.end - exc.start
-                self._offset += exc.end
-                data = data[exc.end :]
-                continue
-            self._offset += used
-            self._pending = data[used:]
-            parts.append(text)
-            return "".join(parts)
+                self.first_bad_offset = self._offset + exc.start
+            else:
+                return self._consumed(data, used, text)
+        text, used = codecs.utf_8_decode(data, "replace", final)
+        # Replacements made, less the U+FFFD the document really holds (EF BF BD).
+        self.invalid += text.count("\ufffd") - data.count(_REPLACEMENT, 0, used)
+        return self._consumed(data, used, text)
+
+    def _consumed(self, data: bytes, used: int, text: str) -> str:
+        self._offset += used
+        self._pending = data[used:]
+        return text
 
 
 class _Sniffer:
@@ -256,9 +261,11 @@ class _XmlReader:
         self._values: list[str | None] = [None] * 4
         self._seen = 0  # bit per field slot already met in this entry
         self._line = 0
-        self._problems: list[Finding] = []
+        self._problems = _EntryProblems()
         self._capture: int | None = None  # field slot whose text is being read; -1 = ignored
         self._text: list[str] | None = None
+        self._text_chars = 0  # characters met in the field, kept or not
+        self._cut = False  # a value of this entry was longer than MAX_FIELD_CHARS
 
     def feed(self, text: str) -> None:
         self._parse(text, final=False)
@@ -317,19 +324,20 @@ class _XmlReader:
         if slot is None:
             if self._is_own(name):
                 line = self._parser.CurrentLineNumber + self._line_offset
-                self._problems.append(_unknown_tag(name, line))
+                self._problems.add(Code.ENTRY_UNKNOWN_TAG, _local(name), line)
             return
         if slot == _LOC and self.kind is SitemapKind.ATOM:  # <link href=".."/>: no text to read
             self._atom_link(attributes)
             return
         if self._seen & (1 << slot):
             line = self._parser.CurrentLineNumber + self._line_offset
-            self._problems.append(finding(Code.ENTRY_DUPLICATE_TAG, tag=_local(name), line=line))
+            self._problems.add(Code.ENTRY_DUPLICATE_TAG, _local(name), line)
             self._capture = -1
             return
         self._seen |= 1 << slot
         self._capture = slot
         self._text = []
+        self._text_chars = 0
 
     def _atom_link(self, attributes: list[str]) -> None:
         pairs = dict(zip(attributes[::2], attributes[1::2], strict=True))
@@ -338,7 +346,10 @@ class _XmlReader:
 
     def _data(self, text: str) -> None:
         if self._text is not None:
-            self._text.append(text)
+            room = MAX_FIELD_CHARS - self._text_chars
+            self._text_chars += len(text)
+            if room > 0:
+                self._text.append(text if len(text) <= room else text[:room])
 
     def _end(self, _name: str) -> None:
         depth = self._depth
@@ -346,6 +357,7 @@ class _XmlReader:
         if self._capture is not None and depth == self._entry_depth + 1:
             if self._text is not None:
                 self._values[self._capture] = "".join(self._text).strip(_XML_SPACE)
+                self._cut = self._cut or self._text_chars > MAX_FIELD_CHARS
             self._capture = None
             self._text = None
         elif depth == self._entry_depth and self._in_entry:
@@ -353,18 +365,16 @@ class _XmlReader:
 
     def _end_entry(self) -> None:
         loc, lastmod, changefreq, priority = self._values
-        problems = tuple(self._problems) if self._problems else ()
-        if problems and loc:
-            problems = tuple(_with_url(problem, loc) for problem in problems)
+        problems = self._problems.take(url=loc)
         if self.kind is SitemapKind.SITEMAPINDEX:
-            self._events.append(SitemapEntry(loc, self._line, lastmod, problems))
+            entry: ParseEvent = SitemapEntry(loc, self._line, lastmod, problems, cut=self._cut)
         else:
-            self._events.append(UrlEntry(loc, self._line, lastmod, changefreq, priority, problems))
+            entry = UrlEntry(loc, self._line, lastmod, changefreq, priority, problems, self._cut)
+        self._events.append(entry)
         self._in_entry = False
         self._values = [None] * 4
         self._seen = 0
-        if problems:
-            self._problems = []
+        self._cut = False
 
     def _start_root(self, name: str) -> None:
         namespace, _, local = name.rpartition("}")
@@ -426,14 +436,48 @@ def _local(name: str) -> str:
     return name.rpartition("}")[2]
 
 
-def _unknown_tag(name: str, line: int) -> Finding:
-    return finding(
-        Code.ENTRY_UNKNOWN_TAG, f"Unknown element <{_local(name)}>", tag=_local(name), line=line
-    )
+def _unknown_tag(name: str, line: int, *, url: str | None = None, count: int = 1) -> Finding:
+    tag = _local(name)
+    message = f"Unknown element <{tag}>"
+    if count > 1:
+        return finding(Code.ENTRY_UNKNOWN_TAG, message, url=url, tag=tag, line=line, count=count)
+    return finding(Code.ENTRY_UNKNOWN_TAG, message, url=url, tag=tag, line=line)
 
 
-def _with_url(problem: Finding, url: str) -> Finding:
-    return Finding(problem.code, problem.message, url, problem.sitemap, problem.detail)
+class _EntryProblems:
+    """Structural problems of one entry, bounded.
+
+    A repeat is counted, not repeated; past MAX_ENTRY_PROBLEMS distinct ones, the rest are
+    folded under the tag "*".
+    """
+
+    def __init__(self) -> None:
+        self._seen: dict[tuple[Code, str], list[int]] = {}  # (code, tag) -> [first line, count]
+
+    def add(self, code: Code, tag: str, line: int) -> None:
+        key = (code, tag)
+        if key not in self._seen and len(self._seen) >= MAX_ENTRY_PROBLEMS:
+            key = (code, "*")
+        known = self._seen.get(key)
+        if known is None:
+            self._seen[key] = [line, 1]
+        else:
+            known[1] += 1
+
+    def take(self, *, url: str | None) -> tuple[Finding, ...]:
+        """The entry's findings; the collector is then empty for the next entry."""
+        if not self._seen:
+            return ()
+        found: list[Finding] = []
+        for (code, tag), (line, count) in self._seen.items():
+            if code is Code.ENTRY_UNKNOWN_TAG:
+                found.append(_unknown_tag(tag, line, url=url or None, count=count))
+            elif count > 1:
+                found.append(finding(code, url=url or None, tag=tag, line=line, count=count))
+            else:
+                found.append(finding(code, url=url or None, tag=tag, line=line))
+        self._seen = {}
+        return tuple(found)
 
 
 class _TextReader:
@@ -446,29 +490,36 @@ class _TextReader:
         self._events = events
         self._line = first_line - 1
         self._partial: list[str] = []  # the current line so far, in pieces (no quadratic joins)
+        self._partial_chars = 0  # ...and its length: past MAX_FIELD_CHARS, pieces are dropped
 
     def feed(self, text: str) -> None:
         lines = text.split("\n")
+        self._extend(lines[0])
         if len(lines) == 1:
-            self._partial.append(text)
             return
-        self._partial.append(lines[0])
-        self._line_done("".join(self._partial))
+        self._line_done("".join(self._partial), cut=self._partial_chars > MAX_FIELD_CHARS)
         for line in lines[1:-1]:
-            self._line_done(line)
-        self._partial = [lines[-1]]
+            self._line_done(line[:MAX_FIELD_CHARS], cut=len(line) > MAX_FIELD_CHARS)
+        self._partial, self._partial_chars = [], 0
+        self._extend(lines[-1])
 
     def close(self) -> None:
-        self._line_done("".join(self._partial))
-        self._partial = []
+        self._line_done("".join(self._partial), cut=self._partial_chars > MAX_FIELD_CHARS)
+        self._partial, self._partial_chars = [], 0
 
-    def _line_done(self, raw: str) -> None:
+    def _extend(self, piece: str) -> None:
+        room = MAX_FIELD_CHARS - self._partial_chars
+        self._partial_chars += len(piece)
+        if room > 0 and piece:
+            self._partial.append(piece[:room])
+
+    def _line_done(self, raw: str, *, cut: bool) -> None:
         self._line += 1
         value = raw.strip()
         if not value:
             return
         if value[:8].lower().startswith(("http://", "https://")):
-            self._events.append(UrlEntry(value, self._line))
+            self._events.append(UrlEntry(value, self._line, cut=cut))
             return
         self._events.append(
             finding(Code.SITEMAP_INVALID_TEXT_LINE, line=self._line, value=value[:200])

@@ -37,6 +37,7 @@ _XSD = re.compile(
     r"(?:T(?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.\d+)?)?(?P<tz>Z|[+-]\d{2}:\d{2})?",
     re.ASCII,
 )
+_SHOWN_CHARS = 200  # of a bad value, in a finding's detail
 _XSD_MAX_ZONE = timedelta(hours=14)  # XML Schema 1.1 §D.2.1: zones from -14:00 to +14:00
 # xsd:decimal: optional sign, digits with an optional fraction; no exponent, no comma.
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
@@ -121,8 +122,13 @@ class LocVerdict:
     off_scope: bool = False  # host or path rule broken: a robots.txt cross-submit may waive it
 
 
-def check_loc(text: str | None, ctx: EntryContext, *, line: int | None = None) -> LocVerdict:
-    """Apply the `<loc>` rules: present, absolute http(s), short, escaped, in scope."""
+def check_loc(
+    text: str | None, ctx: EntryContext, *, line: int | None = None, cut: bool = False
+) -> LocVerdict:
+    """Apply the `<loc>` rules: present, absolute http(s), short, escaped, in scope.
+
+    `cut`: the parser kept only the first parse.MAX_FIELD_CHARS characters of the value.
+    """
     if not text:
         return LocVerdict(
             None,
@@ -132,7 +138,11 @@ def check_loc(text: str | None, ctx: EntryContext, *, line: int | None = None) -
     found: list[Finding] = []
     if url is None:
         found.append(finding(Code.LOC_INVALID, url=text, sitemap=ctx.sitemap))
-    if len(text) >= MAX_LOC_CHARS:
+    if cut:  # the length is then at least the part kept
+        found.append(
+            finding(Code.LOC_TOO_LONG, url=text, sitemap=ctx.sitemap, length=len(text), cut=True)
+        )
+    elif len(text) >= MAX_LOC_CHARS:
         found.append(finding(Code.LOC_TOO_LONG, url=text, sitemap=ctx.sitemap, length=len(text)))
     if needs_escaping(text):
         found.append(finding(Code.LOC_NOT_ESCAPED, url=text, sitemap=ctx.sitemap))
@@ -165,7 +175,7 @@ def check_lastmod(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Fin
                 Code.LASTMOD_INVALID,
                 url=url,
                 sitemap=ctx.sitemap,
-                value=text,
+                value=text[:_SHOWN_CHARS],
                 xsd_valid=_xsd_valid(text),
             ),
         )
@@ -176,12 +186,16 @@ def check_lastmod(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Fin
                 Code.LASTMOD_FUTURE,
                 url=url,
                 sitemap=ctx.sitemap,
-                value=text,
+                value=text[:_SHOWN_CHARS],
                 now=ctx.now.isoformat(),
             )
         )
     if not parsed.xsd_valid:
-        found.append(finding(Code.LASTMOD_XSD_MISMATCH, url=url, sitemap=ctx.sitemap, value=text))
+        found.append(
+            finding(
+                Code.LASTMOD_XSD_MISMATCH, url=url, sitemap=ctx.sitemap, value=text[:_SHOWN_CHARS]
+            )
+        )
     return tuple(found)
 
 
@@ -189,19 +203,23 @@ def check_changefreq(text: str, ctx: EntryContext, *, url: str | None) -> tuple[
     """sitemap.xsd enumeration, case-sensitive: never coerced to a nearby value."""
     if text in CHANGEFREQS:
         return ()
-    return (finding(Code.CHANGEFREQ_INVALID, url=url, sitemap=ctx.sitemap, value=text),)
+    return (
+        finding(Code.CHANGEFREQ_INVALID, url=url, sitemap=ctx.sitemap, value=text[:_SHOWN_CHARS]),
+    )
 
 
 def check_priority(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Finding, ...]:
     """An xsd:decimal from 0.0 to 1.0 inclusive: never clamped nor replaced by 0.5."""
     if _DECIMAL.fullmatch(text) and Decimal(0) <= Decimal(text) <= Decimal(1):
         return ()
-    return (finding(Code.PRIORITY_INVALID, url=url, sitemap=ctx.sitemap, value=text),)
+    return (
+        finding(Code.PRIORITY_INVALID, url=url, sitemap=ctx.sitemap, value=text[:_SHOWN_CHARS]),
+    )
 
 
 def check_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
     """Every value rule of one `<url>`; structural problems from the parser are kept first."""
-    verdict = check_loc(entry.loc, ctx, line=entry.line)
+    verdict = check_loc(entry.loc, ctx, line=entry.line, cut=entry.cut)
     found = [*_located(entry.problems, ctx), *verdict.findings]
     if entry.lastmod is not None:
         found.extend(check_lastmod(entry.lastmod, ctx, url=entry.loc))
@@ -214,7 +232,7 @@ def check_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
 
 def check_sitemap_entry(entry: SitemapEntry, ctx: EntryContext) -> LocVerdict:
     """Rules of one `<sitemap>` of an index: its loc (host rule only) and lastmod."""
-    verdict = check_loc(entry.loc, ctx, line=entry.line)
+    verdict = check_loc(entry.loc, ctx, line=entry.line, cut=entry.cut)
     found = [*_located(entry.problems, ctx), *verdict.findings]
     if entry.lastmod is not None:
         found.extend(check_lastmod(entry.lastmod, ctx, url=entry.loc))

@@ -23,6 +23,8 @@ from auditor.models import (
 from auditor.parse import (
     ATOM_NS,
     LEGACY_NS,
+    MAX_ENTRY_PROBLEMS,
+    MAX_FIELD_CHARS,
     SITEMAP_NS,
     SitemapParser,
     classify_root,
@@ -210,9 +212,10 @@ def test_every_two_way_split_matches_whole(name: str) -> None:
     ],
     ids=["html_then_latin1", "malformed_then_latin1"],
 )
-def test_invalid_bytes_after_stop_reported_whatever_the_chunking(document: bytes) -> None:
+def test_bad_bytes_past_a_refusal_are_not_counted_whatever_the_chunking(document: bytes) -> None:
     whole = parse_document(document)
     assert feed_chunks([document[i : i + 1] for i in range(len(document))]) == whole
+    assert Code.XML_ENCODING not in codes(whole)  # the document stopped before them
 
 
 # --- the events of each representative document -------------------------------------------------
@@ -707,3 +710,50 @@ def test_random_bytes_never_raise(prefix: bytes, body: bytes, points: list[int])
     document = prefix + body
     for events in (parse_document(document), feed_chunks(split_at(document, points))):
         assert all(isinstance(event, _EVENT_TYPES) for event in events)
+
+
+# --- hostile entries stay bounded ---------------------------------------------------------------
+
+
+def test_a_repeated_problem_inside_one_entry_is_counted_not_repeated() -> None:
+    body = "<b/>" * 200_000 + "<lastmod>2024</lastmod>" * 50_000
+    document = f'<urlset xmlns="{SITEMAP_NS}"><url><loc>https://e.com/</loc>{body}</url></urlset>'
+    [entry] = url_entries(parse_document(document.encode()))
+    assert [(p.code, dict(p.detail or {})) for p in entry.problems] == [
+        (Code.ENTRY_UNKNOWN_TAG, {"tag": "b", "line": 1, "count": 200_000}),
+        (Code.ENTRY_DUPLICATE_TAG, {"tag": "lastmod", "line": 1, "count": 49_999}),
+    ]
+    assert entry.lastmod == "2024"  # the first one is kept
+
+
+def test_many_distinct_unknown_tags_fold_past_the_limit() -> None:
+    body = "".join(f"<t{n}/>" for n in range(5_000))
+    document = f'<urlset xmlns="{SITEMAP_NS}"><url><loc>https://e.com/</loc>{body}</url></urlset>'
+    [entry] = url_entries(parse_document(document.encode()))
+    assert len(entry.problems) == MAX_ENTRY_PROBLEMS + 1
+    folded = entry.problems[-1].detail or {}
+    assert (folded["tag"], folded["count"]) == ("*", 5_000 - MAX_ENTRY_PROBLEMS)
+
+
+def test_a_huge_value_is_cut_and_flagged_the_same_whatever_the_chunking() -> None:
+    loc = "https://e.com/" + "x" * 1_000_000
+    document = f'<urlset xmlns="{SITEMAP_NS}"><url><loc>{loc}</loc></url></urlset>'.encode()
+    whole = parse_document(document)
+    [entry] = url_entries(whole)
+    assert entry.loc == loc[:MAX_FIELD_CHARS]
+    assert entry.cut is True
+    chunks = [document[i : i + 7_001] for i in range(0, len(document), 7_001)]
+    assert feed_chunks(chunks) == whole
+
+
+def test_a_huge_text_sitemap_line_is_cut_and_flagged() -> None:
+    line = "https://e.com/" + "y" * 500_000
+    document = f"https://e.com/a\n{line}\nhttps://e.com/b\n".encode()
+    entries = url_entries(
+        feed_chunks([document[i : i + 4096] for i in range(0, len(document), 4096)])
+    )
+    assert [(len(e.loc or ""), e.cut) for e in entries] == [
+        (15, False),
+        (MAX_FIELD_CHARS, True),
+        (15, False),
+    ]
