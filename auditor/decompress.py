@@ -17,6 +17,9 @@ GZIP_MAGIC = b"\x1f\x8b"
 OUTPUT_CHUNK_BYTES = 64 * 1024
 _GZIP_WBITS = 16 + zlib.MAX_WBITS
 _ZLIB_OR_GZIP_WBITS = 32 + zlib.MAX_WBITS  # "deflate" is zlib-wrapped (RFC 9110 §8.4.1.2)
+# bgzip-style files hold one member per 64 KiB (about 800 in 50 MiB); endless empty members are
+# an attack on CPU, not a sitemap.
+MAX_GZIP_MEMBERS = 10_000
 
 
 class CompressionError(Exception):
@@ -34,6 +37,7 @@ class _Inflater:
     def __init__(self, wbits: int) -> None:
         self._wbits = wbits
         self._z = zlib.decompressobj(wbits)
+        self._members = 1
         self._tail = b""  # bytes after a finished member, too few to tell what they are
 
     def feed(self, data: bytes) -> Iterator[bytes]:
@@ -56,6 +60,9 @@ class _Inflater:
     def _next_member(self, data: bytes) -> bool:
         """After a member ends: start the next one, or accept zero padding, or refuse junk."""
         if data.startswith(GZIP_MAGIC) and self._wbits == _GZIP_WBITS:
+            self._members += 1
+            if self._members > MAX_GZIP_MEMBERS:
+                raise CompressionError(f"more than {MAX_GZIP_MEMBERS} gzip members")
             self._z = zlib.decompressobj(self._wbits)
             return True
         if data in (b"", GZIP_MAGIC[:1]):

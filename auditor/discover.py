@@ -9,6 +9,7 @@ import asyncio
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Protocol
 from urllib.parse import urljoin
 
 from auditor.clock import Clock
@@ -17,8 +18,8 @@ from auditor.decompress import BodyDecoder, CompressionError
 from auditor.fetch import FetchError
 from auditor.follow import Follower, Refused
 from auditor.local import LocalFile
-from auditor.models import Finding, ProbeResult, Redirect, TargetRecord, finding
-from auditor.robots import ROBOTS_MAX_BYTES, RobotsTxt, parse_robots
+from auditor.models import Finding, ProbeResult, TargetRecord, finding
+from auditor.robots import ROBOTS_MAX_BYTES, RobotsFetch, parse_robots
 from auditor.targets import Target
 
 # Where sites put sitemaps when robots.txt names none (sitemaps.org, WordPress, Yoast, ...).
@@ -30,22 +31,13 @@ PROBE_PATHS = (
     "wp-sitemap.xml",
     "sitemap.txt",
 )
-# Distinct origins whose robots.txt one run may read (cross-submission checks included).
-MAX_ROBOTS_ORIGINS = 256
-
-
-@dataclass(frozen=True, slots=True)
-class RobotsFetch:
-    """What fetching one robots.txt gave: rules when it answered 2xx, a problem when it failed."""
-
-    url: str
-    status: int | None = None
-    robots: RobotsTxt | None = None
-    problem: Finding | None = None  # robots.unreachable
-    bytes: int = 0
-    final_url: str | None = None
-    redirects: tuple[Redirect, ...] = ()
-    elapsed_ms: int | None = None
+# Distinct origins whose robots.txt one run reads; the first MAX_RULE_ORIGINS keep their rules
+# (the targets' hosts come first), the others only their Sitemap: lines: 500 KiB of rules is
+# tens of megabytes once parsed. Quick look-ups, made only to check a cross-submission, are few
+# and short, as a hostile sitemap can list URLs on many hosts that never answer.
+MAX_ROBOTS_ORIGINS = 64
+MAX_RULE_ORIGINS = 16
+MAX_QUICK_LOOKUPS = 8
 
 
 def probe_urls(site_url: str) -> list[str]:
@@ -117,49 +109,34 @@ def _unreachable(
     return finding(Code.ROBOTS_UNREACHABLE, text, url=url, status=status, error=error)
 
 
-def robots_findings(fetched: RobotsFetch) -> list[Finding]:
-    """What a robots.txt read tells about discovery (DESIGN §4 robots.*)."""
-    if fetched.problem is not None:
-        return [fetched.problem]
-    robots = fetched.robots
-    if robots is None or not robots.sitemaps:
-        return [finding(Code.ROBOTS_NO_SITEMAP, url=fetched.url, status=fetched.status)]
-    found: list[Finding] = []
-    for line in robots.sitemaps:
-        if line.url is None:
-            message = "robots.txt Sitemap: value is not an http(s) URL"
-            found.append(
-                finding(Code.LOC_INVALID, message, url=line.value, line=line.line, value=line.value)
-            )
-        elif line.relative:
-            found.append(
-                finding(
-                    Code.ROBOTS_RELATIVE_SITEMAP, url=line.url, line=line.line, value=line.value
-                )
-            )
-    return found
+class RobotsFetcher(Protocol):
+    """Fetches one robots.txt; `quick_lookup` asks for the short, single-try policy."""
+
+    def __call__(self, url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]: ...
 
 
 class RobotsCache:
     """One robots.txt fetch per origin, shared by every caller (single flight), bounded."""
 
-    def __init__(
-        self, fetch: Callable[[str], Awaitable[RobotsFetch]], *, limit: int = MAX_ROBOTS_ORIGINS
-    ) -> None:
+    def __init__(self, fetch: RobotsFetcher) -> None:
         self._fetch = fetch
-        self._limit = limit
         self._entries: dict[str, asyncio.Future[RobotsFetch]] = {}
+        self._quick_left = MAX_QUICK_LOOKUPS
 
-    async def get(self, origin: str) -> RobotsFetch | None:
-        """The robots.txt of `origin`; None once the run's origin budget is spent."""
+    async def get(self, origin: str, *, quick: bool = False) -> RobotsFetch | None:
+        """The robots.txt of `origin`; None once the run's budget for it is spent.
+
+        `quick`: only to check a cross-submission; no retry, a short timeout, a small budget.
+        """
         entry = self._entries.get(origin)
         if entry is not None:
             return await asyncio.shield(entry)  # a cancelled waiter must not cancel the others
-        if len(self._entries) >= self._limit:
+        if len(self._entries) >= MAX_ROBOTS_ORIGINS or (quick and not self._quick_left):
             return None
+        self._quick_left -= quick
         entry = self._entries[origin] = asyncio.get_running_loop().create_future()
         try:
-            result = await self._fetch(f"{origin}/robots.txt")
+            result = await self._fetch(f"{origin}/robots.txt", quick_lookup=quick)
         except asyncio.CancelledError:
             del self._entries[origin]  # the run is stopping; nobody may wait on it forever
             entry.cancel()
@@ -168,6 +145,8 @@ class RobotsCache:
             entry.set_exception(exc)
             entry.exception()  # retrieved here: waiters, if any, re-raise it themselves
             raise
+        if result.robots is not None and len(self._entries) > MAX_RULE_ORIGINS:
+            result = replace(result, robots=result.robots.without_rules())
         entry.set_result(result)
         return result
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Coroutine
-from dataclasses import dataclass
+from collections.abc import Awaitable, Coroutine
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -25,12 +25,15 @@ from auditor.models import TargetRecord
 from auditor.reader import ReadServices
 from auditor.report.encode import head_json, target_json
 from auditor.report.json_writer import JsonReportWriter
+from auditor.robots import RobotsFetch
 from auditor.sink import make_sink_queue, run_sink
 from auditor.summary import ExitCode, Summary, exit_code
 from auditor.tree import SitemapTree, UrlDedup
 from auditor.walk import Frontier, Walker
 
 log = logging.getLogger(__name__)
+# A robots.txt read only to check a cross-submission waits at most this long.
+QUICK_TIMEOUT_S = 5.0
 
 
 class ReportError(Exception):
@@ -128,17 +131,18 @@ class _Run:
         )
         async with client, asyncio.TaskGroup() as group:
             group.create_task(run_sink(queue, writer=writer, summary=self._summary))
-            follower = Follower(
-                client,
-                self._policy(),
-                clock=self._clock,
-                rng=random.Random(),  # noqa: S311
-            )
+            rng = random.Random()  # noqa: S311 - jitter, not secrets
+            follower = Follower(client, self._policy(), clock=self._clock, rng=rng)
+            quick = Follower(client, self._quick_policy(), clock=self._clock, rng=rng)
+
+            def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
+                return fetch_robots(quick if quick_lookup else follower, url, clock=self._clock)
+
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(
                 config=config,
                 follower=follower,
-                robots=RobotsCache(lambda url: fetch_robots(follower, url, clock=self._clock)),
+                robots=RobotsCache(robots),
                 tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
                 dedup=UrlDedup(),
                 clock=self._clock,
@@ -154,6 +158,13 @@ class _Run:
                 self.targets = tuple(walker.target_records())
             await queue.put(None)
         return finished
+
+    def _quick_policy(self) -> FetchPolicy:
+        """Cross-submission look-ups: one try, at most QUICK_TIMEOUT_S."""
+        quick_s = min(self._config.timeout_s, QUICK_TIMEOUT_S)
+        return replace(
+            self._policy(), timeouts=Timeouts(total_s=quick_s, idle_s=quick_s), retries=0
+        )
 
     def _policy(self) -> FetchPolicy:
         config = self._config

@@ -29,7 +29,7 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.robots import RobotsTxt
+from auditor.robots import SEARCH_ENGINE_AGENT, RobotsTxt
 from auditor.stream import DocumentStream
 from auditor.tally import DocumentTally
 from auditor.tree import Job, SitemapTree, UrlDedup
@@ -41,7 +41,7 @@ _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
 # the sink queue is bounded in batches, so this bounds the records waiting (DESIGN §3).
 BATCH_RECORDS = 512
 # Foreign origins whose robots.txt one document may consult for cross-submission.
-_MAX_CROSS_ORIGINS = 64
+_MAX_CROSS_ORIGINS = 16
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitSitemap = Callable[[SitemapRecord], Awaitable[None]]
@@ -118,8 +118,12 @@ class _Document:
         parsed = parse_http_url(self.job.url)
         fetched = await self._services.robots.get(parsed.origin) if parsed else None
         robots = self._own_robots = fetched.robots if fetched is not None else None
-        if robots is not None and not robots.allows(self.job.url, self._services.config.user_agent):
-            self.tally.add(finding(Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url))
+        if robots is not None and not robots.allows(self.job.url):
+            self.tally.add(
+                finding(
+                    Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url, agent=SEARCH_ENGINE_AGENT
+                )
+            )
 
     async def _open(self) -> Response | None:
         """The 2xx response to read, or None when the document cannot be read."""
@@ -250,7 +254,7 @@ class _Document:
             return known
         if len(self._cross_submitted) >= _MAX_CROSS_ORIGINS:
             return False
-        fetched = await self._services.robots.get(origin)
+        fetched = await self._services.robots.get(origin, quick=True)
         robots = fetched.robots if fetched is not None else None
         known = self._cross_submitted[origin] = robots is not None and robots.names_any(self._keys)
         return known

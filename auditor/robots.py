@@ -6,15 +6,20 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from urllib.parse import urljoin
 
 from protego import Protego
 
+from auditor.codes import Code
+from auditor.models import Finding, Redirect, finding
 from auditor.urls import parse_http_url
 
 # Google reads the first 500 KiB of a robots.txt and ignores the rest (RFC 9309 §2.5 allows it).
 ROBOTS_MAX_BYTES = 500 * 1024
+# "Sitemap blocked by robots.txt" is Search Console's verdict: robots.txt as Googlebot reads it
+# (its own group, else `*`), whatever User-Agent the auditor sends.
+SEARCH_ENGINE_AGENT = "Googlebot"
 _SITEMAP_LINE = re.compile(r"\s*sitemap\s*:\s*(?P<value>[^#]*)", re.IGNORECASE)
 
 
@@ -30,23 +35,24 @@ class SitemapLine:
 
 @dataclass(frozen=True, slots=True)
 class RobotsTxt:
-    """A parsed robots.txt."""
+    """A parsed robots.txt; `rules` is None when they were not kept (see `without_rules`)."""
 
     url: str
     sitemaps: tuple[SitemapLine, ...]
-    rules: Protego
+    sitemap_keys: frozenset[str]  # the normalised URLs of `sitemaps`, for cross-submission
+    rules: Protego | None
 
-    def allows(self, url: str, agent: str) -> bool:
+    def allows(self, url: str, agent: str = SEARCH_ENGINE_AGENT) -> bool:
         """Whether `agent` (its group, else `*`) may fetch `url` (longest match, `*` and `$`)."""
-        return bool(self.rules.can_fetch(url, agent))
+        return self.rules is None or bool(self.rules.can_fetch(url, agent))
 
     def names_any(self, keys: frozenset[str]) -> bool:
         """Whether a `Sitemap:` line names one of these normalised URLs (cross-submission)."""
-        for line in self.sitemaps:
-            parsed = parse_http_url(line.url) if line.url else None
-            if parsed is not None and parsed.key in keys:
-                return True
-        return False
+        return not self.sitemap_keys.isdisjoint(keys)
+
+    def without_rules(self) -> RobotsTxt:
+        """Only what cross-submission needs: a large rule set costs megabytes once parsed."""
+        return replace(self, sitemaps=(), rules=None)
 
 
 def parse_robots(text: str, *, url: str) -> RobotsTxt:
@@ -56,17 +62,53 @@ def parse_robots(text: str, *, url: str) -> RobotsTxt:
     relative value is resolved against the robots.txt URL, as Google does, and marked.
     """
     lines: list[SitemapLine] = []
+    keys: set[str] = set()
     for number, raw in enumerate(text.splitlines(), start=1):
         match = _SITEMAP_LINE.match(raw)
-        if match is None:
+        if match is None or not (value := match["value"].strip()):
             continue
-        value = match["value"].strip()
-        if not value:
-            continue
-        if parse_http_url(value) is not None:
+        parsed = parse_http_url(value)
+        if parsed is not None:
             lines.append(SitemapLine(number, value, value, relative=False))
+            keys.add(parsed.key)
             continue
-        resolved = urljoin(url, value)
-        usable = parse_http_url(resolved) is not None and "://" not in value
-        lines.append(SitemapLine(number, value, resolved if usable else None, relative=usable))
-    return RobotsTxt(url, tuple(lines), Protego.parse(text))
+        resolved = parse_http_url(urljoin(url, value)) if "://" not in value else None
+        if resolved is None:
+            lines.append(SitemapLine(number, value, None, relative=False))
+            continue
+        lines.append(SitemapLine(number, value, urljoin(url, value), relative=True))
+        keys.add(resolved.key)
+    return RobotsTxt(url, tuple(lines), frozenset(keys), Protego.parse(text))
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsFetch:
+    """What fetching one robots.txt gave: rules when it answered 2xx, a problem when it failed."""
+
+    url: str
+    status: int | None = None
+    robots: RobotsTxt | None = None
+    problem: Finding | None = None  # robots.unreachable
+    bytes: int = 0
+    final_url: str | None = None
+    redirects: tuple[Redirect, ...] = ()
+    elapsed_ms: int | None = None
+
+
+def robots_findings(fetched: RobotsFetch) -> list[Finding]:
+    """What a robots.txt read tells about discovery (DESIGN §4 robots.*)."""
+    if fetched.problem is not None:
+        return [fetched.problem]
+    robots = fetched.robots
+    if robots is None or not robots.sitemaps:
+        return [finding(Code.ROBOTS_NO_SITEMAP, url=fetched.url, status=fetched.status)]
+    found: list[Finding] = []
+    for line in robots.sitemaps:
+        if line.url is None:
+            message = "robots.txt Sitemap: value is not an http(s) URL"
+            code = Code.LOC_INVALID
+            found.append(finding(code, message, url=line.value, line=line.line, value=line.value))
+        elif line.relative:
+            code = Code.ROBOTS_RELATIVE_SITEMAP
+            found.append(finding(code, url=line.url, line=line.line, value=line.value))
+    return found

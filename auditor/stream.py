@@ -14,6 +14,10 @@ from auditor.decompress import BodyDecoder, CompressionError
 from auditor.models import ParseEvent, SitemapKind, finding
 from auditor.parse import SitemapParser
 
+# Bytes on the wire may exceed the document's by deflate's worst-case overhead, never by more:
+# past this margin, what comes is padding or empty gzip members, and reading stops.
+WIRE_MARGIN_BYTES = 1 << 20
+
 
 class DocumentStream:
     """One document's bytes, capped at `max_bytes` once decompressed (sitemaps.org: 50 MiB)."""
@@ -28,6 +32,7 @@ class DocumentStream:
             self._decoder = None
             self._error = str(exc)
         self.bytes = 0  # decompressed bytes given to the parser
+        self.wire_bytes = 0  # bytes received, before decompression
         self.stopped = False
 
     @property
@@ -42,6 +47,10 @@ class DocumentStream:
 
     def feed(self, chunk: bytes) -> Iterator[list[ParseEvent]]:
         """Take one chunk of the body; yield the events it completes, piece by piece."""
+        self.wire_bytes += len(chunk)
+        if not self.stopped and self.wire_bytes > self._max_bytes + WIRE_MARGIN_BYTES:
+            self.stopped = True
+            yield [finding(Code.SITEMAP_TOO_LARGE, limit=self._max_bytes, wire=self.wire_bytes)]
         if self._decoder is not None and not self.stopped:
             yield from self._parse(self._decoder.feed(chunk))
         yield from self._ending(closing=False)

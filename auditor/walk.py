@@ -11,16 +11,10 @@ import logging
 from dataclasses import dataclass
 
 from auditor.codes import Code
-from auditor.discover import (
-    RobotsFetch,
-    TargetState,
-    fetch_robots,
-    probe_urls,
-    read_robots_file,
-    robots_findings,
-)
+from auditor.discover import TargetState, fetch_robots, probe_urls, read_robots_file
 from auditor.models import FoundBy, ProbeResult, SitemapKind, TargetRecord, finding
 from auditor.reader import ReadServices, read_sitemap
+from auditor.robots import RobotsFetch, robots_findings
 from auditor.tally import DocumentTally
 from auditor.targets import TargetKind
 from auditor.tree import Job

@@ -102,6 +102,20 @@ async def trickle(request: web.Request) -> web.StreamResponse:
         await response.write(b" ")
 
 
+def endless_after(first: Callable[[str], bytes], filler: bytes) -> Route:
+    """A gzip sitemap, then `filler` forever (zero padding, empty gzip members...)."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "application/gzip"})
+        await response.prepare(request)
+        await response.write(first(f"http://{request.host}"))
+        block = filler * (65536 // len(filler))
+        while True:
+            await response.write(block)
+
+    return handler
+
+
 def counted(status_then: list[Page]) -> Route:
     """Answer the pages in turn, then the last one forever."""
     answers = iter(status_then)
@@ -206,6 +220,13 @@ def _endless_capped(audited: Audited, _hits: Mapping[str, int]) -> None:
     record = audited.sitemap("/endless.xml")
     assert record["bytes"] == 1_000_000
     assert record["url_count"] > 1000
+
+
+def _stopped_on_the_wire(audited: Audited, _hits: Mapping[str, int]) -> None:
+    record = audited.sitemap("/z.xml.gz")
+    assert record["url_count"] == 3  # the document before the padding is read
+    [too_large] = [f for f in record["findings"] if f["code"] == "sitemap.too_large"]
+    assert 100_000 + (1 << 20) < too_large["detail"]["wire"] < 100_000 + (1 << 20) + (1 << 18)
 
 
 def _kept_two(audited: Audited, _hits: Mapping[str, int]) -> None:
@@ -504,6 +525,26 @@ SCENARIOS: list[Scenario] = [
         check=_endless_capped,
     ),
     Scenario(
+        "a gzip sitemap, then zero padding forever",
+        routes(
+            lambda b: {"/z.xml.gz": endless_after(lambda h: gzipped(pages(h, 3).encode()), b"\0")}
+        ),
+        "/z.xml.gz",
+        expect=("sitemap.too_large",),
+        overrides={"max_sitemap_bytes": 100_000},
+        check=_stopped_on_the_wire,
+    ),
+    Scenario(
+        "a gzip sitemap, then empty gzip members forever",
+        routes(
+            lambda b: {
+                "/m.xml.gz": endless_after(lambda h: gzipped(pages(h, 3).encode()), gzipped(b""))
+            }
+        ),
+        "/m.xml.gz",
+        expect=("sitemap.compression_error",),
+    ),
+    Scenario(
         "server stalls before answering",
         routes(lambda b: {"/slow.xml": stall_before_headers}),
         "/slow.xml",
@@ -596,6 +637,23 @@ SCENARIOS: list[Scenario] = [
                     200, f"User-agent: *\nDisallow: /private/\nSitemap: {b}/private/s.xml".encode()
                 ),
                 "/private/s.xml": xml_page(pages(b, 1)),
+            }
+        ),
+        "/",
+        expect=("sitemap.blocked_by_robots",),
+    ),
+    Scenario(
+        "sitemap disallowed for Googlebot only",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(
+                    200,
+                    (
+                        "User-agent: Googlebot\nDisallow: /sitemaps/\n\n"
+                        f"User-agent: *\nAllow: /\n\nSitemap: {b}/sitemaps/s.xml"
+                    ).encode(),
+                ),
+                "/sitemaps/s.xml": xml_page(pages(b, 1)),
             }
         ),
         "/",
