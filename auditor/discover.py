@@ -52,9 +52,11 @@ async def fetch_robots(follower: Follower, url: str, *, clock: Clock) -> RobotsF
         opened = await follower.open(url)
     except FetchError as error:
         return RobotsFetch(url, problem=_unreachable(url, error.message, error=error.code))
-    if isinstance(opened, Refused):
-        problem = _unreachable(url, opened.finding.message, error=opened.finding.code)
-        return RobotsFetch(url, problem=problem)
+    if isinstance(opened, Refused):  # a redirect problem: no hop is vetoed for robots.txt
+        reason = opened.reason
+        assert isinstance(reason, Finding)
+        problem = _unreachable(url, reason.message, error=reason.code)
+        return RobotsFetch(url, problem=problem, redirects=opened.redirects)
     async with opened.response as response:
         fetched = RobotsFetch(
             url, response.status, final_url=opened.final_url, redirects=opened.redirects
@@ -163,8 +165,18 @@ class TargetState:
     findings: list[Finding] = field(default_factory=list)
 
     def none_found(self) -> None:
-        """No sitemap in robots.txt nor at the known locations (DESIGN §4)."""
-        self.findings.append(finding(Code.DISCOVERY_NONE_FOUND, url=self.target.url))
+        """No sitemap in robots.txt nor at the known locations (DESIGN §4).
+
+        A known location that answered other than 404/410 (a 503, a 403 from a bot shield) may
+        hide one: the finding names those answers.
+        """
+        answers = "; ".join(
+            f"{probe.url} {probe.status or 'no answer'}"
+            for probe in sorted(self.probes, key=lambda probe: probe.url)
+            if probe.status not in (404, 410)
+        )
+        detail = {"answers": answers} if answers else {}
+        self.findings.append(finding(Code.DISCOVERY_NONE_FOUND, url=self.target.url, **detail))
 
     def probe_done(self, result: ProbeResult) -> None:
         """Record one probe; the last one decides whether anything was found."""

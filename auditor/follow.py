@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.fetch import FetchError, HttpClient, Response, Timeouts
-from auditor.models import Finding, Redirect
+from auditor.models import AlreadyRead, Finding, Redirect
 from auditor.redirects import is_redirect, next_hop
 from auditor.retry import RETRY_STATUSES, backoff_s, retry_after_s
 from auditor.urls import parse_http_url
@@ -44,13 +44,13 @@ class Opened:
 
 @dataclass(frozen=True, slots=True)
 class Refused:
-    """The chain stopped on a redirect problem or a hop the caller refused."""
+    """The chain stopped: a redirect problem, or a hop the caller refused."""
 
-    finding: Finding
+    reason: Finding | AlreadyRead
     redirects: tuple[Redirect, ...]
 
 
-HopCheck = Callable[[str, str], Finding | None]  # (next URL, its key) -> a reason to stop
+HopCheck = Callable[[str], Finding | AlreadyRead | None]  # next hop's key -> a reason to stop
 
 
 class Follower:
@@ -88,7 +88,7 @@ class Follower:
             )
             if isinstance(hop, Finding):
                 return Refused(hop, tuple(chain))
-            veto = on_hop(hop.url, hop.key) if on_hop is not None else None
+            veto = on_hop(hop.key) if on_hop is not None else None
             if veto is not None:
                 return Refused(veto, tuple(chain))
             visited.add(hop.key)

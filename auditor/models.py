@@ -102,6 +102,13 @@ class SitemapEntry:
 ParseEvent = RootFound | UrlEntry | SitemapEntry | Finding
 
 
+@dataclass(frozen=True, slots=True)
+class AlreadyRead:
+    """A redirect leads to a document this run reads anyway: nothing to read, nothing wrong."""
+
+    url: str
+
+
 # --- report records ----------------------------------------------------------------------------
 
 

@@ -18,6 +18,7 @@ from auditor.fetch import FetchError, Response
 from auditor.follow import Follower, Refused
 from auditor.local import LocalFile
 from auditor.models import (
+    AlreadyRead,
     Finding,
     FoundBy,
     ParseEvent,
@@ -62,9 +63,37 @@ class ReadServices:
     emit_urls: EmitUrls
     emit_sitemap: EmitSitemap
 
+    def new_tally(
+        self, url: str, *, parent: str | None, depth: int, found_by: FoundBy
+    ) -> DocumentTally:
+        """The tally of one document of this run."""
+        keep, now = self.config.findings_per_sitemap, self.now
+        return DocumentTally(url, parent=parent, depth=depth, found_by=found_by, keep=keep, now=now)
 
-async def read_sitemap(job: Job, services: ReadServices) -> SitemapRecord:
-    """Read one document and emit its record (not for a probe that found nothing)."""
+
+@dataclass(frozen=True, slots=True)
+class ReadOutcome:
+    """One document read: its record, and whether a sitemap was there (what a probe asks)."""
+
+    record: SitemapRecord
+    found: bool
+
+
+# A 2xx body that a parser tried to read as a sitemap and found broken is still a sitemap there.
+_BROKEN_SITEMAP_CODES = frozenset(
+    {
+        Code.XML_MALFORMED,
+        Code.XML_FORBIDDEN,
+        Code.XML_ENCODING,
+        Code.XML_LEADING_WHITESPACE,
+        Code.SITEMAP_COMPRESSION_ERROR,
+        Code.SITEMAP_TOO_LARGE,
+    }
+)
+
+
+async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
+    """Read one document and emit its record (a probe's, only when it found a sitemap)."""
     document = _Document(job, services)
     started = services.clock.monotonic()
     try:
@@ -75,9 +104,10 @@ async def read_sitemap(job: Job, services: ReadServices) -> SitemapRecord:
         document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
     document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
     record = document.tally.finish()
-    if job.found_by is not FoundBy.PROBE or record.kind is not None:
+    found = document.found(record)
+    if job.found_by is not FoundBy.PROBE or found:
         await services.emit_sitemap(record)
-    return record
+    return ReadOutcome(record, found)
 
 
 class _Document:
@@ -86,20 +116,22 @@ class _Document:
     def __init__(self, job: Job, services: ReadServices) -> None:
         self.job = job
         self._services = services
-        config = services.config
-        self.tally = DocumentTally(
-            job.url,
-            parent=job.parent,
-            depth=job.depth,
-            found_by=job.found_by,
-            keep=config.findings_per_sitemap,
-            now=services.now,
+        self.tally = services.new_tally(
+            job.url, parent=job.parent, depth=job.depth, found_by=job.found_by
         )
         self._context = EntryContext(job.url, services.now)
         self._keys = frozenset({job.key}) | job.ancestors  # this document and the indexes above
         self._final: HttpUrl | None = None
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
+        self._already_read = False  # it redirects to a document read through another listing
         self._cross_submitted: dict[str, bool] = {}
+
+    def found(self, record: SitemapRecord) -> bool:
+        """Whether a sitemap is there: one was read, or a broken one, or one read elsewhere."""
+        if self._already_read or record.kind is not None:
+            return True
+        answered = record.status is None or 200 <= record.status < 300
+        return answered and any(item.code in _BROKEN_SITEMAP_CODES for item in record.findings)
 
     async def read(self) -> None:
         if self.job.path is not None:
@@ -129,14 +161,18 @@ class _Document:
         """The 2xx response to read, or None when the document cannot be read."""
         tree, job = self._services.tree, self.job
         opened = await self._services.follower.open(
-            job.url, on_hop=lambda _url, key: tree.check_hop(job, key)
+            job.url, on_hop=lambda key: tree.check_hop(job, key)
         )
         self.tally.redirects = opened.redirects
         hops = len(opened.redirects)
-        if isinstance(opened, Refused):  # the refusal says where the chain wanted to go
-            if hops:
-                self.tally.add(finding(Code.SITEMAP_REDIRECTED, hops=hops))
-            self.tally.add(opened.finding)
+        if isinstance(opened, Refused):
+            match opened.reason:
+                case AlreadyRead(url=known):  # read through another listing
+                    self._already_read = True
+                    self.tally.add(finding(Code.SITEMAP_REDIRECTED, to=known, hops=hops))
+                case Finding() as problem:  # it says where the chain wanted to go
+                    self.tally.add(finding(Code.SITEMAP_REDIRECTED, hops=hops))
+                    self.tally.add(problem)
             return None
         if hops:
             self.tally.add(finding(Code.SITEMAP_REDIRECTED, to=opened.final_url, hops=hops))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from auditor.codes import Code
 from auditor.digests import DigestTable
-from auditor.models import Finding, FoundBy, SitemapKind, finding
+from auditor.models import AlreadyRead, Finding, FoundBy, SitemapKind, finding
 from auditor.tally import MAX_ENTRIES
 from auditor.urls import url_digest
 
@@ -39,12 +39,17 @@ class SitemapTree:
         self._visited: dict[str, str | None] = {}  # key -> URL of the index that listed it
         self._run_cap_reported = False
 
-    def add_root(self, job: Job) -> bool:
-        """A document named by a target, robots.txt or a probe; False when already known."""
+    def add_root(self, job: Job) -> Job | Finding | None:
+        """A document named by a target, robots.txt or a probe.
+
+        A Job to read; a Finding when the run's cap is reached (once); else None (known already).
+        """
         if job.key in self._visited:
-            return False
+            return None
+        if len(self._visited) >= self._max_sitemaps:
+            return self._run_cap(job.parent, job.url)
         self._visited[job.key] = None
-        return True
+        return job
 
     def add_child(
         self, parent: Job, *, loc: str, key: str, parent_keys: frozenset[str], position: int
@@ -70,7 +75,7 @@ class SitemapTree:
         if position > MAX_ENTRIES:
             return None  # the index's own too_many_sitemaps finding covers these
         if len(self._visited) >= self._max_sitemaps:
-            return self._run_cap(parent, loc)
+            return self._run_cap(parent.url, loc)
         self._visited[key] = parent.url
         return Job(
             url=loc,
@@ -83,7 +88,7 @@ class SitemapTree:
             ancestors=ancestors,
         )
 
-    def _run_cap(self, parent: Job, loc: str) -> Finding | None:
+    def _run_cap(self, parent: str | None, loc: str) -> Finding | None:
         if self._run_cap_reported:
             return None
         self._run_cap_reported = True
@@ -92,15 +97,20 @@ class SitemapTree:
             Code.INDEX_TOO_MANY_SITEMAPS,
             message,
             url=loc,
-            sitemap=parent.url,
+            sitemap=parent,
             scope="run",
             limit=self._max_sitemaps,
         )
 
-    def check_hop(self, job: Job, key: str) -> Finding | None:
-        """A redirect of `job` leads to `key`: refuse a loop, or a document read elsewhere."""
+    def check_hop(self, job: Job, key: str) -> Finding | AlreadyRead | None:
+        """A redirect of `job` leads to `key`: refuse a loop; never read a document twice.
+
+        Reached again from an index, the document is a duplicate child of it.
+        """
         if key in job.ancestors or key == job.key:
             return finding(Code.INDEX_LOOP, url=job.url, sitemap=job.parent, via=key)
+        if key in self._visited and job.parent_kind is not SitemapKind.SITEMAPINDEX:
+            return AlreadyRead(key)
         if key in self._visited:
             return finding(
                 Code.INDEX_DUPLICATE_CHILD,

@@ -12,10 +12,9 @@ from dataclasses import dataclass
 
 from auditor.codes import Code
 from auditor.discover import TargetState, fetch_robots, probe_urls, read_robots_file
-from auditor.models import FoundBy, ProbeResult, SitemapKind, TargetRecord, finding
+from auditor.models import Finding, FoundBy, ProbeResult, SitemapKind, TargetRecord, finding
 from auditor.reader import ReadServices, read_sitemap
 from auditor.robots import RobotsFetch, robots_findings
-from auditor.tally import DocumentTally
 from auditor.targets import TargetKind
 from auditor.tree import Job
 from auditor.urls import parse_http_url
@@ -70,8 +69,7 @@ class Walker:
         target = state.target
         if target.kind is TargetKind.SITEMAP:
             job = Job(target.url, _key(target.url), index, FoundBy.TARGET, path=target.path)
-            self._services.tree.add_root(job)
-            self.enqueue(job)
+            self._admit([job], state.findings)  # the same sitemap twice is read once
             return
         robots_url = target.url
         if target.kind is TargetKind.SITE:
@@ -105,50 +103,54 @@ class Walker:
             case RobotsJob():
                 await self._read_robots(job)
             case Job(found_by=FoundBy.PROBE):
-                record = await read_sitemap(job, self._services)
-                found = record.kind is not None or any(
-                    item.code is Code.INDEX_DUPLICATE_CHILD for item in record.findings
-                )
-                self._targets[job.target].probe_done(ProbeResult(job.url, found, record.status))
+                outcome = await read_sitemap(job, self._services)
+                probe = ProbeResult(job.url, outcome.found, outcome.record.status)
+                self._targets[job.target].probe_done(probe)
             case Job():
                 await read_sitemap(job, self._services)
 
     async def _read_robots(self, job: RobotsJob) -> None:
         state = self._targets[job.target]
         fetched = await self._fetch_robots(job, state)
-        tally = DocumentTally(
-            job.url,
-            parent=None,
-            depth=0,
-            found_by=FoundBy.TARGET,
-            keep=self._services.config.findings_per_sitemap,
-            now=self._services.now,
-        )
-        tally.kind = SitemapKind.ROBOTS
+        robots = fetched.robots
+        listed = [line.url for line in robots.sitemaps if line.url] if robots else []
+        state.sitemaps.extend(listed)
+        children = [
+            Job(url, _key(url), job.target, FoundBy.ROBOTS, parent=job.url) for url in listed
+        ]
+        refused: list[Finding] = []
+        self._admit(children, refused)
+        tally = self._services.new_tally(job.url, parent=None, depth=0, found_by=FoundBy.TARGET)
+        tally.kind, tally.entries = SitemapKind.ROBOTS, len(listed)
         tally.status, tally.bytes, tally.elapsed_ms = (
             fetched.status,
             fetched.bytes,
             fetched.elapsed_ms,
         )
         tally.final_url, tally.redirects = fetched.final_url, fetched.redirects
-        for item in robots_findings(fetched):
+        for item in [*robots_findings(fetched), *refused]:
             tally.add(item)
-        listed = (
-            [line.url for line in fetched.robots.sitemaps if line.url] if fetched.robots else []
-        )
-        tally.entries = len(listed)
         await self._services.emit_sitemap(tally.finish())
-        for url in listed:
-            state.sitemaps.append(url)
-            child = Job(url, _key(url), job.target, FoundBy.ROBOTS, parent=job.url)
-            if self._services.tree.add_root(child):
-                self.enqueue(child)
         if listed:
             return
         if job.probe_base is None:
             state.none_found()
             return
         self._probe(job, state, job.probe_base)
+
+    def _admit(self, jobs: list[Job], refused: list[Finding]) -> int:
+        """Queue the documents the tree admits (how many it did); add its refusals to report."""
+        queued = 0
+        for job in jobs:
+            match self._services.tree.add_root(job):
+                case Job() as admitted:
+                    self.enqueue(admitted)
+                    queued += 1
+                case Finding() as problem:
+                    refused.append(problem)
+                case None:
+                    pass
+        return queued
 
     async def _fetch_robots(self, job: RobotsJob, state: TargetState) -> RobotsFetch:
         target = state.target
@@ -162,11 +164,8 @@ class Walker:
         return await fetch_robots(self._services.follower, job.url, clock=self._services.clock)
 
     def _probe(self, job: RobotsJob, state: TargetState, base: str) -> None:
-        for url in probe_urls(base):
-            probe = Job(url, _key(url), job.target, FoundBy.PROBE)
-            if self._services.tree.add_root(probe):
-                state.pending_probes += 1
-                self.enqueue(probe)
+        probes = [Job(url, _key(url), job.target, FoundBy.PROBE) for url in probe_urls(base)]
+        state.pending_probes = self._admit(probes, state.findings)
         if state.pending_probes == 0:
             state.none_found()
 

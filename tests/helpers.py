@@ -17,6 +17,7 @@ from auditor.config import AuditConfig
 from auditor.pipeline import AuditResult, audit
 from auditor.report.schema import report_schema
 from auditor.targets import Target, parse_target
+from auditor.urls import parse_http_url
 
 # The audit's clock in tests: lastmod.future and the build-stamp rule are relative to it.
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -59,6 +60,13 @@ class Audited:
         """(loc, codes) for each URL entry."""
         for entry in self.report["urls"]:
             yield entry["loc"], [f["code"] for f in entry["findings"]]
+
+
+def url_key(url: str) -> str:
+    """The normalised form of an absolute http(s) URL."""
+    parsed = parse_http_url(url)
+    assert parsed is not None
+    return parsed.key
 
 
 def validate_report(report: Report) -> None:

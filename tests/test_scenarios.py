@@ -263,6 +263,16 @@ def _none_found(audited: Audited, _hits: Mapping[str, int]) -> None:
     assert len(target["probes"]) == 6
 
 
+def _none_found_says_503(audited: Audited, _hits: Mapping[str, int]) -> None:
+    [none] = audited.report["targets"][0]["findings"]
+    assert none["detail"]["answers"].endswith("/sitemap.xml 503")
+
+
+def _three_read(audited: Audited, hits: Mapping[str, int]) -> None:
+    assert sum(hits.get(f"/s{n}.xml", 0) for n in range(10)) == 3
+    assert audited.sitemap_codes("/robots.txt")["index.too_many_sitemaps"] == 1
+
+
 def _redirect_chain(audited: Audited, _hits: Mapping[str, int]) -> None:
     record = audited.sitemap("/old.xml")
     assert [(r["url"].rsplit("/", 1)[1], r["status"]) for r in record["redirects"]] == [
@@ -618,6 +628,43 @@ SCENARIOS: list[Scenario] = [
         expect=("robots.no_sitemap", "discovery.none_found"),
         absent=("sitemap.http_error",),
         check=_none_found,
+    ),
+    Scenario(
+        "a known location answers 503, the others 404",
+        routes(lambda b: {"/robots.txt": ROBOTS_NONE, "/sitemap.xml": Page(503, b"busy")}),
+        "/",
+        expect=("discovery.none_found",),
+        check=_none_found_says_503,
+    ),
+    Scenario(
+        "a broken sitemap found by probing is reported, not ignored",
+        routes(
+            lambda b: {
+                "/robots.txt": ROBOTS_NONE,
+                "/sitemap.xml": xml_page(
+                    '<?xml version="1.0"?><!DOCTYPE urlset SYSTEM "sitemap.dtd">'
+                    + pages(b, 1).split("?>", 1)[1]
+                ),
+            }
+        ),
+        "/",
+        expect=("xml.forbidden",),
+        absent=("discovery.none_found",),
+    ),
+    Scenario(
+        "robots.txt lists more sitemaps than the run allows",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(
+                    200, "".join(f"Sitemap: {b}/s{n}.xml\n" for n in range(10)).encode()
+                ),
+                **{f"/s{n}.xml": xml_page(pages(b, 1, start=n)) for n in range(10)},
+            }
+        ),
+        "/",
+        expect=("index.too_many_sitemaps",),
+        overrides={"max_sitemaps": 3},
+        check=_three_read,
     ),
     Scenario(
         "robots.txt answers 500",

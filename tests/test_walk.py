@@ -63,3 +63,11 @@ async def test_several_sitemaps_at_once_but_no_more_than_the_limit(tmp_path: Pat
     assert most == 3
     assert audited.report["summary"]["sitemaps"] == 13
     assert audited.result.exit_code == ExitCode.OK
+
+
+async def test_the_same_sitemap_named_twice_is_read_once(tmp_path: Path) -> None:
+    async with serve(lambda base: {"/s.xml": xml_page(urlset([url(f"{base}/a")]))}) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/s.xml", f"{served.base}/s.xml")
+        assert served.hits["/s.xml"] == 1
+    assert audited.report["summary"]["sitemaps"] == 1
+    assert audited.codes()["loc.duplicate"] == 0

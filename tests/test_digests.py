@@ -1,0 +1,43 @@
+"""The compact digest table behind tree-wide deduplication."""
+
+from __future__ import annotations
+
+import random
+
+from auditor.digests import DigestTable
+
+
+def test_digest_table_setdefault() -> None:
+    table = DigestTable()
+    assert len(table) == 0
+    assert table.setdefault(42, 7) is None
+    assert table.setdefault(42, 8) == 7  # the stored value, not the new one
+    assert table.setdefault(43, 0) is None
+    assert table.setdefault(43, 5) == 0
+    assert table.setdefault(2**64 - 1, 2**32 - 1) is None
+    assert table.setdefault(2**64 - 1, 1) == 2**32 - 1
+    assert len(table) == 3
+
+
+def test_digest_table_grows_and_keeps_every_value() -> None:
+    rng = random.Random(1234)
+    digests = list({rng.getrandbits(64) or 1 for _ in range(100_000)})
+    table = DigestTable()
+    for value, digest in enumerate(digests):
+        assert table.setdefault(digest, value % 2**32) is None
+    assert len(table) == len(digests)
+    assert len(digests) > 99_000  # several resizes past the 4,096 first slots
+    for value, digest in enumerate(digests):
+        assert table.setdefault(digest, 0) == value
+    assert len(table) == len(digests)
+
+
+def test_digest_table_colliding_low_bits_and_wraparound() -> None:
+    table = DigestTable()
+    # Same low 12 bits: every digest aims at the last slot, so probing wraps to slot 0.
+    digests = [(n << 32) | 0xFFF for n in range(1, 400)]
+    for value, digest in enumerate(digests):
+        assert table.setdefault(digest, value) is None
+    for value, digest in enumerate(digests):
+        assert table.setdefault(digest, 99_999) == value
+    assert len(table) == len(digests)

@@ -1,0 +1,110 @@
+"""Redirect decisions, one hop at a time (next_hop)."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.codes import Code
+from auditor.models import (
+    Finding,
+)
+from auditor.redirects import Hop, is_redirect, next_hop
+from tests.helpers import url_key
+
+START = "https://example.com/a/b"
+
+
+@pytest.mark.parametrize(
+    ("location", "url"),
+    [
+        ("/c", "https://example.com/c"),
+        ("c", "https://example.com/a/c"),
+        ("../up", "https://example.com/up"),
+        ("//cdn.example.com/x", "https://cdn.example.com/x"),
+        ("http://other.com/y", "http://other.com/y"),
+        ("  /trimmed  ", "https://example.com/trimmed"),
+        ("?page=2", "https://example.com/a/b?page=2"),
+        ("/x%20y", "https://example.com/x%20y"),  # existing escapes are kept
+        ("/a b/\u00e9?q=\u00fc x", "https://example.com/a%20b/%C3%A9?q=%C3%BC%20x"),
+    ],
+)
+def test_next_hop_resolves_and_encodes(location: str, url: str) -> None:
+    hop = next_hop(START, location, visited={START}, hops=0, max_redirects=10)
+    assert hop == Hop(url, url_key(url))
+
+
+def test_next_hop_key_is_normalised() -> None:
+    hop = next_hop(START, "HTTPS://Example.COM:443/x#frag", visited=set(), hops=0, max_redirects=5)
+    assert isinstance(hop, Hop)
+    assert hop.key == "https://example.com/x"
+
+
+@pytest.mark.parametrize(
+    "location",
+    [
+        None,
+        "",
+        "   ",
+        "javascript:alert(1)",
+        "file:///etc/passwd",
+        "mailto:someone@example.com",
+        "ftp://example.com/x",
+        "http://[::1",
+        "https://example.com:99999/",
+    ],
+)
+def test_next_hop_bad_location(location: str | None) -> None:
+    result = next_hop(START, location, visited=set(), hops=0, max_redirects=10)
+    assert isinstance(result, Finding)
+    assert result.code is Code.REDIRECT_BAD_LOCATION
+    assert result.url == START
+
+
+@pytest.mark.parametrize(
+    "location", ["https://example.com/a/b", "HTTPS://EXAMPLE.COM:443/a/b#x", "/a/b", "b"]
+)
+def test_next_hop_loop(location: str) -> None:
+    result = next_hop(
+        START, location, visited={"https://example.com/a/b"}, hops=1, max_redirects=10
+    )
+    assert isinstance(result, Finding)
+    assert result.code is Code.REDIRECT_LOOP
+
+
+def test_next_hop_loop_to_an_earlier_hop() -> None:
+    visited = {"https://example.com/first", "https://example.com/a/b"}
+    result = next_hop(START, "/first", visited=visited, hops=2, max_redirects=10)
+    assert isinstance(result, Finding)
+    assert result.code is Code.REDIRECT_LOOP
+
+
+@pytest.mark.parametrize(
+    ("hops", "max_redirects", "allowed"),
+    [(0, 10, True), (9, 10, True), (10, 10, False), (11, 10, False), (0, 0, False), (0, 1, True)],
+)
+def test_next_hop_too_many(hops: int, max_redirects: int, allowed: bool) -> None:
+    result = next_hop(START, "/next", visited=set(), hops=hops, max_redirects=max_redirects)
+    if allowed:
+        assert isinstance(result, Hop)
+    else:
+        assert isinstance(result, Finding)
+        assert result.code is Code.REDIRECT_TOO_MANY
+        assert result.detail == {"max_redirects": max_redirects}
+
+
+@pytest.mark.parametrize(
+    ("status", "redirect"),
+    [
+        (301, True),
+        (302, True),
+        (303, True),
+        (307, True),
+        (308, True),
+        (300, False),
+        (304, False),
+        (200, False),
+        (404, False),
+    ],
+)
+def test_is_redirect(status: int, redirect: bool) -> None:
+    assert is_redirect(status) is redirect

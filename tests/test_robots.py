@@ -1,0 +1,95 @@
+"""robots.txt: Sitemap: lines, rules through protego, cross-submission keys."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.robots import SitemapLine, parse_robots
+
+ROBOTS_URL = "https://example.com/robots.txt"
+ROBOTS = """# a comment line
+User-agent: *
+Disallow: /private/
+Allow: /private/public
+Disallow: /*.pdf$
+Disallow: /tmp*/x
+
+SITEMAP: https://example.com/sitemap.xml # the main one
+sitemap:/relative.xml
+  SiteMap :  sub/s.xml
+Sitemap: //cdn.example.com/s.xml
+Sitemap: ftp://example.com/s.xml
+Sitemap: javascript:alert(1)
+Sitemap:
+Sitemap: # only a comment
+
+User-agent: Googlebot
+Disallow: /nogoogle
+Sitemap: https://EXAMPLE.com:443/other.xml
+"""
+
+
+def test_robots_sitemap_lines() -> None:
+    robots = parse_robots(ROBOTS, url=ROBOTS_URL)
+    assert robots.url == ROBOTS_URL
+    assert robots.sitemaps == (
+        SitemapLine(8, "https://example.com/sitemap.xml", "https://example.com/sitemap.xml", False),
+        SitemapLine(9, "/relative.xml", "https://example.com/relative.xml", True),
+        SitemapLine(10, "sub/s.xml", "https://example.com/sub/s.xml", True),
+        SitemapLine(11, "//cdn.example.com/s.xml", "https://cdn.example.com/s.xml", True),
+        SitemapLine(12, "ftp://example.com/s.xml", None, False),
+        SitemapLine(13, "javascript:alert(1)", None, False),
+        SitemapLine(
+            19, "https://EXAMPLE.com:443/other.xml", "https://EXAMPLE.com:443/other.xml", False
+        ),
+    )
+
+
+def test_relative_sitemap_resolves_against_the_robots_folder() -> None:
+    robots = parse_robots("Sitemap: maps/s.xml\n", url="http://example.com:8080/sub/robots.txt")
+    assert robots.sitemaps == (
+        SitemapLine(1, "maps/s.xml", "http://example.com:8080/sub/maps/s.xml", True),
+    )
+
+
+@pytest.mark.parametrize("text", ["", "User-agent: *\nDisallow:\n", "# Sitemap: https://e.com/s"])
+def test_robots_without_sitemap_lines(text: str) -> None:
+    assert parse_robots(text, url=ROBOTS_URL).sitemaps == ()
+
+
+@pytest.mark.parametrize(
+    ("url", "agent", "allowed"),
+    [
+        ("https://example.com/", "auditor", True),
+        ("https://example.com/private/x", "auditor", False),
+        ("https://example.com/private/public", "auditor", True),  # longer Allow wins
+        ("https://example.com/private/public/page", "auditor", True),
+        ("https://example.com/a.pdf", "auditor", False),
+        ("https://example.com/dir/a.pdf", "auditor", False),
+        ("https://example.com/a.pdf?x=1", "auditor", True),  # $ anchors the end
+        ("https://example.com/tmpfoo/x", "auditor", False),  # * in the middle
+        ("https://example.com/tmp/y", "auditor", True),
+        ("https://example.com/nogoogle", "Googlebot", False),
+        ("https://example.com/nogoogle", "auditor", True),
+        ("https://example.com/private/x", "Googlebot", True),  # its own group only
+        ("https://example.com/private/x", "googlebot", True),
+    ],
+)
+def test_robots_allows(url: str, agent: str, allowed: bool) -> None:
+    assert parse_robots(ROBOTS, url=ROBOTS_URL).allows(url, agent) is allowed
+
+
+@pytest.mark.parametrize(
+    ("keys", "named"),
+    [
+        ({"https://example.com/other.xml"}, True),  # written with upper case and :443
+        ({"https://example.com/relative.xml"}, True),  # a relative line, resolved
+        ({"https://cdn.example.com/s.xml"}, True),
+        ({"https://example.com/nope.xml", "https://example.com/sitemap.xml"}, True),
+        ({"https://example.com/nope.xml"}, False),
+        ({"ftp://example.com/s.xml"}, False),
+        (set(), False),
+    ],
+)
+def test_robots_names_any(keys: set[str], named: bool) -> None:
+    assert parse_robots(ROBOTS, url=ROBOTS_URL).names_any(frozenset(keys)) is named

@@ -1,0 +1,91 @@
+"""TARGET arguments: site, robots.txt, sitemap URL, local file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from auditor.targets import Target, TargetError, TargetKind, parse_target
+
+
+def no_files(_path: Path) -> bool:
+    return False
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "url"),
+    [
+        ("https://example.com", TargetKind.SITE, "https://example.com/"),
+        ("https://example.com/", TargetKind.SITE, "https://example.com/"),
+        ("HTTPS://Example.COM:443/blog/", TargetKind.SITE, "https://example.com/blog/"),
+        ("http://example.com:8080/", TargetKind.SITE, "http://example.com:8080/"),
+        ("https://example.com/robots.txt", TargetKind.ROBOTS, "https://example.com/robots.txt"),
+        ("https://example.com/sitemap.xml", TargetKind.SITEMAP, "https://example.com/sitemap.xml"),
+        ("https://example.com/?sitemap=1", TargetKind.SITEMAP, "https://example.com/?sitemap=1"),
+        ("example.com", TargetKind.SITE, "https://example.com/"),
+        ("www.example.co.uk/maps/", TargetKind.SITE, "https://www.example.co.uk/maps/"),
+        ("example.com/sitemap.xml", TargetKind.SITEMAP, "https://example.com/sitemap.xml"),
+    ],
+)
+def test_url_targets(text: str, kind: TargetKind, url: str) -> None:
+    target = parse_target(text, is_file=no_files)
+    assert target == Target(text, kind, url)
+
+
+def test_local_file_target() -> None:
+    asked: list[Path] = []
+
+    def is_file(path: Path) -> bool:
+        asked.append(path)
+        return path == Path("maps/sitemap.xml")
+
+    target = parse_target("maps/sitemap.xml", is_file=is_file)
+    absolute = Path("maps/sitemap.xml").absolute()
+    assert target == Target("maps/sitemap.xml", TargetKind.SITEMAP, absolute.as_uri(), absolute)
+    assert Path("maps/sitemap.xml") in asked
+    assert target.label == "sitemap"
+
+
+def test_file_uri_target_is_unquoted() -> None:
+    def is_file(path: Path) -> bool:
+        return path == Path("/srv/data/my maps.xml")
+
+    target = parse_target("file:///srv/data/my%20maps.xml", is_file=is_file)
+    assert target.kind is TargetKind.SITEMAP
+    assert target.path == Path("/srv/data/my maps.xml")
+    assert target.url == "file:///srv/data/my%20maps.xml"
+
+
+@pytest.mark.parametrize("text", ["/srv/site/robots.txt", "file:///srv/site/robots.txt"])
+def test_local_robots_target(text: str) -> None:
+    def is_file(path: Path) -> bool:
+        return path == Path("/srv/site/robots.txt")
+
+    target = parse_target(text, is_file=is_file)
+    assert target.kind is TargetKind.ROBOTS
+    assert target.path == Path("/srv/site/robots.txt")
+
+
+def test_url_target_label_is_the_host() -> None:
+    assert parse_target("https://Shop.Example.com/s.xml", is_file=no_files).label == (
+        "shop.example.com"
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "nonsense",
+        "ftp://example.com/sitemap.xml",
+        "file:///srv/missing.xml",
+        "https://",
+        "https://exa mple.com/",
+        "http://[::1",
+        "",
+        "example",
+    ],
+)
+def test_target_errors(text: str) -> None:
+    with pytest.raises(TargetError):
+        parse_target(text, is_file=no_files)
