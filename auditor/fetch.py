@@ -8,17 +8,20 @@ carrying a finding code, once, in `translate_error`.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Self
+from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
+from auditor.addresses import ip_literal, is_public_address
 from auditor.codes import Code
 
 # Encodings `auditor.decompress` undoes; never "br", which would need another library.
@@ -59,9 +62,17 @@ _ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
 )
 
 
+class BlockedAddressError(OSError):
+    """Every address of a host is refused by the private-address guard (DESIGN §7)."""
+
+
 def translate_error(exc: BaseException) -> FetchError:
     """Map an aiohttp/OS exception to the most specific finding code."""
     text = f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+    if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+        exc.os_error, BlockedAddressError
+    ):
+        return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
     for classes, code in _ERROR_CODES:
         if isinstance(exc, classes):
             return FetchError(code, text)
@@ -107,13 +118,16 @@ class Response:
 
 
 class _Resolver(AbstractResolver):
-    """aiohttp's resolver, except that `.invalid` names never resolve (RFC 6761 §6.4).
+    """aiohttp's resolver, with two rules of ours.
 
-    Short-circuiting them keeps such lookups off the network entirely.
+    `.invalid` names never resolve (RFC 6761 §6.4), so such lookups never leave the machine.
+    With the guard on, private addresses are dropped from the answer, and a host left with none
+    is refused: the check is on the resolved IP, so a public name for 127.0.0.1 does not pass.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, *, allow_private: bool) -> None:
         self._inner = DefaultResolver()
+        self._allow_private = allow_private
 
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
@@ -121,10 +135,33 @@ class _Resolver(AbstractResolver):
         name = host.rstrip(".").lower()
         if name == "invalid" or name.endswith(".invalid"):
             raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve (RFC 6761)")
-        return await self._inner.resolve(host, port, family)
+        found = await self._inner.resolve(host, port, family)
+        if self._allow_private:
+            return found
+        public = [result for result in found if is_public_address(result["host"])]
+        if not public:
+            raise BlockedAddressError(f"{host} resolves to a private address only")
+        return public
 
     async def close(self) -> None:
         await self._inner.close()
+
+
+async def is_private_host(host: str) -> bool:
+    """Whether a host is, or resolves to, a private address (a staging site, DESIGN §7).
+
+    A name that does not resolve is not private: its requests will fail on their own.
+    """
+    literal = ip_literal(host)
+    if literal is not None:
+        return not is_public_address(literal)
+    if host.rstrip(".").lower().endswith(".invalid"):
+        return False
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    return any(not is_public_address(str(info[4][0])) for info in infos)
 
 
 class HttpClient:
@@ -137,18 +174,20 @@ class HttpClient:
         headers: Sequence[tuple[str, str]] = (),
         concurrency: int = 128,
         per_host: int = 8,
+        allow_private: bool = True,
     ) -> None:
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         self._headers.update(headers)
         self._concurrency = concurrency
         self._per_host = per_host
+        self._allow_private = allow_private
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Self:
         connector = aiohttp.TCPConnector(
             limit=self._concurrency,
             limit_per_host=self._per_host,
-            resolver=_Resolver(),
+            resolver=_Resolver(allow_private=self._allow_private),
             ttl_dns_cache=300,
         )
         self._session = aiohttp.ClientSession(
@@ -172,6 +211,7 @@ class HttpClient:
     async def open(self, url: str, *, timeouts: Timeouts, method: str = "GET") -> Response:
         """Send one request (no redirect followed) and return the response, body unread."""
         assert self._session is not None, "use HttpClient in `async with`"
+        self._refuse_private_literal(url)
         timeout = aiohttp.ClientTimeout(
             total=timeouts.total_s, sock_connect=timeouts.idle_s, sock_read=timeouts.idle_s
         )
@@ -180,3 +220,12 @@ class HttpClient:
         except _TRANSLATED as exc:
             raise translate_error(exc) from exc
         return Response(raw)
+
+    def _refuse_private_literal(self, url: str) -> None:
+        """Aiohttp never resolves an IP literal: the guard checks it here."""
+        if self._allow_private:
+            return
+        host = urlsplit(url).hostname
+        literal = ip_literal(host) if host else None
+        if literal is not None and not is_public_address(literal):
+            raise FetchError(Code.NET_BLOCKED_ADDRESS, f"{literal} is a private address")

@@ -13,13 +13,14 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import aiofiles.os
 
 from auditor.clock import Clock, SystemClock
 from auditor.config import AuditConfig
 from auditor.discover import RobotsCache, fetch_robots
-from auditor.fetch import HttpClient, Timeouts
+from auditor.fetch import HttpClient, Timeouts, is_private_host
 from auditor.follow import FetchPolicy, Follower
 from auditor.models import TargetRecord
 from auditor.reader import ReadServices
@@ -128,6 +129,7 @@ class _Run:
             headers=config.headers,
             concurrency=config.concurrency,
             per_host=config.per_host,
+            allow_private=config.allow_private or await _a_target_is_private(config),
         )
         async with client, asyncio.TaskGroup() as group:
             group.create_task(run_sink(queue, writer=writer, summary=self._summary))
@@ -175,6 +177,15 @@ class _Run:
             backoff_base_s=config.backoff_base_s,
             max_retry_after_s=config.max_retry_after_s,
         )
+
+
+async def _a_target_is_private(config: AuditConfig) -> bool:
+    """DESIGN §7: a target that is itself private allows private addresses for its run."""
+    for target in config.targets:
+        host = urlsplit(target.url).hostname if target.path is None else None
+        if host and await is_private_host(host):
+            return True
+    return False
 
 
 async def _until_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:
