@@ -118,6 +118,7 @@ async def test_several_targets_and_a_local_robots_txt(tmp_path: Path) -> None:
         robots.write_text(f"User-agent: *\nSitemap: {served.base}/remote.xml\n")
         report_path = tmp_path / "r.json"
         argv = [sys.executable, "-m", "auditor", "--no-check", "--json", str(report_path)]
+        argv.append("--allow-private")  # local files, and a sitemap on 127.0.0.1: say so
         process = await asyncio.create_subprocess_exec(
             *argv, str(local), str(robots), stdout=asyncio.subprocess.DEVNULL
         )
