@@ -21,13 +21,16 @@ from typing import NoReturn
 from auditor._version import __version__
 from auditor.codes import Code
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
-from auditor.pipeline import AuditResult, ReportError, audit
+from auditor.pipeline import AuditResult, audit
+from auditor.report.json_writer import ReportError, ReportWriteError
 from auditor.summary import ExitCode
 from auditor.targets import Target, TargetError, TargetKind, parse_target
 
 PROG = "sitemap-audit"
 # Parsed now so that scripts written against the contract fail clearly, not silently.
 NOT_YET = ("html", "baseline", "metrics", "junit", "state", "config")
+# Options of the URL checks (the next version): refused while only --no-check runs.
+CHECK_ONLY = ("rate", "method", "include", "exclude", "sample")
 _TOP_CODES = 10
 _DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
 
@@ -58,7 +61,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--timeout", type=float, default=15.0, metavar="S")
     add("--retries", type=int, default=2, metavar="N")
     add("--max-redirects", type=int, default=10, metavar="N")
-    add("--method", choices=[m.value for m in Method], default=Method.AUTO.value)
+    add("--method", choices=[m.value for m in Method])
     add("--user-agent", metavar="S")
     add("--header", action="append", default=[], metavar="'Name: value'")
     add("--include", action="append", default=[], metavar="REGEX")
@@ -89,6 +92,11 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
             raise UsageError(f"--{name} is not available in this version yet")
     if not args.no_check:
         raise UsageError("URL checks are not available in this version yet; add --no-check")
+    for name in CHECK_ONLY:
+        if getattr(args, name):
+            raise UsageError(f"--{name} applies to URL checks, not available in this version yet")
+    if args.json is not None and args.json.is_dir():
+        raise UsageError(f"--json {args.json} is a folder; give a file path (or use --out)")
     for pattern in (*args.include, *args.exclude):
         try:
             re.compile(pattern)
@@ -105,7 +113,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         timeout_s=args.timeout,
         retries=args.retries,
         max_redirects=args.max_redirects,
-        method=Method(args.method),
+        method=Method(args.method or Method.AUTO),
         headers=tuple(_header(text) for text in args.header),
         include=tuple(args.include),
         exclude=tuple(args.exclude),
@@ -165,7 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         result = asyncio.run(_run(config, demo=args.demo))
-    except ReportError as exc:
+    except ReportWriteError as exc:  # the run ended, its report could not be written
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
+        return ExitCode.FAILED
+    except ReportError as exc:  # the report folder was wrong before the run started
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except KeyboardInterrupt:

@@ -6,7 +6,8 @@ has none: `timeout` is `timeout_s`). Pure: no I/O.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+import math
+from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -91,20 +92,14 @@ class AuditConfig:
             _at_least(name, getattr(self, name), 1)
         for name in ("retries", "max_redirects", "max_depth", "findings_per_sitemap"):
             _at_least(name, getattr(self, name), 0)
-        for name in ("timeout_s", "sitemap_timeout_s"):
-            if not getattr(self, name) > 0:
-                raise ConfigError(f"{_option(name)} must be more than 0")
-        if self.rate is not None and not self.rate > 0:
-            raise ConfigError("--rate must be more than 0")
+        for name in ("timeout_s", "sitemap_timeout_s", "rate"):
+            value = getattr(self, name)
+            if value is not None and not (math.isfinite(value) and value > 0):
+                raise ConfigError(f"{_option(name)} must be a number more than 0, not {value}")
         if self.sample is not None:
             _at_least("sample", self.sample, 1)
         if self.max_sitemap_bytes < 1:
             raise ConfigError("max_sitemap_bytes must be positive")
-
-    @classmethod
-    def option_names(cls) -> tuple[str, ...]:
-        """Every field name (the keys a config file may use)."""
-        return tuple(field.name for field in fields(cls))
 
 
 def _at_least(name: str, value: int, least: int) -> None:

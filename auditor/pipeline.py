@@ -25,7 +25,7 @@ from auditor.follow import FetchPolicy, Follower
 from auditor.models import TargetRecord
 from auditor.reader import ReadServices
 from auditor.report.encode import head_json, target_json
-from auditor.report.json_writer import JsonReportWriter
+from auditor.report.json_writer import JsonReportWriter, ReportWriteError
 from auditor.robots import RobotsFetch
 from auditor.sink import make_sink_queue, run_sink
 from auditor.summary import ExitCode, Summary, exit_code
@@ -35,10 +35,6 @@ from auditor.walk import Frontier, Walker
 log = logging.getLogger(__name__)
 # A robots.txt read only to check a cross-submission waits at most this long.
 QUICK_TIMEOUT_S = 5.0
-
-
-class ReportError(Exception):
-    """The report cannot be written where asked (folder missing and not creatable, read-only)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,38 +57,42 @@ async def audit(
     clock = clock or SystemClock()
     started_at, started = clock.now(), clock.monotonic()
     writer = JsonReportWriter(await report_path(config, started_at))
-    try:
-        await writer.open()
-    except OSError as exc:
-        await writer.discard()
-        raise ReportError(f"cannot write the report to {writer.path.parent}: {exc}") from exc
+    await writer.open()
     summary = Summary()
     run = _Run(config, clock, started_at, summary)
     failed = False
     try:
         complete = await run.walk(writer, stop)
-    except Exception:  # a bug: report it and still write what was gathered (DESIGN §2)
-        log.exception("the audit failed")
+    except BaseException as exc:
+        lost = _write_failure(exc)
+        if lost is not None or not isinstance(exc, Exception):
+            await writer.discard()  # cancelled from outside, or the disk is full: no report
+            raise lost or exc from None
+        log.exception("the audit failed")  # a bug: still write what was gathered (DESIGN §2)
         complete, failed = False, True
-    except BaseException:  # cancelled from outside: leave no half-written report behind
-        await writer.discard()
-        raise
     duration_s = clock.monotonic() - started
     targets = run.targets
     for target in targets:
         summary.add_target(target)
     head = head_json(generated_at=started_at, complete=complete, config=config)
-    try:
-        await writer.commit(
-            head,
-            targets=[target_json(target) for target in targets],
-            summary=summary.to_json(duration_s=duration_s),
-        )
-    except BaseException:
-        await writer.discard()
-        raise
+    await writer.commit(
+        head,
+        targets=[target_json(target) for target in targets],
+        summary=summary.to_json(duration_s=duration_s),
+    )
     code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
     return AuditResult(summary, writer.path, complete, failed, targets, duration_s, code)
+
+
+def _write_failure(exc: BaseException) -> ReportWriteError | None:
+    """The report-writing failure inside `exc` (a task group's exceptions), if any."""
+    if isinstance(exc, ReportWriteError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := _write_failure(inner)) is not None:
+                return found
+    return None
 
 
 async def report_path(config: AuditConfig, now: datetime) -> Path:

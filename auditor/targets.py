@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
@@ -49,6 +49,14 @@ class Target:
 
 def parse_target(text: str, *, is_file: Callable[[Path], bool]) -> Target:
     """Classify one TARGET argument (DESIGN §2)."""
+    target = _classify(text, is_file=is_file)
+    # An argument with bytes that are not UTF-8 (a file name) keeps its path; it is shown with
+    # U+FFFD in their place.
+    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return replace(target, input=shown) if shown != text else target
+
+
+def _classify(text: str, *, is_file: Callable[[Path], bool]) -> Target:
     lowered = text.lower()
     if lowered.startswith(("http://", "https://")):
         return _url_target(text, text)

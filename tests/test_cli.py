@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import resource
 import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -40,6 +43,13 @@ def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
         ["--no-check", "--demo", "https://example.com/"],
         ["https://example.com/"],  # checks arrive with the next version: say so, do nothing
         ["--no-such-flag", "https://example.com/"],
+        ["--no-check", "--rate", "5", "https://example.com/"],  # URL-check options: refused
+        ["--no-check", "--method", "head", "https://example.com/"],
+        ["--no-check", "--include", "/blog/", "https://example.com/"],
+        ["--no-check", "--sample", "3", "https://example.com/"],
+        ["--no-check", "--timeout", "inf", "https://example.com/"],
+        ["--no-check", "--sitemap-timeout", "nan", "https://example.com/"],
+        ["--no-check", "--json", ".", "https://example.com/"],  # a folder
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -178,3 +188,37 @@ async def test_a_signal_stops_the_run_and_writes_a_partial_report(
     validate_report(report)
     assert report["complete"] is False
     assert [path.name for path in tmp_path.iterdir()] == ["r.json"]  # no spool, no temporary
+
+
+def test_a_file_name_that_is_not_utf8_is_audited_and_reported(tmp_path: Path) -> None:
+    name = os.fsdecode(b"caf\xe9.xml")  # Latin-1 bytes in a file name
+    sitemap = write_sitemap(tmp_path / name, "https://example.com/a")
+    report_path = tmp_path / "r.json"
+    assert main(["--no-check", "--quiet", "--json", str(report_path), str(sitemap)]) == 0
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert report["targets"][0]["input"].endswith("caf\ufffd.xml")
+    assert report["summary"]["urls"] == 1
+
+
+def test_a_full_disk_is_one_line_and_exit_3(tmp_path: Path) -> None:
+    sitemap = write_sitemap(
+        tmp_path / "s.xml", *(f"https://example.com/{n}" for n in range(20_000))
+    )
+    report_path = tmp_path / "r.json"
+
+    def small_files() -> None:  # in the child: files stop growing at 200 kB, as on a full disk
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (200_000, 200_000))
+
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", "--no-check", "--json", str(report_path), str(sitemap)],
+        preexec_fn=small_files,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == ExitCode.FAILED
+    assert len(done.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in done.stderr
+    assert [path.name for path in tmp_path.iterdir()] == ["s.xml"]  # nothing half-written

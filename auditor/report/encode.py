@@ -7,11 +7,14 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
 
 from __future__ import annotations
 
+import json
 from collections.abc import Mapping
 from dataclasses import fields
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
+
+import orjson
 
 from auditor._version import __version__
 from auditor.config import AuditConfig
@@ -23,6 +26,18 @@ TOOL = {"name": "sitemap-auditor", "version": __version__}
 REDACTED = "<redacted>"
 
 Json = dict[str, object]
+
+
+def dumps(value: object) -> bytes:
+    """JSON bytes, with orjson.
+
+    A string holding lone surrogates (from an undecodable file name) makes orjson refuse; the
+    standard library then writes it with escapes: still valid JSON, never a crash.
+    """
+    try:
+        return orjson.dumps(value)
+    except TypeError:
+        return json.dumps(value, separators=(",", ":")).encode()
 
 
 def finding_json(item: Finding, *, omit_url: bool = False) -> Json:

@@ -15,10 +15,18 @@ from pathlib import Path
 
 import aiofiles
 import aiofiles.os
-import orjson
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
-from auditor.report.encode import Json
+from auditor.report.encode import Json, dumps
+
+
+class ReportError(Exception):
+    """The report cannot be written where asked (folder missing and not creatable, read-only)."""
+
+
+class ReportWriteError(ReportError):
+    """Writing the report failed mid-run or at its end (a full disk): the run failed."""
+
 
 FLUSH_BYTES = 1 << 20  # buffer records and write in large pieces: each write is a thread hop
 COPY_BYTES = 1 << 20
@@ -39,7 +47,7 @@ class _Spool:
     def add(self, record: Json) -> None:
         if self._count:
             self._buffer += b",\n"
-        self._buffer += orjson.dumps(record)
+        self._buffer += dumps(record)
         self._count += 1
 
     @property
@@ -51,13 +59,19 @@ class _Spool:
         if self._buffer:
             data = bytes(self._buffer)
             self._buffer.clear()
-            await self._file.write(data)
+            try:
+                await self._file.write(data)
+            except OSError as exc:
+                raise ReportWriteError(f"cannot write {self.path}: {exc}") from exc
 
     async def close(self) -> None:
-        if self._file is not None:
+        if self._file is None:
+            return
+        try:
             await self.flush()
-            await self._file.close()
-            self._file = None
+        finally:
+            file, self._file = self._file, None
+            await file.close()
 
     async def copy_to(self, out: AsyncBufferedIOBase) -> None:
         async with aiofiles.open(self.path, "rb") as source:
@@ -75,10 +89,14 @@ class JsonReportWriter:
         self._temporary = path.with_name(f".{path.name}.tmp")
 
     async def open(self) -> None:
-        """Create the folder and the spools; OSError when the folder is not writable."""
-        await aiofiles.os.makedirs(self.path.parent, exist_ok=True)
-        await self._sitemaps.open()
-        await self._urls.open()
+        """Create the folder and the spools; ReportError when the folder is not writable."""
+        try:
+            await aiofiles.os.makedirs(self.path.parent, exist_ok=True)
+            await self._sitemaps.open()
+            await self._urls.open()
+        except OSError as exc:
+            await self.discard()
+            raise ReportError(f"cannot write the report to {self.path.parent}: {exc}") from exc
 
     def add_url(self, record: Json) -> None:
         """Append one `urls[]` entry (buffered)."""
@@ -96,30 +114,34 @@ class JsonReportWriter:
 
     async def commit(self, head: Json, *, targets: Sequence[Json], summary: Json) -> None:
         """Assemble head, targets, sitemaps, urls and summary; sync; rename into place."""
+        try:
+            await self._commit(head, targets=targets, summary=summary)
+        except OSError as exc:
+            raise ReportWriteError(f"cannot write the report {self.path}: {exc}") from exc
+        finally:
+            await self.discard()  # the spools, and the temporary file if the rename failed
+
+    async def _commit(self, head: Json, *, targets: Sequence[Json], summary: Json) -> None:
         await self._sitemaps.close()
         await self._urls.close()
-        opening = orjson.dumps(head)[:-1] + b',"targets":' + orjson.dumps(list(targets))
+        opening = dumps(head)[:-1] + b',"targets":' + dumps(list(targets))
         async with aiofiles.open(self._temporary, "wb") as out:
             await out.write(opening + b',\n"sitemaps":[\n')
             await self._sitemaps.copy_to(out)
             await out.write(b'\n],\n"urls":[\n')
             await self._urls.copy_to(out)
-            await out.write(b'\n],\n"summary":' + orjson.dumps(summary) + b"}\n")
+            await out.write(b'\n],\n"summary":' + dumps(summary) + b"}\n")
             await out.flush()
             await asyncio.to_thread(os.fsync, out.fileno())
         await aiofiles.os.replace(self._temporary, self.path)
-        await self._remove_spools()
 
     async def discard(self) -> None:
-        """Leave nothing behind: no report, no spool, no temporary file."""
-        await self._sitemaps.close()
-        await self._urls.close()
+        """Leave nothing behind but a committed report: no spool, no temporary file."""
+        for spool in (self._sitemaps, self._urls):
+            with contextlib.suppress(OSError, ReportError):
+                await spool.close()
+            await _remove(spool.path)
         await _remove(self._temporary)
-        await self._remove_spools()
-
-    async def _remove_spools(self) -> None:
-        await _remove(self._sitemaps.path)
-        await _remove(self._urls.path)
 
 
 async def _remove(path: Path) -> None:
