@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator
 
 from auditor.codes import Code
 from auditor.decompress import BodyDecoder, CompressionError
-from auditor.models import ParseEvent, SitemapKind, finding
+from auditor.models import ParseEvent, finding
 from auditor.parse import SitemapParser
 
 # Bytes on the wire may exceed the document's by deflate's worst-case overhead, never by more:
@@ -34,11 +34,6 @@ class DocumentStream:
         self.bytes = 0  # decompressed bytes given to the parser
         self.wire_bytes = 0  # bytes received, before decompression
         self.stopped = False
-
-    @property
-    def kind(self) -> SitemapKind | None:
-        """The document's kind, once known."""
-        return self._parser.kind
 
     @property
     def compressed(self) -> bool:

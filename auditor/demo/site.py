@@ -58,7 +58,7 @@ def gzipped(data: bytes) -> bytes:
 
 def demo_routes(base: str) -> dict[str, Page]:
     """Every route of the demo site, for a server whose root URL is `base` (no slash)."""
-    return {**_discovery(base), **_sitemaps(base), **_pages(base)}
+    return {**_discovery(base), **_sitemaps(base), **_broken_documents(base), **_pages(base)}
 
 
 def _discovery(base: str) -> dict[str, Page]:
@@ -92,19 +92,14 @@ def _discovery(base: str) -> dict[str, Page]:
 
 
 def _sitemaps(base: str) -> dict[str, Page]:
+    """Well-formed sitemaps: gzip as a file, gzip as a transport, a feed, a text sitemap."""
     pages = urlset(
         [
             url(f"{base}/", lastmod="2026-11-02"),
             url(f"{base}/about", lastmod="2026-10-14T09:30:00+01:00"),
             url(f"{base}/contact", lastmod="2026-09-01"),
-            url(f"{base}/blog/"),
-            url(f"{base}/old-page"),
-            url(f"{base}/temp"),
-            url(f"{base}/chain-1"),
-            url(f"{base}/loop-a"),
-            url(f"{base}/gone"),
-            url(f"{base}/error"),
-            url(f"{base}/forbidden"),
+            *(url(f"{base}{path}") for path in ("/blog/", "/old-page", "/temp", "/chain-1")),
+            *(url(f"{base}{path}") for path in ("/loop-a", "/gone", "/error", "/forbidden")),
             url(f"{base}/noindex"),
             url(f"{base}/private/report"),
         ]
@@ -112,11 +107,34 @@ def _sitemaps(base: str) -> dict[str, Page]:
     posts = urlset(
         [url(f"{base}/blog/post-{n}", lastmod=f"2026-0{n}-1{n}T08:00:00Z") for n in range(1, 6)]
     )
+    news = (
+        '<?xml version="1.0"?><rss version="2.0"><channel><title>News</title>'
+        f"<item><title>Launch</title><link>{base}/blog/post-1</link></item>"
+        f"<item><title>Docs</title><link>{base}/docs/</link></item></channel></rss>"
+    )
+    text = f"{base}/docs/\n{base}/docs/install\nsee the docs above\n{base}/docs/faq\n"
+    return {
+        "/sitemaps/pages.xml.gz": Page(
+            200, gzipped(pages.encode()), {"Content-Type": "application/gzip"}
+        ),
+        "/sitemaps/posts.xml": Page(  # gzip as a transport encoding, not as a file
+            200,
+            gzipped(posts.encode()),
+            {"Content-Type": "application/xml", "Content-Encoding": "gzip"},
+        ),
+        "/sitemaps/products.xml": xml_page(_products(base)),
+        "/sitemaps/extra.txt": Page(200, text.encode(), {"Content-Type": "text/plain"}),
+        "/feeds/news.rss": Page(200, news.encode(), {"Content-Type": "application/rss+xml"}),
+    }
+
+
+def _products(base: str) -> str:
+    """A sitemap with one entry-level problem per entry (and a fine one first)."""
     image = (
         '<image:image xmlns:image="http://www.google.com/schemas/sitemap-image/1.1">'
         f"<image:loc>{base}/img/shoe.png</image:loc></image:image>"
     )
-    products = urlset(
+    return urlset(
         [
             url(f"{base}/products/shoe", lastmod="2026-11-01", extra=image),
             url(f"{base}/products/red shoes"),  # space: must be percent-encoded
@@ -136,25 +154,19 @@ def _sitemaps(base: str) -> dict[str, Page]:
             url("http://shop.invalid/products/tie"),  # other host
         ]
     )
-    archive = sitemapindex([f"{base}/sitemaps/archive-2019.xml"])
+
+
+def _broken_documents(base: str) -> dict[str, Page]:
+    """Documents with a problem of their own: nesting, redirects, namespace, breakage."""
     legacy = urlset([url(f"{base}/legacy/page")]).replace(
         SITEMAP_NS, "http://www.google.com/schemas/sitemap/0.84"
     )
     broken = urlset([url(f"{base}/blog/post-{n}") for n in (6, 7)])[:-40]  # cut mid-way
     html = "<!DOCTYPE html>\n<html><head><title>Welcome</title></head><body>Hi</body></html>"
-    text = f"{base}/docs/\n{base}/docs/install\nsee the docs above\n{base}/docs/faq\n"
     return {
-        "/sitemaps/pages.xml.gz": Page(
-            200, gzipped(pages.encode()), {"Content-Type": "application/gzip"}
+        "/sitemaps/archive-index.xml": xml_page(
+            sitemapindex([f"{base}/sitemaps/archive-2019.xml"])
         ),
-        "/sitemaps/posts.xml": Page(  # gzip as a transport encoding, not as a file
-            200,
-            gzipped(posts.encode()),
-            {"Content-Type": "application/xml", "Content-Encoding": "gzip"},
-        ),
-        "/sitemaps/products.xml": xml_page(products),
-        "/sitemaps/extra.txt": Page(200, text.encode(), {"Content-Type": "text/plain"}),
-        "/sitemaps/archive-index.xml": xml_page(archive),
         "/sitemaps/archive-2019.xml": xml_page(urlset([url(f"{base}/blog/2019/recap")])),
         "/sitemaps/moved.xml": redirect(301, "/sitemaps/moved-here.xml"),
         "/sitemaps/moved-here.xml": xml_page(urlset([url(f"{base}/moved/page")])),
@@ -163,16 +175,6 @@ def _sitemaps(base: str) -> dict[str, Page]:
         "/sitemaps/empty.xml": xml_page(urlset([])),
         "/sitemaps/landing.html": Page(200, html.encode(), {"Content-Type": "text/html"}),
         "/private/sitemap.xml": xml_page(urlset([url(f"{base}/private/report")])),
-        "/feeds/news.rss": Page(
-            200,
-            (
-                '<?xml version="1.0"?><rss version="2.0"><channel><title>News</title>'
-                f"<item><title>Launch</title><link>{base}/blog/post-1</link></item>"
-                f"<item><title>Docs</title><link>{base}/docs/</link></item>"
-                "</channel></rss>"
-            ).encode(),
-            {"Content-Type": "application/rss+xml"},
-        ),
     }
 
 
