@@ -31,12 +31,12 @@ PROBE_PATHS = (
     "wp-sitemap.xml",
     "sitemap.txt",
 )
-# Distinct origins whose robots.txt one run reads; the first MAX_RULE_ORIGINS keep their rules
-# (the targets' hosts come first), the others only their Sitemap: lines: 500 KiB of rules is
-# tens of megabytes once parsed. Quick look-ups, made only to check a cross-submission, are few
-# and short, as a hostile sitemap can list URLs on many hosts that never answer.
+# Distinct origins whose robots.txt one run reads. Rules are kept for the first MAX_RULE_ORIGINS
+# hosts of documents (the targets' hosts come first; 500 KiB of rules is tens of megabytes once
+# parsed); other entries keep only their Sitemap: keys. Quick look-ups, made only to check a
+# cross-submission, are few and short: a hostile sitemap can list many hosts that never answer.
 MAX_ROBOTS_ORIGINS = 64
-MAX_RULE_ORIGINS = 16
+MAX_RULE_ORIGINS = 4
 MAX_QUICK_LOOKUPS = 8
 
 
@@ -45,8 +45,13 @@ def probe_urls(site_url: str) -> list[str]:
     return [urljoin(site_url, path) for path in PROBE_PATHS]
 
 
-async def fetch_robots(follower: Follower, url: str, *, clock: Clock) -> RobotsFetch:
-    """Fetch and parse one robots.txt; 4xx means no rules (RFC 9309 §2.3.1.3)."""
+async def fetch_robots(
+    follower: Follower, url: str, *, clock: Clock, rules: bool = True
+) -> RobotsFetch:
+    """Fetch and parse one robots.txt, its rules unless `rules` is False.
+
+    A 4xx answer means no rules at all (RFC 9309 §2.3.1.3).
+    """
     started = clock.monotonic()
     try:
         opened = await follower.open(url)
@@ -71,7 +76,7 @@ async def fetch_robots(follower: Follower, url: str, *, clock: Clock) -> RobotsF
         except (FetchError, CompressionError) as error:
             return replace(fetched, problem=_unreachable(url, str(error)))
     elapsed_ms = round((clock.monotonic() - started) * 1000)
-    robots = parse_robots(_text(data), url=url)
+    robots = parse_robots(_text(data), url=url, rules=rules)
     return replace(fetched, robots=robots, bytes=len(data), elapsed_ms=elapsed_ms)
 
 
@@ -124,6 +129,7 @@ class RobotsCache:
         self._fetch = fetch
         self._entries: dict[str, asyncio.Future[RobotsFetch]] = {}
         self._quick_left = MAX_QUICK_LOOKUPS
+        self._rules_left = MAX_RULE_ORIGINS
 
     async def get(self, origin: str, *, quick: bool = False) -> RobotsFetch | None:
         """The robots.txt of `origin`; None once the run's budget for it is spent.
@@ -147,8 +153,11 @@ class RobotsCache:
             entry.set_exception(exc)
             entry.exception()  # retrieved here: waiters, if any, re-raise it themselves
             raise
-        if result.robots is not None and len(self._entries) > MAX_RULE_ORIGINS:
-            result = replace(result, robots=result.robots.without_rules())
+        if result.robots is not None:
+            if quick or not self._rules_left:
+                result = replace(result, robots=result.robots.without_rules())
+            else:
+                self._rules_left -= 1
         entry.set_result(result)
         return result
 

@@ -138,7 +138,8 @@ class _Run:
             quick = Follower(client, self._quick_policy(), clock=self._clock, rng=rng)
 
             def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
-                return fetch_robots(quick if quick_lookup else follower, url, clock=self._clock)
+                chosen = quick if quick_lookup else follower
+                return fetch_robots(chosen, url, clock=self._clock, rules=not quick_lookup)
 
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(

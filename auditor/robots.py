@@ -55,8 +55,8 @@ class RobotsTxt:
         return replace(self, sitemaps=(), rules=None)
 
 
-def parse_robots(text: str, *, url: str) -> RobotsTxt:
-    """Parse robots.txt text fetched from `url`.
+def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
+    """Parse robots.txt text fetched from `url` (its rules too, unless `rules` is False).
 
     `Sitemap:` lines are independent of user-agent groups and may repeat (sitemaps.org); a
     relative value is resolved against the robots.txt URL, as Google does, and marked.
@@ -78,7 +78,7 @@ def parse_robots(text: str, *, url: str) -> RobotsTxt:
             continue
         lines.append(SitemapLine(number, value, urljoin(url, value), relative=True))
         keys.add(resolved.key)
-    return RobotsTxt(url, tuple(lines), frozenset(keys), Protego.parse(text))
+    return RobotsTxt(url, tuple(lines), frozenset(keys), Protego.parse(text) if rules else None)
 
 
 @dataclass(frozen=True, slots=True)

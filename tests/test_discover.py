@@ -38,12 +38,20 @@ async def test_concurrent_callers_share_one_fetch() -> None:
 
 async def test_rules_are_kept_for_the_first_origins_only() -> None:
     cache = RobotsCache(Fetcher())
-    fetched = [await cache.get(f"https://h{n}.example") for n in range(MAX_ROBOTS_ORIGINS + 5)]
+    cross = await cache.get("https://cross.example", quick=True)
+    assert cross is not None
+    assert cross.robots is not None
+    assert (cross.robots.rules, cross.robots.sitemap_keys) == (
+        None,
+        frozenset({"https://a.example/s.xml"}),
+    )
+    others = MAX_ROBOTS_ORIGINS - 1 + 5
+    fetched = [await cache.get(f"https://h{n}.example") for n in range(others)]
     robots = [f.robots if f is not None else None for f in fetched]
     assert all(r is not None and r.rules is not None for r in robots[:MAX_RULE_ORIGINS])
-    kept = robots[MAX_RULE_ORIGINS:MAX_ROBOTS_ORIGINS]
+    kept = robots[MAX_RULE_ORIGINS : MAX_ROBOTS_ORIGINS - 1]
     assert all(r is not None and r.rules is None and r.sitemap_keys for r in kept)
-    assert robots[MAX_ROBOTS_ORIGINS:] == [None] * 5  # past the run's budget: not read
+    assert robots[MAX_ROBOTS_ORIGINS - 1 :] == [None] * 5  # past the run's budget: not read
 
 
 async def test_quick_lookups_have_their_own_small_budget() -> None:
