@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import NoReturn
 
 from auditor._version import __version__
-from auditor.codes import Code
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
 from auditor.pipeline import AuditResult, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
@@ -254,7 +253,7 @@ def _print_summary(result: AuditResult, *, quiet: bool) -> None:
     counts = ", ".join(f"{n} {severity.value}s" for severity, n in severities.items())
     print(f"findings: {counts}")
     for code, count in summary.by_code.most_common(_TOP_CODES):
-        print(f"  {code.value:<28} {count:>8}  {Code(code).severity.value}")
+        print(f"  {code.value:<28} {count:>8}  {code.severity.value}")
     print(f"report: {result.json_path}")
     print(verdict)
 
