@@ -15,7 +15,6 @@ from auditor.urls import parse_http_url
 
 # RFC 9110 §15.4: the statuses that carry a Location to follow (300 and 304 do not).
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-PERMANENT_STATUSES = frozenset({301, 308})
 # RFC 3986 §2.2 reserved characters, plus '%' so existing escapes are kept as they are.
 _LOCATION_SAFE = "!#$%&'()*+,/:;=?@[]~"
 _LOCATION_SHOWN = 300  # characters of a bad Location kept in a finding

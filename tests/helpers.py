@@ -50,12 +50,6 @@ class Audited:
             record.get("findings_omitted", {})
         )
 
-    def url(self, suffix: str) -> Report:
-        """The one URL entry whose loc ends with `suffix`."""
-        found: list[Report] = [u for u in self.report["urls"] if u["loc"].endswith(suffix)]
-        assert len(found) == 1, (suffix, len(found))
-        return found[0]
-
     def url_codes(self) -> Iterator[tuple[str, list[str]]]:
         """(loc, codes) for each URL entry."""
         for entry in self.report["urls"]:
