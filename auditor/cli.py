@@ -12,15 +12,15 @@ import os
 import re
 import signal
 import sys
-from collections.abc import AsyncIterator, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
 from auditor._version import __version__
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
-from auditor.pipeline import AuditResult, audit
+from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
 from auditor.summary import ExitCode
 from auditor.targets import Target, TargetError, TargetKind, parse_target
@@ -28,8 +28,12 @@ from auditor.targets import Target, TargetError, TargetKind, parse_target
 PROG = "sitemap-audit"
 # Parsed now so that scripts written against the contract fail clearly, not silently.
 NOT_YET = ("html", "baseline", "metrics", "junit", "state", "config")
-# Options of the URL checks (the next version): refused while only --no-check runs.
-CHECK_ONLY = ("rate", "method", "include", "exclude", "sample")
+# Options that only mean something when URLs are requested.
+CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
+# The demo's slow pages and its page that never answers show in seconds, not minutes.
+DEMO_TIMEOUT_S = 2.0
+DEMO_SLOW_S = 1.0
+DEMO_RETRIES = 1
 _TOP_CODES = 10
 _DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
 
@@ -57,8 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     add("--concurrency", type=int, default=128, metavar="N")
     add("--per-host", type=int, default=8, metavar="N")
     add("--rate", type=float, metavar="R")
-    add("--timeout", type=float, default=15.0, metavar="S")
-    add("--retries", type=int, default=2, metavar="N")
+    add("--timeout", type=float, metavar="S", help="per request (default 15)")
+    add("--retries", type=int, metavar="N", help="for 429, 5xx, timeouts, resets (default 2)")
     add("--max-redirects", type=int, default=10, metavar="N")
     add("--method", choices=[m.value for m in Method])
     add("--user-agent", metavar="S")
@@ -66,6 +70,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--include", action="append", default=[], metavar="REGEX")
     add("--exclude", action="append", default=[], metavar="REGEX")
     add("--sample", type=int, metavar="N")
+    add("--slow", type=float, metavar="S", help="url.slow above S seconds (default 3)")
     add("--fail-on", choices=[f.value for f in FailOn], default=FailOn.ERROR.value)
     add("--baseline", type=Path, metavar="PATH")
     add("--metrics", type=Path, metavar="PATH")
@@ -89,11 +94,9 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
     for name in NOT_YET:
         if getattr(args, name) is not None:
             raise UsageError(f"--{name} is not available in this version yet")
-    if not args.no_check:
-        raise UsageError("URL checks are not available in this version yet; add --no-check")
     for name in CHECK_ONLY:
-        if getattr(args, name):
-            raise UsageError(f"--{name} applies to URL checks, not available in this version yet")
+        if args.no_check and getattr(args, name):
+            raise UsageError(f"--{name} applies to URL checks; it means nothing with --no-check")
     if args.json is not None and args.json.is_dir():
         raise UsageError(f"--json {args.json} is a folder; give a file path (or use --out)")
     for pattern in (*args.include, *args.exclude):
@@ -109,8 +112,6 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         concurrency=args.concurrency,
         per_host=args.per_host,
         rate=args.rate,
-        timeout_s=args.timeout,
-        retries=args.retries,
         max_redirects=args.max_redirects,
         method=Method(args.method or Method.AUTO),
         headers=tuple(_header(text) for text in args.header),
@@ -124,7 +125,16 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         max_depth=args.max_depth,
         max_sitemaps=args.max_sitemaps,
     )
-    return replace(config, user_agent=args.user_agent) if args.user_agent else config
+    given = {
+        "user_agent": args.user_agent,
+        "timeout_s": args.timeout,
+        "retries": args.retries,
+        "slow_s": args.slow,
+    }
+    if args.demo:  # the user's own values win over the demo's quick ones
+        quick = {"timeout_s": DEMO_TIMEOUT_S, "retries": DEMO_RETRIES, "slow_s": DEMO_SLOW_S}
+        given = {name: quick.get(name) if value is None else value for name, value in given.items()}
+    return replace(config, **{name: value for name, value in given.items() if value is not None})
 
 
 def _header(text: str) -> tuple[str, str]:
@@ -170,8 +180,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
     )
+    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     try:
-        result = asyncio.run(_run(config, demo=args.demo))
+        result = asyncio.run(_run(config, demo=args.demo, progress=show_progress))
     except ReportWriteError as exc:  # the run ended, its report could not be written
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.FAILED
@@ -182,7 +193,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: interrupted; no report written", file=sys.stderr)
         return ExitCode.FAILED
     try:
-        _print_summary(result, quiet=args.quiet)
+        _print_summary(result, quiet=args.quiet, no_check=config.no_check)
         sys.stdout.flush()
     except BrokenPipeError:  # `sitemap-audit ... | head`: the reader left; the verdict stands
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
@@ -194,14 +205,26 @@ def run() -> None:
     sys.exit(main())
 
 
-async def _run(config: AuditConfig, *, demo: bool) -> AuditResult:
+async def _run(config: AuditConfig, *, demo: bool, progress: bool) -> AuditResult:
     stop = asyncio.Event()
-    with _stop_on_signals(stop):
+    with _stop_on_signals(stop), _progress_bar(shown=progress) as on_progress:
         if not demo:
-            return await audit(config, stop=stop)
+            return await audit(config, stop=stop, on_progress=on_progress)
         async with _demo_site() as url:
-            site = Target("--demo", TargetKind.SITE, url)
-            return await audit(replace(config, targets=(site,), allow_private=True), stop=stop)
+            # A private target: the guard lets loopback through, never link-local (DESIGN §7).
+            site = replace(config, targets=(Target("--demo", TargetKind.SITE, url),))
+            return await audit(site, stop=stop, on_progress=on_progress)
+
+
+@contextmanager
+def _progress_bar(*, shown: bool) -> Iterator[OnProgress | None]:
+    if not shown:
+        yield None
+        return
+    from auditor.progress_bar import ProgressBar  # noqa: PLC0415 - rich only for terminals
+
+    with ProgressBar() as bar:
+        yield bar.update
 
 
 @asynccontextmanager
@@ -238,7 +261,7 @@ class _stop_on_signals:  # noqa: N801 - used as a context manager, named like on
         self._stop.set()
 
 
-def _print_summary(result: AuditResult, *, quiet: bool) -> None:
+def _print_summary(result: AuditResult, *, quiet: bool, no_check: bool) -> None:
     summary = result.summary
     severities = summary.by_severity()
     verdict = _verdict(result)
@@ -246,6 +269,9 @@ def _print_summary(result: AuditResult, *, quiet: bool) -> None:
         print(verdict)
         return
     mode = "sitemaps only (--no-check)"
+    if not no_check:
+        classes = " ".join(f"{key} {n}" for key, n in sorted(summary.by_status_class.items()))
+        mode = f"{summary.checked} checked ({classes or 'none'})"
     print(
         f"{PROG} {__version__}: {summary.sitemaps} documents, {summary.urls} distinct URLs "
         f"({summary.entries} entries), {mode}, {result.duration_s:.1f} s"

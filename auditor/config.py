@@ -74,6 +74,7 @@ class AuditConfig:
     junit: Path | None = None
     state: Path | None = None
     allow_private: bool = False
+    slow_s: float = 3.0  # url.slow: an answer slower than this (DESIGN §4)
     # The sitemap side (DESIGN §3, §7): every read is bounded.
     sitemap_concurrency: int = 4
     sitemap_timeout_s: float = 300.0  # a whole sitemap download; `timeout_s` bounds each silence
@@ -92,7 +93,7 @@ class AuditConfig:
             _at_least(name, getattr(self, name), 1)
         for name in ("retries", "max_redirects", "max_depth", "findings_per_sitemap"):
             _at_least(name, getattr(self, name), 0)
-        for name in ("timeout_s", "sitemap_timeout_s", "rate"):
+        for name in ("timeout_s", "sitemap_timeout_s", "rate", "slow_s"):
             value = getattr(self, name)
             if value is not None and not (math.isfinite(value) and value > 0):
                 raise ConfigError(f"{_option(name)} must be a number more than 0, not {value}")

@@ -21,7 +21,7 @@ import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.resolver import DefaultResolver
 
-from auditor.addresses import ip_literal, is_public_address
+from auditor.addresses import Reach, address_allowed, ip_literal, is_public_address
 from auditor.codes import Code
 
 # Encodings `auditor.decompress` undoes; never "br", which would need another library.
@@ -91,6 +91,10 @@ class Response:
         self.url = str(raw.url)
         self.headers: Mapping[str, str] = raw.headers
 
+    def header_values(self, name: str) -> list[str]:
+        """Every value of a header that may repeat (X-Robots-Tag)."""
+        return self._raw.headers.getall(name, [])
+
     async def read(self) -> bytes:
         """The next piece of the body as it arrives; b"" at its end."""
         try:
@@ -121,13 +125,13 @@ class _Resolver(AbstractResolver):
     """aiohttp's resolver, with two rules of ours.
 
     `.invalid` names never resolve (RFC 6761 §6.4), so such lookups never leave the machine.
-    With the guard on, private addresses are dropped from the answer, and a host left with none
+    Addresses the run's reach refuses are dropped from the answer, and a host left with none
     is refused: the check is on the resolved IP, so a public name for 127.0.0.1 does not pass.
     """
 
-    def __init__(self, *, allow_private: bool) -> None:
+    def __init__(self, *, reach: Reach) -> None:
         self._inner = DefaultResolver()
-        self._allow_private = allow_private
+        self._reach = reach
 
     async def resolve(
         self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
@@ -136,12 +140,12 @@ class _Resolver(AbstractResolver):
         if name == "invalid" or name.endswith(".invalid"):
             raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve (RFC 6761)")
         found = await self._inner.resolve(host, port, family)
-        if self._allow_private:
+        if self._reach is Reach.ANY:
             return found
-        public = [result for result in found if is_public_address(result["host"])]
-        if not public:
+        allowed = [result for result in found if address_allowed(result["host"], self._reach)]
+        if not allowed:
             raise BlockedAddressError(f"{host} resolves to a private address only")
-        return public
+        return allowed
 
     async def close(self) -> None:
         await self._inner.close()
@@ -174,20 +178,20 @@ class HttpClient:
         headers: Sequence[tuple[str, str]] = (),
         concurrency: int = 128,
         per_host: int = 8,
-        allow_private: bool = True,
+        reach: Reach = Reach.ANY,
     ) -> None:
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         self._headers.update(headers)
         self._concurrency = concurrency
         self._per_host = per_host
-        self._allow_private = allow_private
+        self._reach = reach
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Self:
         connector = aiohttp.TCPConnector(
             limit=self._concurrency,
             limit_per_host=self._per_host,
-            resolver=_Resolver(allow_private=self._allow_private),
+            resolver=_Resolver(reach=self._reach),
             ttl_dns_cache=300,
         )
         self._session = aiohttp.ClientSession(
@@ -223,9 +227,9 @@ class HttpClient:
 
     def _refuse_private_literal(self, url: str) -> None:
         """Aiohttp never resolves an IP literal: the guard checks it here."""
-        if self._allow_private:
+        if self._reach is Reach.ANY:
             return
         host = urlsplit(url).hostname
         literal = ip_literal(host) if host else None
-        if literal is not None and not is_public_address(literal):
+        if literal is not None and not address_allowed(literal, self._reach):
             raise FetchError(Code.NET_BLOCKED_ADDRESS, f"{literal} is a private address")

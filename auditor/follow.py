@@ -9,17 +9,24 @@ import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 from auditor.clock import Clock
 from auditor.codes import Code
+from auditor.config import Method
 from auditor.fetch import FetchError, HttpClient, Response, Timeouts
-from auditor.models import AlreadyRead, Finding, Redirect
+from auditor.models import AlreadyRead, Finding, Redirect, finding
+from auditor.pacing import MAX_HOSTS, Pacer
 from auditor.redirects import is_redirect, next_hop
 from auditor.retry import RETRY_STATUSES, backoff_s, retry_after_s
 from auditor.urls import parse_http_url
 
 # A timeout or a reset before any byte of the answer is worth another try; a DNS miss is not.
 RETRY_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT})
+# Answers by which a host says "too many requests": it slows down for every worker.
+THROTTLE_STATUSES = frozenset({429, 503})
+# RFC 9110 §15.5.6, §15.6.2: the server does not do HEAD; ask with GET, and keep asking so.
+HEAD_REFUSED_STATUSES = frozenset({405, 501})
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +47,8 @@ class Opened:
     response: Response
     redirects: tuple[Redirect, ...]
     final_url: str
+    method: Method  # of the final answer: HEAD or GET
+    elapsed_s: float  # waiting for the answers used (not for retries, backoff or pacing)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,34 +57,56 @@ class Refused:
 
     reason: Finding | AlreadyRead
     redirects: tuple[Redirect, ...]
+    elapsed_s: float
 
 
 HopCheck = Callable[[str], Finding | AlreadyRead | None]  # next hop's key -> a reason to stop
 
 
 class Follower:
-    """Opens URLs under one policy, with one clock and one source of jitter."""
+    """Opens URLs under one policy, with one clock, one source of jitter and one pacer."""
 
     def __init__(
-        self, client: HttpClient, policy: FetchPolicy, *, clock: Clock, rng: random.Random
+        self,
+        client: HttpClient,
+        policy: FetchPolicy,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        pacer: Pacer,
     ) -> None:
         self._client = client
         self._policy = policy
         self._clock = clock
         self._rng = rng
+        self._pacer = pacer
+        self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
 
     async def open(
-        self, url: str, *, on_hop: HopCheck | None = None, method: str = "GET"
+        self, url: str, *, on_hop: HopCheck | None = None, method: Method = Method.GET
     ) -> Opened | Refused:
-        """Follow redirects from `url`; raises FetchError when no answer comes."""
+        """Follow redirects from `url`; raises FetchError when no answer comes.
+
+        Method.AUTO asks each hop with HEAD, and again with GET when HEAD is refused or the
+        answer is an error a GET might not give (servers often mishandle HEAD).
+        """
         parsed = parse_http_url(url)
         visited = {parsed.key if parsed else url}
         chain: list[Redirect] = []
         current = url
+        elapsed_s = 0.0
         while True:
-            response = await self._open_retrying(current, method=method)
+            try:
+                response, used, waited_s = await self._ask(current, method)
+            except FetchError as error:
+                if not chain:
+                    raise
+                # The redirect was followed; where it leads gives no answer.
+                problem = finding(error.code, error.message, url=current)
+                return Refused(problem, tuple(chain), elapsed_s)
+            elapsed_s += waited_s
             if not is_redirect(response.status):
-                return Opened(response, tuple(chain), current)
+                return Opened(response, tuple(chain), current, used, elapsed_s)
             location = response.headers.get("Location")
             response.close()
             chain.append(Redirect(current, response.status))
@@ -87,27 +118,53 @@ class Follower:
                 max_redirects=self._policy.max_redirects,
             )
             if isinstance(hop, Finding):
-                return Refused(hop, tuple(chain))
+                return Refused(hop, tuple(chain), elapsed_s)
             veto = on_hop(hop.key) if on_hop is not None else None
             if veto is not None:
-                return Refused(veto, tuple(chain))
+                return Refused(veto, tuple(chain), elapsed_s)
             visited.add(hop.key)
             current = hop.url
 
-    async def _open_retrying(self, url: str, *, method: str) -> Response:
-        policy = self._policy
+    async def _ask(self, url: str, method: Method) -> tuple[Response, Method, float]:
+        """One hop's answer, the method that gave it, and the seconds it took."""
+        if method is Method.AUTO:
+            host = _host(url)
+            if host not in self._head_refused:
+                response, elapsed_s = await self._open_retrying(url, method=Method.HEAD)
+                if response.status < 400 or response.status == 429:
+                    return response, Method.HEAD, elapsed_s
+                response.close()
+                if response.status in HEAD_REFUSED_STATUSES and len(self._head_refused) < MAX_HOSTS:
+                    self._head_refused.add(host)
+            method = Method.GET
+        response, elapsed_s = await self._open_retrying(url, method=method)
+        return response, method, elapsed_s
+
+    async def _open_retrying(self, url: str, *, method: Method) -> tuple[Response, float]:
+        """The answer, after retries and the host's pacing; and how long that answer took."""
+        policy, clock, host = self._policy, self._clock, _host(url)
+        verb = method.value.upper()
         attempt = 0
         while True:
+            if (wait_s := self._pacer.reserve(host, clock.monotonic())) > 0:
+                await asyncio.sleep(wait_s)
             asked: float | None = None
+            started = clock.monotonic()
             try:
-                response = await self._client.open(url, timeouts=policy.timeouts, method=method)
+                response = await self._client.open(url, timeouts=policy.timeouts, method=verb)
             except FetchError as error:
                 if attempt >= policy.retries or error.code not in RETRY_CODES:
                     raise
             else:
+                elapsed_s = clock.monotonic() - started
+                throttled = response.status in THROTTLE_STATUSES
+                if throttled:
+                    asked = retry_after_s(response.headers.get("Retry-After"), now=clock.now())
+                    self._pacer.throttled(host, clock.monotonic(), retry_after_s=asked)
+                else:
+                    self._pacer.answered(host)
                 if response.status not in RETRY_STATUSES or attempt >= policy.retries:
-                    return response
-                asked = retry_after_s(response.headers.get("Retry-After"), now=self._clock.now())
+                    return response, elapsed_s
                 response.close()
             delay = backoff_s(
                 attempt,
@@ -118,3 +175,8 @@ class Follower:
             )
             await asyncio.sleep(delay)
             attempt += 1
+
+
+def _host(url: str) -> str:
+    """The host (and port) that pacing and HEAD support are kept for."""
+    return urlsplit(url).netloc.lower()

@@ -120,6 +120,49 @@ class Redirect:
     status: int
 
 
+class StatusClass(StrEnum):
+    """How a URL answered, for counting (DESIGN §5 `by_status_class`)."""
+
+    S2XX = "2xx"
+    S3XX = "3xx"
+    S4XX = "4xx"
+    S5XX = "5xx"
+    NONE = "none"  # no HTTP answer: a network error, or a request refused before it left
+
+    @classmethod
+    def of(cls, status: int | None) -> StatusClass:
+        """The class of a status code; an unusual code (1xx, 600+) counts as no answer."""
+        if status is None or not 200 <= status < 600:
+            return cls.NONE
+        return _STATUS_CLASSES[status // 100]
+
+
+_STATUS_CLASSES = {2: StatusClass.S2XX, 3: StatusClass.S3XX, 4: StatusClass.S4XX}
+_STATUS_CLASSES[5] = StatusClass.S5XX
+
+
+@dataclass(frozen=True, slots=True)
+class CheckResult:
+    """What requesting one URL gave: plain data, so that a worker process can hand it over.
+
+    `status` is the listed URL's own answer (a 301 for a redirect); `final_status` is the answer
+    at the end of its redirects. Both are None when no answer came.
+    """
+
+    status: int | None
+    final_url: str | None = None
+    final_status: int | None = None
+    redirects: tuple[Redirect, ...] = ()
+    elapsed_ms: int | None = None
+    method: str | None = None  # of the final answer: HEAD, or GET
+    findings: tuple[Finding, ...] = ()
+
+    @property
+    def status_class(self) -> StatusClass:
+        """The class of the listed URL's own answer."""
+        return StatusClass.of(self.status)
+
+
 @dataclass(frozen=True, slots=True)
 class UrlRecord:
     """One entry of the report's `urls[]`: a distinct URL and what was found about it."""
@@ -130,7 +173,8 @@ class UrlRecord:
     lastmod: str | None = None
     changefreq: str | None = None
     priority: str | None = None
-    findings: tuple[Finding, ...] = ()
+    findings: tuple[Finding, ...] = ()  # the listing's (the sitemap side)
+    check: CheckResult | None = None  # None: not requested (--no-check, filtered, not sampled)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,6 +1,7 @@
 """The composition root: the only module that sees every stage (DESIGN §3).
 
-targets -> walker (discovery, sitemap readers) -> bounded queue -> sink (summary, JSON writer).
+targets -> walker (discovery, sitemap readers) -> check stage (bounded queue, N workers)
+        -> bounded queue -> sink (summary, JSON writer).
 """
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -17,24 +18,46 @@ from urllib.parse import urlsplit
 
 import aiofiles.os
 
+from auditor.addresses import Reach
+from auditor.check import Checker, agent_token
 from auditor.clock import Clock, SystemClock
+from auditor.codes import Severity
 from auditor.config import AuditConfig
 from auditor.discover import RobotsCache, fetch_robots
 from auditor.fetch import HttpClient, Timeouts, is_private_host
 from auditor.follow import FetchPolicy, Follower
 from auditor.models import TargetRecord
+from auditor.pacing import Pacer
 from auditor.reader import ReadServices
 from auditor.report.encode import head_json, target_json
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
-from auditor.robots import RobotsFetch
-from auditor.sink import make_sink_queue, run_sink
+from auditor.robots import RobotsFetch, RobotsTxt
+from auditor.selection import Reservoir, UrlFilter
+from auditor.sink import SinkQueue, make_sink_queue, run_sink
 from auditor.summary import ExitCode, Summary, exit_code
 from auditor.tree import SitemapTree, UrlDedup
 from auditor.walk import Frontier, Walker
+from auditor.workers import CheckStage
 
 log = logging.getLogger(__name__)
 # A robots.txt read only to check a cross-submission waits at most this long.
 QUICK_TIMEOUT_S = 5.0
+PROGRESS_INTERVAL_S = 0.25
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Where a run is, for a progress display."""
+
+    sitemaps: int  # documents read
+    found: int  # distinct URLs found so far
+    checked: int
+    to_check: int | None  # known once every sitemap is read (None: still discovering)
+    errors: int
+    elapsed_s: float
+
+
+OnProgress = Callable[[Progress], None]
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,15 +74,22 @@ class AuditResult:
 
 
 async def audit(
-    config: AuditConfig, *, clock: Clock | None = None, stop: asyncio.Event | None = None
+    config: AuditConfig,
+    *,
+    clock: Clock | None = None,
+    stop: asyncio.Event | None = None,
+    on_progress: OnProgress | None = None,
 ) -> AuditResult:
-    """Run one audit. Setting `stop` ends it early: the report is written, `complete` false."""
+    """Run one audit. Setting `stop` ends it early: the report is written, `complete` false.
+
+    `on_progress` is called a few times a second with where the run is.
+    """
     clock = clock or SystemClock()
     started_at, started = clock.now(), clock.monotonic()
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
     summary = Summary()
-    run = _Run(config, clock, started_at, summary)
+    run = _Run(config, clock, started_at, summary, on_progress)
     failed = False
     try:
         complete = await run.walk(writer, stop)
@@ -109,58 +139,127 @@ async def report_path(config: AuditConfig, now: datetime) -> Path:
 
 
 class _Run:
-    """One run's wiring: the HTTP client, the walker and the sink, in one task group."""
+    """One run's wiring: the HTTP client, the walker, the check stage and the sink."""
 
     def __init__(
-        self, config: AuditConfig, clock: Clock, started_at: datetime, summary: Summary
+        self,
+        config: AuditConfig,
+        clock: Clock,
+        started_at: datetime,
+        summary: Summary,
+        on_progress: OnProgress | None,
     ) -> None:
         self._config = config
         self._clock = clock
         self._started_at = started_at
         self._summary = summary
+        self._on_progress = on_progress
         self.targets: tuple[TargetRecord, ...] = ()
 
     async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
-        """Walk the trees into the sink; False when stopped before the end."""
-        config = self._config
+        """Walk the trees and check their URLs into the sink; False when stopped before the end."""
+        config, clock = self._config, self._clock
         queue = make_sink_queue()
         client = HttpClient(
             user_agent=config.user_agent,
             headers=config.headers,
             concurrency=config.concurrency,
             per_host=config.per_host,
-            allow_private=config.allow_private or await _a_target_is_private(config),
+            reach=await _reach(config),
         )
         async with client, asyncio.TaskGroup() as group:
             group.create_task(run_sink(queue, writer=writer, summary=self._summary))
-            rng = random.Random()  # noqa: S311 - jitter, not secrets
-            follower = Follower(client, self._policy(), clock=self._clock, rng=rng)
-            quick = Follower(client, self._quick_policy(), clock=self._clock, rng=rng)
+            rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
+            pacer = Pacer(
+                rate=config.rate,
+                backoff_base_s=config.backoff_base_s,
+                max_pause_s=config.max_retry_after_s,
+            )
+            follower = Follower(client, self._policy(), clock=clock, rng=rng, pacer=pacer)
+            quick = Follower(client, self._quick_policy(), clock=clock, rng=rng, pacer=pacer)
 
             def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
                 chosen = quick if quick_lookup else follower
-                return fetch_robots(chosen, url, clock=self._clock, rules=not quick_lookup)
+                return fetch_robots(chosen, url, clock=clock, rules=not quick_lookup)
 
+            robots_cache = RobotsCache(robots)
+            stage = None
+            if not config.no_check:
+                checks = Follower(client, self._check_policy(), clock=clock, rng=rng, pacer=pacer)
+                stage = self._check_stage(checks, robots_cache, queue, rng)
             frontier: Frontier = asyncio.Queue()
+            dedup = UrlDedup()
             services = ReadServices(
                 config=config,
                 follower=follower,
-                robots=RobotsCache(robots),
+                robots=robots_cache,
                 tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
-                dedup=UrlDedup(),
-                clock=self._clock,
+                dedup=dedup,
+                clock=clock,
                 now=self._started_at,
                 enqueue=frontier.put_nowait,
-                emit_urls=queue.put,
+                emit_urls=stage.submit if stage is not None else queue.put,
                 emit_sitemap=queue.put,
             )
             walker = Walker(services, frontier)
+            ticker = None
+            if self._on_progress is not None:
+                ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
             try:
-                finished = await _until_stopped(walker.run(), stop)
+                finished = await _until_stopped(_produce(walker, stage), stop)
             finally:
                 self.targets = tuple(walker.target_records())
+                if ticker is not None:
+                    ticker.cancel()
             await queue.put(None)
         return finished
+
+    def _check_stage(
+        self, follower: Follower, robots: RobotsCache, queue: SinkQueue, rng: random.Random
+    ) -> CheckStage:
+        config = self._config
+
+        async def robots_for(origin: str) -> RobotsTxt | None:
+            fetched = await robots.get(origin)
+            return fetched.robots if fetched is not None else None
+
+        checker = Checker(
+            follower,
+            method=config.method,
+            slow_s=config.slow_s,
+            agent=agent_token(config.user_agent),
+            robots=robots_for,
+        )
+        return CheckStage(
+            checker,
+            workers=config.concurrency,
+            emit=queue.put,
+            select=UrlFilter(config.include, config.exclude),
+            sample=Reservoir(config.sample, rng) if config.sample is not None else None,
+        )
+
+    async def _tick(self, report: OnProgress, dedup: UrlDedup, stage: CheckStage | None) -> None:
+        summary, started = self._summary, self._clock.monotonic()
+        while True:
+            to_check = stage.queued if stage is not None and stage.discovered else None
+            if stage is None:
+                to_check = 0
+            report(
+                Progress(
+                    sitemaps=summary.sitemaps,
+                    found=len(dedup),
+                    checked=summary.checked,
+                    to_check=to_check,
+                    errors=summary.by_severity()[Severity.ERROR],
+                    elapsed_s=self._clock.monotonic() - started,
+                )
+            )
+            await asyncio.sleep(PROGRESS_INTERVAL_S)
+
+    def _check_policy(self) -> FetchPolicy:
+        """URL checks: `--timeout` covers each whole request."""
+        timeout_s = self._config.timeout_s
+        return replace(self._policy(), timeouts=Timeouts(total_s=timeout_s, idle_s=timeout_s))
 
     def _quick_policy(self) -> FetchPolicy:
         """Cross-submission look-ups: one try, at most QUICK_TIMEOUT_S."""
@@ -180,13 +279,26 @@ class _Run:
         )
 
 
-async def _a_target_is_private(config: AuditConfig) -> bool:
+async def _reach(config: AuditConfig) -> Reach:
     """DESIGN §7: a target that is itself private allows private addresses for its run."""
+    if config.allow_private:
+        return Reach.ANY
     for target in config.targets:
         host = urlsplit(target.url).hostname if target.path is None else None
         if host and await is_private_host(host):
-            return True
-    return False
+            return Reach.PRIVATE
+    return Reach.PUBLIC
+
+
+async def _produce(walker: Walker, stage: CheckStage | None) -> None:
+    """Read every document; with checks, check every URL as it comes."""
+    if stage is None:
+        await walker.run()
+        return
+    async with asyncio.TaskGroup() as group:
+        group.create_task(stage.run())
+        await walker.run()
+        await stage.finish()
 
 
 async def _until_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:

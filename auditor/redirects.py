@@ -5,13 +5,14 @@ The caller owns the requests; this module only reads a status and a Location. Pu
 
 from __future__ import annotations
 
-from collections.abc import Container
+import itertools
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin
 
 from auditor.codes import Code
-from auditor.models import Finding, finding
-from auditor.urls import parse_http_url
+from auditor.models import Finding, Redirect, finding
+from auditor.urls import DEFAULT_PORTS, HttpUrl, parse_http_url
 
 # RFC 9110 §15.4: the statuses that carry a Location to follow (300 and 304 do not).
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -62,3 +63,34 @@ def next_hop(
     if parsed.key in visited:
         return finding(Code.REDIRECT_LOOP, url=url, revisits=target)
     return Hop(target, parsed.key)
+
+
+# RFC 9110 §15.4.2, RFC 9238 (308): the redirects that say "use the new URL from now on".
+PERMANENT_STATUSES = frozenset({301, 308})
+
+
+def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[Finding]:
+    """What a followed redirect chain from `loc` to `final_url` tells (DESIGN §4 redirect.*)."""
+    if not chain:
+        return []
+    hops = len(chain)
+    permanent = all(hop.status in PERMANENT_STATUSES for hop in chain)
+    kind = Code.REDIRECT_PERMANENT if permanent else Code.REDIRECT_TEMPORARY
+    found = [finding(kind, url=loc, to=final_url, status=chain[0].status, hops=hops)]
+    if hops > 1:
+        found.append(finding(Code.REDIRECT_CHAIN, url=loc, to=final_url, hops=hops))
+    steps = [hop.url for hop in chain] + [final_url]
+    for before, after in itertools.pairwise(steps):
+        if before.startswith("https:") and after.startswith("http:"):
+            found.append(finding(Code.REDIRECT_HTTPS_DOWNGRADE, url=loc, hop=before, to=after))
+            break
+    first, last = parse_http_url(loc), parse_http_url(final_url)
+    if first is not None and last is not None and _place(first) != _place(last):
+        found.append(finding(Code.REDIRECT_OTHER_HOST, url=loc, to=final_url, host=last.host))
+    return found
+
+
+def _place(url: HttpUrl) -> tuple[str, int | None]:
+    """Host and explicit port; http -> https on the default ports is the same host."""
+    default = url.port == DEFAULT_PORTS[url.scheme]
+    return url.host, None if default else url.port

@@ -8,7 +8,16 @@ from enum import IntEnum
 
 from auditor.codes import Code, Severity
 from auditor.config import FailOn
-from auditor.models import Finding, SitemapKind, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import (
+    Finding,
+    SitemapKind,
+    SitemapRecord,
+    StatusClass,
+    TargetRecord,
+    UrlRecord,
+)
+
+_FAILING = "failing"  # a URL whose check found an error
 
 
 class ExitCode(IntEnum):
@@ -32,6 +41,8 @@ class Summary:
         self.sitemaps_by_kind: Counter[str] = Counter()
         self.by_status_class: Counter[str] = Counter()
         self.by_code: Counter[Code] = Counter()
+        # Per listing sitemap: checked URLs by status class, and how many have an error.
+        self.by_sitemap: dict[str, Counter[str]] = {}
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Count findings by code."""
@@ -39,10 +50,29 @@ class Summary:
             self.by_code[item.code] += 1
 
     def add_url(self, record: UrlRecord) -> None:
-        """One distinct URL of the tree."""
+        """One distinct URL of the tree, and its check when it was requested."""
         self.urls += 1
         if record.findings:
             self.add_findings(record.findings)
+        check = record.check
+        if check is None:
+            return
+        self.checked += 1
+        status_class = check.status_class
+        self.by_status_class[status_class] += 1
+        failing = False
+        if check.findings:
+            self.add_findings(check.findings)
+            failing = any(item.code.severity is Severity.ERROR for item in check.findings)
+        for sitemap in record.sitemaps:
+            self._count_for(sitemap, status_class, failing=failing)
+
+    def _count_for(self, sitemap: str, status_class: StatusClass, *, failing: bool) -> None:
+        counts = self.by_sitemap.get(sitemap)
+        if counts is None:
+            counts = self.by_sitemap[sitemap] = Counter()
+        counts[status_class] += 1
+        counts[_FAILING] += failing
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document of the tree (robots.txt included), with the findings it could not keep."""
@@ -77,6 +107,16 @@ class Summary:
             "by_status_class": dict(sorted(self.by_status_class.items())),
             "by_code": {code.value: n for code, n in sorted(self.by_code.items())},
             "by_severity": {severity.value: n for severity, n in self.by_severity().items()},
+            "by_sitemap": {
+                url: {
+                    "checked": sum(n for key, n in counts.items() if key != _FAILING),
+                    "failing": counts[_FAILING],
+                    "by_status_class": {
+                        key: n for key, n in sorted(counts.items()) if key != _FAILING and n
+                    },
+                }
+                for url, counts in sorted(self.by_sitemap.items())
+            },
             "duration_s": round(duration_s, 3),
             "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,
         }

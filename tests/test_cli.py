@@ -37,16 +37,20 @@ def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
         ["--no-check", "--concurrency", "0", "https://example.com/"],
         ["--no-check", "--timeout", "-1", "https://example.com/"],
         ["--no-check", "--header", "no colon here", "https://example.com/"],
-        ["--no-check", "--include", "([", "https://example.com/"],
+        ["--include", "([", "https://example.com/"],
         ["--no-check", "--fail-on", "sometimes", "https://example.com/"],
         ["--no-check", "--metrics", "m.prom", "https://example.com/"],
         ["--no-check", "--demo", "https://example.com/"],
-        ["https://example.com/"],  # checks arrive with the next version: say so, do nothing
+        ["--slow", "0", "https://example.com/"],
+        ["--rate", "-1", "https://example.com/"],
+        ["--sample", "0", "https://example.com/"],
+        ["--method", "post", "https://example.com/"],
         ["--no-such-flag", "https://example.com/"],
-        ["--no-check", "--rate", "5", "https://example.com/"],  # URL-check options: refused
+        ["--no-check", "--rate", "5", "https://example.com/"],  # check options mean nothing here
         ["--no-check", "--method", "head", "https://example.com/"],
         ["--no-check", "--include", "/blog/", "https://example.com/"],
         ["--no-check", "--sample", "3", "https://example.com/"],
+        ["--no-check", "--slow", "2", "https://example.com/"],
         ["--no-check", "--timeout", "inf", "https://example.com/"],
         ["--no-check", "--sitemap-timeout", "nan", "https://example.com/"],
         ["--no-check", "--json", ".", "https://example.com/"],  # a folder

@@ -2,7 +2,8 @@
 
 SCHEMA_VERSION changelog (fields are only ever added within a version):
   1  first version: schema_version, tool, generated_at, complete, config, targets, sitemaps,
-     urls, summary.
+     urls, summary. Then added: urls[].status, final_url, final_status, redirects, elapsed_ms,
+     method (URL checks); summary.by_sitemap.
 """
 
 from __future__ import annotations
@@ -63,7 +64,17 @@ def url_json(record: UrlRecord) -> Json:
         out["changefreq"] = record.changefreq
     if record.priority is not None:
         out["priority"] = record.priority
-    out["findings"] = [finding_json(item, omit_url=True) for item in record.findings]
+    check = record.check
+    findings = record.findings
+    if check is not None:
+        out["status"] = check.status
+        out["final_url"] = check.final_url
+        out["final_status"] = check.final_status
+        out["redirects"] = [{"url": hop.url, "status": hop.status} for hop in check.redirects]
+        out["elapsed_ms"] = check.elapsed_ms
+        out["method"] = check.method
+        findings += check.findings
+    out["findings"] = [finding_json(item, omit_url=True) for item in findings]
     return out
 
 
