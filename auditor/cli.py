@@ -11,6 +11,7 @@ import logging
 import os
 import re
 import signal
+import ssl
 import sys
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
@@ -78,6 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--state", type=Path, metavar="PATH")
     add("--config", type=Path, metavar="PATH")
     add("--allow-private", action="store_true")
+    add("--ca-file", type=Path, metavar="PATH", help="also trust this CA (a staging site's)")
     add("--sitemap-concurrency", type=int, default=4, metavar="N")
     add("--sitemap-timeout", type=float, default=300.0, metavar="S")
     add("--max-depth", type=int, default=5, metavar="N")
@@ -99,6 +101,8 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
             raise UsageError(f"--{name} applies to URL checks; it means nothing with --no-check")
     if args.json is not None and args.json.is_dir():
         raise UsageError(f"--json {args.json} is a folder; give a file path (or use --out)")
+    if args.ca_file is not None:
+        _check_ca_file(args.ca_file)
     for pattern in (*args.include, *args.exclude):
         try:
             re.compile(pattern)
@@ -120,6 +124,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         sample=args.sample,
         fail_on=FailOn(args.fail_on),
         allow_private=args.allow_private,
+        ca_file=args.ca_file,
         sitemap_concurrency=args.sitemap_concurrency,
         sitemap_timeout_s=args.sitemap_timeout,
         max_depth=args.max_depth,
@@ -135,6 +140,13 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         quick = {"timeout_s": DEMO_TIMEOUT_S, "retries": DEMO_RETRIES, "slow_s": DEMO_SLOW_S}
         given = {name: quick.get(name) if value is None else value for name, value in given.items()}
     return replace(config, **{name: value for name, value in given.items() if value is not None})
+
+
+def _check_ca_file(path: Path) -> None:
+    try:
+        ssl.create_default_context().load_verify_locations(cafile=path)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageError(f"--ca-file {path}: not a readable PEM certificate ({exc})") from exc
 
 
 def _header(text: str) -> tuple[str, str]:
@@ -210,9 +222,10 @@ async def _run(config: AuditConfig, *, demo: bool, progress: bool) -> AuditResul
     with _stop_on_signals(stop), _progress_bar(shown=progress) as on_progress:
         if not demo:
             return await audit(config, stop=stop, on_progress=on_progress)
-        async with _demo_site() as url:
+        async with _demo_site() as (url, ca_file):
             # A private target: the guard lets loopback through, never link-local (DESIGN §7).
-            site = replace(config, targets=(Target("--demo", TargetKind.SITE, url),))
+            target = Target("--demo", TargetKind.SITE, url)
+            site = replace(config, targets=(target,), ca_file=config.ca_file or ca_file)
             return await audit(site, stop=stop, on_progress=on_progress)
 
 
@@ -228,11 +241,12 @@ def _progress_bar(*, shown: bool) -> Iterator[OnProgress | None]:
 
 
 @asynccontextmanager
-async def _demo_site() -> AsyncIterator[str]:
-    from auditor.demo.server import serve_demo  # noqa: PLC0415 - aiohttp's server only for --demo
+async def _demo_site() -> AsyncIterator[tuple[str, Path]]:
+    """The demo site's URL, and the CA its https pages are signed by."""
+    from auditor.demo import server  # noqa: PLC0415 - aiohttp's server only for --demo
 
-    async with serve_demo() as url:
-        yield url
+    async with server.serve_demo() as url:
+        yield url, server.DEMO_CA
 
 
 class _stop_on_signals:  # noqa: N801 - used as a context manager, named like one

@@ -41,6 +41,29 @@ class DigestTable:
             self._grow()
         return None
 
+    def _slot(self, digest: int) -> int | None:
+        keys = self._keys
+        mask = len(keys) - 1
+        slot = digest & mask
+        while (key := keys[slot]) != digest:
+            if key == 0:
+                return None
+            slot = (slot + 1) & mask
+        return slot
+
+    def get(self, digest: int) -> int | None:
+        """The value stored for `digest`, if any."""
+        slot = self._slot(digest)
+        return None if slot is None else self._values[slot]
+
+    def replace(self, digest: int, value: int) -> bool:
+        """Change the value of a stored digest; False when it is not stored."""
+        slot = self._slot(digest)
+        if slot is None:
+            return False
+        self._values[slot] = value
+        return True
+
     def _grow(self) -> None:
         old_keys, old_values = self._keys, self._values
         size = len(old_keys) * 2

@@ -13,6 +13,7 @@ import socket
 import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Self
 from urllib.parse import urlsplit
@@ -168,6 +169,12 @@ async def is_private_host(host: str) -> bool:
     return any(not is_public_address(str(info[4][0])) for info in infos)
 
 
+def _tls_context(ca_file: Path) -> ssl.SSLContext:
+    context = ssl.create_default_context()  # the system's CAs; `cafile=` would replace them
+    context.load_verify_locations(cafile=ca_file)
+    return context
+
+
 class HttpClient:
     """The run's one aiohttp session: connection limits, our headers, no cookies kept."""
 
@@ -179,16 +186,19 @@ class HttpClient:
         concurrency: int = 128,
         per_host: int = 8,
         reach: Reach = Reach.ANY,
+        ca_file: Path | None = None,
     ) -> None:
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         self._headers.update(headers)
         self._concurrency = concurrency
         self._per_host = per_host
         self._reach = reach
+        self._ca_file = ca_file
         self._session: aiohttp.ClientSession | None = None
 
     async def __aenter__(self) -> Self:
         connector = aiohttp.TCPConnector(
+            ssl=await self._tls_context(),
             limit=self._concurrency,
             limit_per_host=self._per_host,
             resolver=_Resolver(reach=self._reach),
@@ -202,6 +212,13 @@ class HttpClient:
             trust_env=False,
         )
         return self
+
+    async def _tls_context(self) -> ssl.SSLContext | bool:
+        """The system's CAs, plus `ca_file` when given (True: aiohttp's default context)."""
+        if self._ca_file is None:
+            return True
+        # Reading CA files is blocking I/O: off the event loop.
+        return await asyncio.to_thread(_tls_context, self._ca_file)
 
     async def __aexit__(
         self,

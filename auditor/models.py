@@ -5,7 +5,7 @@ All frozen and slotted; they cross stage boundaries and (later) process boundari
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 
@@ -162,6 +162,11 @@ class CheckResult:
         """The class of the listed URL's own answer."""
         return StatusClass.of(self.status)
 
+    @property
+    def failing(self) -> bool:
+        """Whether the check found an error (not a warning or a notice)."""
+        return any(item.code.severity is Severity.ERROR for item in self.findings)
+
 
 @dataclass(frozen=True, slots=True)
 class UrlRecord:
@@ -175,6 +180,15 @@ class UrlRecord:
     priority: str | None = None
     findings: tuple[Finding, ...] = ()  # the listing's (the sitemap side)
     check: CheckResult | None = None  # None: not requested (--no-check, filtered, not sampled)
+    digest: int = 0  # of the normalised URL (auditor.urls.url_digest); 0 when not an http(s) URL
+
+
+@dataclass(frozen=True, slots=True)
+class Relisted:
+    """URLs a sitemap lists that an earlier sitemap listed: their one check counts for it too."""
+
+    sitemap: str
+    digests: Sequence[int]
 
 
 @dataclass(frozen=True, slots=True)

@@ -166,9 +166,11 @@ class _Run:
             concurrency=config.concurrency,
             per_host=config.per_host,
             reach=await _reach(config),
+            ca_file=config.ca_file,
         )
+        dedup = UrlDedup()
         async with client, asyncio.TaskGroup() as group:
-            group.create_task(run_sink(queue, writer=writer, summary=self._summary))
+            group.create_task(run_sink(queue, writer=writer, summary=self._summary, dedup=dedup))
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             pacer = Pacer(
                 rate=config.rate,
@@ -188,7 +190,6 @@ class _Run:
                 checks = Follower(client, self._check_policy(), clock=clock, rng=rng, pacer=pacer)
                 stage = self._check_stage(checks, robots_cache, queue, rng)
             frontier: Frontier = asyncio.Queue()
-            dedup = UrlDedup()
             services = ReadServices(
                 config=config,
                 follower=follower,

@@ -6,6 +6,7 @@ children go to the tree as they are met; the document's own record goes out at i
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from datetime import datetime
@@ -22,6 +23,7 @@ from auditor.models import (
     Finding,
     FoundBy,
     ParseEvent,
+    Relisted,
     RootFound,
     SitemapEntry,
     SitemapKind,
@@ -34,7 +36,7 @@ from auditor.robots import SEARCH_ENGINE_AGENT, RobotsTxt
 from auditor.stream import DocumentStream
 from auditor.tally import DocumentTally
 from auditor.tree import Job, SitemapTree, UrlDedup
-from auditor.urls import HttpUrl, Scope, parse_http_url
+from auditor.urls import HttpUrl, Scope, parse_http_url, url_digest
 from auditor.validate import EntryContext, check_sitemap_entry, check_url_entry
 
 _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
@@ -45,7 +47,7 @@ BATCH_RECORDS = 512
 _MAX_CROSS_ORIGINS = 16
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
-EmitSitemap = Callable[[SitemapRecord], Awaitable[None]]
+EmitSitemap = Callable[[SitemapRecord | Relisted], Awaitable[None]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,6 +109,8 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
     found = document.found(record)
     if job.found_by is not FoundBy.PROBE or found:
         await services.emit_sitemap(record)
+    if document.relisted:
+        await services.emit_sitemap(Relisted(job.url, document.relisted))
     return ReadOutcome(record, found)
 
 
@@ -125,6 +129,8 @@ class _Document:
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
         self._already_read = False  # it redirects to a document read through another listing
         self._cross_submitted: dict[str, bool] = {}
+        # Digests of URLs listed before, whose one check counts for this sitemap too.
+        self.relisted = array("Q")
 
     def found(self, record: SitemapRecord) -> bool:
         """Whether a sitemap is there: one was read, or a broken one, or one read elsewhere."""
@@ -251,14 +257,16 @@ class _Document:
             for item in findings:
                 self.tally.add(item)
             return None
-        key = verdict.url.key if verdict.url is not None else entry.loc
-        first = self._services.dedup.first_listing(key, self.job.url)
+        digest = url_digest(verdict.url.key if verdict.url is not None else entry.loc)
+        first = self._services.dedup.first_listing(digest, self.job.url)
         if first is not None:
             self.tally.add(
                 finding(Code.LOC_DUPLICATE, url=entry.loc, first_sitemap=first, line=entry.line)
             )
             for item in findings:
                 self.tally.add(item)
+            if not self._services.config.no_check:
+                self.relisted.append(digest)
             return None
         return UrlRecord(
             entry.loc,
@@ -268,6 +276,7 @@ class _Document:
             entry.changefreq,
             entry.priority,
             findings,
+            digest=digest if verdict.url is not None else 0,
         )
 
     def _scope_from_first_url(self, loc: str | None) -> None:

@@ -4,16 +4,17 @@ from __future__ import annotations
 
 import asyncio
 
-from auditor.models import SitemapRecord, UrlRecord
+from auditor.models import Relisted, SitemapRecord, UrlRecord
 from auditor.report.encode import sitemap_json, url_json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.summary import Summary
+from auditor.tree import UrlDedup
 
 # Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
 # sink: a slow disk slows the parsers, and memory stays flat.
 SINK_QUEUE_ITEMS = 64
 
-SinkItem = list[UrlRecord] | SitemapRecord | None  # None: no more records
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | None  # None: no more records
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -22,14 +23,31 @@ def make_sink_queue() -> SinkQueue:
     return asyncio.Queue(maxsize=SINK_QUEUE_ITEMS)
 
 
-async def run_sink(queue: SinkQueue, *, writer: JsonReportWriter, summary: Summary) -> None:
-    """Consume records until None arrives."""
+async def run_sink(
+    queue: SinkQueue, *, writer: JsonReportWriter, summary: Summary, dedup: UrlDedup
+) -> None:
+    """Consume records until None arrives; then count duplicate listings of checked URLs.
+
+    Relistings wait for the end: the URL's check may finish after its duplicate was read.
+    """
+    relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
-        if isinstance(item, SitemapRecord):
-            summary.add_sitemap(item)
-            writer.add_sitemap(sitemap_json(item))
-        else:
-            for record in item:
-                summary.add_url(record)
-                writer.add_url(url_json(record))
+        match item:
+            case SitemapRecord():
+                summary.add_sitemap(item)
+                writer.add_sitemap(sitemap_json(item))
+            case Relisted():
+                relisted.append(item)
+            case _:
+                for record in item:
+                    summary.add_url(record)
+                    writer.add_url(url_json(record))
+                    check = record.check
+                    if check is not None and record.digest:
+                        dedup.set_outcome(record.digest, check.status_class, failing=check.failing)
         await writer.flush_if_full()
+    for listing in relisted:
+        for digest in listing.digests:
+            outcome = dedup.outcome(digest)
+            if outcome is not None:
+                summary.count_for(listing.sitemap, outcome[0], failing=outcome[1])

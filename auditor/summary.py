@@ -60,14 +60,14 @@ class Summary:
         self.checked += 1
         status_class = check.status_class
         self.by_status_class[status_class] += 1
-        failing = False
         if check.findings:
             self.add_findings(check.findings)
-            failing = any(item.code.severity is Severity.ERROR for item in check.findings)
+        failing = check.failing
         for sitemap in record.sitemaps:
-            self._count_for(sitemap, status_class, failing=failing)
+            self.count_for(sitemap, status_class, failing=failing)
 
-    def _count_for(self, sitemap: str, status_class: StatusClass, *, failing: bool) -> None:
+    def count_for(self, sitemap: str, status_class: StatusClass, *, failing: bool) -> None:
+        """Count a checked URL for a sitemap that lists it."""
         counts = self.by_sitemap.get(sitemap)
         if counts is None:
             counts = self.by_sitemap[sitemap] = Counter()

@@ -5,10 +5,8 @@ from __future__ import annotations
 import pytest
 
 from auditor.codes import Code
-from auditor.models import (
-    Finding,
-)
-from auditor.redirects import Hop, is_redirect, next_hop
+from auditor.models import Finding, Redirect
+from auditor.redirects import Hop, chain_findings, is_redirect, next_hop
 from tests.helpers import url_key
 
 START = "https://example.com/a/b"
@@ -108,3 +106,41 @@ def test_next_hop_too_many(hops: int, max_redirects: int, allowed: bool) -> None
 )
 def test_is_redirect(status: int, redirect: bool) -> None:
     assert is_redirect(status) is redirect
+
+
+@pytest.mark.parametrize(
+    ("chain", "final", "codes"),
+    [
+        ([], "http://a.example/x", []),
+        ([("http://a.example/x", 301)], "http://a.example/y", ["redirect.permanent"]),
+        ([("http://a.example/x", 308)], "http://a.example/y", ["redirect.permanent"]),
+        ([("http://a.example/x", 302)], "http://a.example/y", ["redirect.temporary"]),
+        ([("http://a.example/x", 303)], "http://a.example/y", ["redirect.temporary"]),
+        ([("http://a.example/x", 307)], "http://a.example/y", ["redirect.temporary"]),
+        (
+            [("http://a.example/x", 301), ("http://a.example/y", 302)],
+            "http://a.example/z",
+            ["redirect.temporary", "redirect.chain"],
+        ),
+        (
+            [("https://a.example/x", 301)],
+            "http://a.example/x",
+            ["redirect.permanent", "redirect.https_downgrade"],
+        ),
+        ([("http://a.example/x", 301)], "https://a.example/x", ["redirect.permanent"]),
+        (
+            [("http://a.example/x", 301)],
+            "http://www.a.example/x",
+            ["redirect.permanent", "redirect.other_host"],
+        ),
+        (
+            [("http://a.example/x", 301)],
+            "http://a.example:8080/x",
+            ["redirect.permanent", "redirect.other_host"],
+        ),
+    ],
+)
+def test_chain_findings(chain: list[tuple[str, int]], final: str, codes: list[str]) -> None:
+    hops = [Redirect(url, status) for url, status in chain]
+    loc = chain[0][0] if chain else final
+    assert [item.code.value for item in chain_findings(loc, hops, final)] == codes

@@ -10,9 +10,11 @@ from auditor.models import (
     Finding,
     FoundBy,
     SitemapKind,
+    StatusClass,
 )
 from auditor.tally import MAX_ENTRIES
 from auditor.tree import Job, SitemapTree, UrlDedup
+from auditor.urls import url_digest
 from tests.helpers import url_key
 
 
@@ -204,10 +206,28 @@ def test_check_hop_duplicate_via_redirect_then_visited() -> None:
 
 def test_url_dedup_first_listing() -> None:
     dedup = UrlDedup()
-    assert dedup.first_listing("https://example.com/a", "https://example.com/s1.xml") is None
-    assert dedup.first_listing("https://example.com/b", "https://example.com/s2.xml") is None
+    a, b = url_digest("https://example.com/a"), url_digest("https://example.com/b")
+    assert dedup.first_listing(a, "https://example.com/s1.xml") is None
+    assert dedup.first_listing(b, "https://example.com/s2.xml") is None
     first = "https://example.com/s1.xml"
-    assert dedup.first_listing("https://example.com/a", "https://example.com/s2.xml") == first
-    assert dedup.first_listing("https://example.com/a", "https://example.com/s3.xml") == first
-    assert dedup.first_listing("https://example.com/a", first) == first
+    assert dedup.first_listing(a, "https://example.com/s2.xml") == first
+    assert dedup.first_listing(a, "https://example.com/s3.xml") == first
+    assert dedup.first_listing(a, first) == first
     assert len(dedup) == 2
+
+
+def test_url_dedup_keeps_outcomes_beside_first_listings() -> None:
+    dedup = UrlDedup()
+    a, b, c = (url_digest(f"https://example.com/{name}") for name in "abc")
+    for digest in (a, b):
+        dedup.first_listing(digest, "https://example.com/s1.xml")
+    assert dedup.outcome(a) is None
+    dedup.set_outcome(a, StatusClass.S4XX, failing=True)
+    dedup.set_outcome(b, StatusClass.S2XX, failing=False)
+    dedup.set_outcome(c, StatusClass.S2XX, failing=False)  # never listed: ignored
+    assert dedup.outcome(a) == (StatusClass.S4XX, True)
+    assert dedup.outcome(b) == (StatusClass.S2XX, False)
+    assert dedup.outcome(c) is None
+    assert dedup.first_listing(a, "https://example.com/s2.xml") == "https://example.com/s1.xml"
+    dedup.set_outcome(a, StatusClass.NONE, failing=False)
+    assert dedup.outcome(a) == (StatusClass.NONE, False)

@@ -6,9 +6,13 @@ URL, is known, so documents can hold absolute URLs.
 
 from __future__ import annotations
 
+import asyncio
+import socket
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
+from pathlib import Path
 
 from aiohttp import web
 
@@ -18,6 +22,10 @@ Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Route = Page | Handler
 RoutesFor = Callable[[str], Mapping[str, Route]]  # root URL (no slash) -> path -> route
 SHUTDOWN_TIMEOUT_S = 1.0
+# The demo's https pages: a certificate for 127.0.0.1 from a CA made for the demo alone (its
+# key is public: never trust this CA anywhere else). Both expire in the year 3000.
+_TLS = Path(__file__).with_name("tls")
+DEMO_CA = _TLS / "ca.pem"
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,9 +36,20 @@ class Served:
     hits: Mapping[str, int]
 
 
+async def _page(request: web.Request, page: Page) -> web.StreamResponse:
+    if page.delay_s:
+        await asyncio.sleep(page.delay_s)
+    if page.raw is not None and request.transport is not None:
+        request.transport.write(page.raw)
+        request.transport.close()
+    return web.Response(status=page.status, body=page.body, headers=page.headers)
+
+
 @asynccontextmanager
-async def serve(routes_for: RoutesFor) -> AsyncIterator[Served]:
-    """Serve the routes on 127.0.0.1 until the block ends."""
+async def serve(
+    routes_for: RoutesFor, *, tls: tuple[socket.socket, ssl.SSLContext] | None = None
+) -> AsyncIterator[Served]:
+    """Serve the routes on 127.0.0.1 until the block ends; also over `tls` (a bound socket)."""
     routes: dict[str, Route] = {}
     hits: dict[str, int] = {}
 
@@ -40,7 +59,7 @@ async def serve(routes_for: RoutesFor) -> AsyncIterator[Served]:
         if route is None:
             return web.Response(status=404, text="not found")
         if isinstance(route, Page):
-            return web.Response(status=route.status, body=route.body, headers=route.headers)
+            return await _page(request, route)
         return await route(request)
 
     app = web.Application()
@@ -53,6 +72,8 @@ async def serve(routes_for: RoutesFor) -> AsyncIterator[Served]:
     try:
         site = web.TCPSite(runner, "127.0.0.1", 0)
         await site.start()
+        if tls is not None:
+            await web.SockSite(runner, tls[0], ssl_context=tls[1]).start()
         host, port = runner.addresses[0][:2]
         base = f"http://{host}:{port}"
         routes.update(routes_for(base))
@@ -63,6 +84,17 @@ async def serve(routes_for: RoutesFor) -> AsyncIterator[Served]:
 
 @asynccontextmanager
 async def serve_demo() -> AsyncIterator[str]:
-    """The demo site; yields its root URL with a trailing slash (a site target)."""
-    async with serve(demo_routes) as served:
-        yield f"{served.base}/"
+    """The demo site, over http and https; yields its root URL (a site target, http)."""
+    context = await asyncio.to_thread(_demo_tls_context)
+    with socket.socket() as tls_socket:
+        tls_socket.bind(("127.0.0.1", 0))
+        tls_base = f"https://127.0.0.1:{tls_socket.getsockname()[1]}"
+        routes = lambda base: demo_routes(base, tls_base)  # noqa: E731
+        async with serve(routes, tls=(tls_socket, context)) as served:
+            yield f"{served.base}/"
+
+
+def _demo_tls_context() -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    context.load_cert_chain(_TLS / "server.pem", _TLS / "server.key")
+    return context

@@ -16,11 +16,13 @@ XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
 @dataclass(frozen=True, slots=True)
 class Page:
-    """A canned answer: status, body, headers."""
+    """A canned answer: status, body, headers; after `delay_s`; or `raw` bytes, not HTTP."""
 
     status: int = 200
     body: bytes = b""
     headers: Mapping[str, str] = field(default_factory=dict)
+    delay_s: float = 0.0
+    raw: bytes | None = None  # written as they are, then the connection is closed
 
 
 def xml_page(text: str, **headers: str) -> Page:
@@ -56,9 +58,18 @@ def gzipped(data: bytes) -> bytes:
     return gzip.compress(data, mtime=0)
 
 
-def demo_routes(base: str) -> dict[str, Page]:
-    """Every route of the demo site, for a server whose root URL is `base` (no slash)."""
-    return {**_discovery(base), **_sitemaps(base), **_broken_documents(base), **_pages(base)}
+def demo_routes(base: str, tls_base: str | None = None) -> dict[str, Page]:
+    """Every route of the demo site, for a server whose root URL is `base` (no slash).
+
+    `tls_base` is the same site over https (its own port), for the https downgrade.
+    """
+    tls_base = tls_base or base.replace("http://", "https://")
+    return {
+        **_discovery(base),
+        **_sitemaps(base, tls_base),
+        **_broken_documents(base),
+        **_pages(base),
+    }
 
 
 def _discovery(base: str) -> dict[str, Page]:
@@ -91,17 +102,40 @@ def _discovery(base: str) -> dict[str, Page]:
     }
 
 
-def _sitemaps(base: str) -> dict[str, Page]:
+# Pages of the demo with a problem of their own, one per URL-check code (see `_pages`).
+PROBLEM_PATHS = (
+    "/old-page",
+    "/temp",
+    "/chain-1",
+    "/loop-a",
+    "/hop-12",
+    "/elsewhere",
+    "/bad-location",
+    "/gone",
+    "/error",
+    "/forbidden",
+    "/shielded",
+    "/bad-request",
+    "/noindex",
+    "/slow",
+    "/stalled",
+    "/garbled",
+)
+
+
+def _sitemaps(base: str, tls_base: str) -> dict[str, Page]:
     """Well-formed sitemaps: gzip as a file, gzip as a transport, a feed, a text sitemap."""
     pages = urlset(
         [
             url(f"{base}/", lastmod="2026-11-02"),
             url(f"{base}/about", lastmod="2026-10-14T09:30:00+01:00"),
             url(f"{base}/contact", lastmod="2026-09-01"),
-            *(url(f"{base}{path}") for path in ("/blog/", "/old-page", "/temp", "/chain-1")),
-            *(url(f"{base}{path}") for path in ("/loop-a", "/gone", "/error", "/forbidden")),
-            url(f"{base}/noindex"),
+            url(f"{base}/blog/"),
+            *(url(f"{base}{path}") for path in PROBLEM_PATHS),
+            url(f"{tls_base}/secure-old"),  # https, redirecting to http
             url(f"{base}/private/report"),
+            url("http://127.0.0.1:1/closed-port"),  # nothing listens on port 1
+            url("http://169.254.169.254/latest/meta-data/"),  # cloud metadata: the guard says no
         ]
     )
     posts = urlset(
@@ -180,11 +214,18 @@ def _broken_documents(base: str) -> dict[str, Page]:
 
 def _pages(base: str) -> dict[str, Page]:
     html = Page(200, b"<!doctype html><title>demo</title><p>demo page</p>", {})
-    paths = ("/", "/about", "/contact", "/blog/", "/new-page", "/chain-final", "/docs/")
-    pages = dict.fromkeys((*paths, "/private/report", "/products/shoe"), html)
+    paths = ["/", "/about", "/contact", "/blog/", "/new-page", "/chain-final", "/docs/"]
+    paths += ["/docs/install", "/docs/faq", "/legacy/page", "/moved/page", "/blog/2019/recap"]
+    pages = dict.fromkeys((*paths, "/private/report"), html)
     pages.update({f"/blog/post-{n}": html for n in range(1, 8)})
+    products = ("shoe", "red shoes", "a", "sock", "hat", "cap", "scarf", "belt", "glove")
+    pages.update({f"/products/{name}": html for name in (*products, "boot", "x" * 2100)})
+    hops = {f"/hop-{n}": redirect(302, f"/hop-{n - 1}") for n in range(1, 13)}
+    challenge = b"<html><head><title>Just a moment...</title></head><body>checking</body></html>"
     return {
         **pages,
+        **hops,
+        "/hop-0": html,
         "/old-page": redirect(301, f"{base}/new-page"),
         "/temp": redirect(302, "/about"),
         "/chain-1": redirect(301, "/chain-2"),
@@ -192,8 +233,16 @@ def _pages(base: str) -> dict[str, Page]:
         "/chain-3": redirect(301, "/chain-final"),
         "/loop-a": redirect(301, "/loop-b"),
         "/loop-b": redirect(301, "/loop-a"),
+        "/elsewhere": redirect(301, base.replace("127.0.0.1", "localhost") + "/about"),
+        "/bad-location": redirect(302, "javascript:alert(1)"),
+        "/secure-old": redirect(301, f"{base}/about"),
         "/gone": Page(404, b"not found"),
         "/error": Page(500, b"server error"),
         "/forbidden": Page(403, b"forbidden"),
+        "/shielded": Page(503, challenge, {"Server": "cloudflare", "Content-Type": "text/html"}),
+        "/bad-request": Page(400, b"bad request"),
         "/noindex": Page(200, b"<title>hidden</title>", {"X-Robots-Tag": "noindex"}),
+        "/slow": Page(200, b"<title>slow</title>", delay_s=1.2),
+        "/stalled": Page(200, b"never sent", delay_s=3600.0),
+        "/garbled": Page(raw=b"HTTP/1.1 2OO OK\r\n\r\n"),  # not a status line
     }

@@ -1,0 +1,108 @@
+"""What an answer says about the page: statuses, bot shields, noindex, slowness (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.page import bot_challenge, header_noindex, meta_noindex, slow_finding, status_findings
+
+AGENTS = frozenset({"robots", "googlebot", "sitemap-auditor"})
+
+
+@pytest.mark.parametrize(
+    ("status", "code"),
+    [
+        (200, None),
+        (204, None),
+        (404, "http.not_found"),
+        (410, "http.not_found"),
+        (401, "http.blocked"),
+        (403, "http.blocked"),
+        (429, "http.blocked"),
+        (400, "http.client_error"),
+        (418, "http.client_error"),
+        (451, "http.client_error"),
+        (500, "http.server_error"),
+        (503, "http.server_error"),
+        (300, "redirect.bad_location"),
+        (304, "redirect.bad_location"),
+        (102, "net.protocol"),
+        (999, "net.protocol"),
+    ],
+)
+def test_status_findings(status: int, code: str | None) -> None:
+    found = [item.code.value for item in status_findings(status, url="u", challenge=None)]
+    assert found == ([code] if code else [])
+
+
+def test_a_challenge_is_blocked_whatever_its_status() -> None:
+    found = status_findings(503, url="u", challenge="cloudflare")
+    assert [(item.code.value, item.detail) for item in found] == [
+        ("http.blocked", {"status": 503, "challenge": "cloudflare"})
+    ]
+
+
+@pytest.mark.parametrize(
+    ("status", "headers", "body", "vendor"),
+    [
+        (403, {"cf-mitigated": "challenge"}, b"", "cloudflare"),
+        (503, {}, b"<html><title>Just a moment...</title>", "cloudflare"),
+        (403, {}, b"<script src='https://geo.captcha-delivery.com/x'>", "datadome"),
+        (405, {"x-amzn-waf-action": "captcha"}, b"", "aws-waf"),
+        (403, {}, b"<div id='px-captcha'>", "perimeterx"),
+        (403, {}, b"<html><title>Access Denied</title>", "akamai"),
+        (403, {}, b"plain forbidden", None),
+        (200, {}, b"<title>Just a moment...</title>", None),  # a 200 page about waiting
+        (503, {}, b"", None),
+    ],
+)
+def test_bot_challenge(
+    status: int, headers: dict[str, str], body: bytes, vendor: str | None
+) -> None:
+    assert bot_challenge(status, headers, body) == vendor
+
+
+@pytest.mark.parametrize(
+    ("values", "noindex"),
+    [
+        (["noindex"], True),
+        (["NoIndex, nofollow"], True),
+        (["none"], True),
+        (["nofollow"], False),
+        (["googlebot: noindex"], True),
+        (["sitemap-auditor: noindex"], True),
+        (["otherbot: noindex"], False),
+        (["otherbot: noindex", "nofollow"], False),
+        (["unavailable_after: 25 Jun 2010 15:00:00 PST"], False),
+        (["max-snippet: 20, noindex"], True),
+        ([], False),
+    ],
+)
+def test_header_noindex(values: list[str], noindex: bool) -> None:
+    assert header_noindex(values, AGENTS) is noindex
+
+
+@pytest.mark.parametrize(
+    ("html", "noindex"),
+    [
+        (b'<meta name="robots" content="noindex, follow">', True),
+        (b"<META CONTENT='NONE' NAME='GoogleBot'>", True),
+        (b"<meta name=robots content=noindex>", True),
+        (b'<meta name="otherbot" content="noindex">', False),
+        (b'<meta name="description" content="noindex is a word">', False),
+        (b'<meta name="robots" content="index, follow">', False),
+        (b"<p>noindex</p>", False),
+    ],
+)
+def test_meta_noindex(html: bytes, noindex: bool) -> None:
+    assert meta_noindex(html) is noindex
+
+
+def test_slow_finding() -> None:
+    assert slow_finding(2.9, url="u", slow_s=3.0) is None
+    found = slow_finding(3.25, url="u", slow_s=3.0)
+    assert found is not None
+    assert (found.code.value, found.detail) == (
+        "url.slow",
+        {"elapsed_ms": 3250, "threshold_ms": 3000},
+    )
