@@ -15,8 +15,9 @@ from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.fetch import FetchError, HttpClient, Response, Timeouts
+from auditor.gate import HostGate
 from auditor.models import AlreadyRead, Finding, Redirect, finding
-from auditor.pacing import MAX_HOSTS, Pacer
+from auditor.pacing import MAX_HOSTS
 from auditor.redirects import is_redirect, next_hop
 from auditor.retry import RETRY_STATUSES, backoff_s, retry_after_s
 from auditor.urls import parse_http_url
@@ -73,13 +74,13 @@ class Follower:
         *,
         clock: Clock,
         rng: random.Random,
-        pacer: Pacer,
+        gate: HostGate,
     ) -> None:
         self._client = client
         self._policy = policy
         self._clock = clock
         self._rng = rng
-        self._pacer = pacer
+        self._gate = gate
         self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
 
     async def open(
@@ -143,15 +144,14 @@ class Follower:
     async def _open_retrying(self, url: str, *, method: Method) -> tuple[Response, float]:
         """The answer, after retries and the host's pacing; and how long that answer took."""
         policy, clock, host = self._policy, self._clock, _host(url)
-        verb = method.value.upper()
+        verb, pacer = method.value.upper(), self._gate.pacer
         attempt = 0
         while True:
-            if (wait_s := self._pacer.reserve(host, clock.monotonic())) > 0:
-                await asyncio.sleep(wait_s)
             asked: float | None = None
-            started = clock.monotonic()
             try:
-                response = await self._client.open(url, timeouts=policy.timeouts, method=verb)
+                async with self._gate.slot(host):
+                    started = clock.monotonic()
+                    response = await self._client.open(url, timeouts=policy.timeouts, method=verb)
             except FetchError as error:
                 if attempt >= policy.retries or error.code not in RETRY_CODES:
                     raise
@@ -160,9 +160,9 @@ class Follower:
                 throttled = response.status in THROTTLE_STATUSES
                 if throttled:
                     asked = retry_after_s(response.headers.get("Retry-After"), now=clock.now())
-                    self._pacer.throttled(host, clock.monotonic(), retry_after_s=asked)
+                    pacer.throttled(host, clock.monotonic(), retry_after_s=asked)
                 else:
-                    self._pacer.answered(host)
+                    pacer.answered(host)
                 if response.status not in RETRY_STATUSES or attempt >= policy.retries:
                     return response, elapsed_s
                 response.close()

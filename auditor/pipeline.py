@@ -26,6 +26,7 @@ from auditor.config import AuditConfig
 from auditor.discover import RobotsCache, fetch_robots
 from auditor.fetch import HttpClient, Timeouts, is_private_host
 from auditor.follow import FetchPolicy, Follower
+from auditor.gate import HostGate
 from auditor.models import TargetRecord
 from auditor.pacing import Pacer
 from auditor.reader import ReadServices
@@ -177,8 +178,9 @@ class _Run:
                 backoff_base_s=config.backoff_base_s,
                 max_pause_s=config.max_retry_after_s,
             )
-            follower = Follower(client, self._policy(), clock=clock, rng=rng, pacer=pacer)
-            quick = Follower(client, self._quick_policy(), clock=clock, rng=rng, pacer=pacer)
+            gate = HostGate(pacer, per_host=config.per_host, clock=clock)
+            follower = Follower(client, self._policy(), clock=clock, rng=rng, gate=gate)
+            quick = Follower(client, self._quick_policy(), clock=clock, rng=rng, gate=gate)
 
             def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
                 chosen = quick if quick_lookup else follower
@@ -187,7 +189,7 @@ class _Run:
             robots_cache = RobotsCache(robots)
             stage = None
             if not config.no_check:
-                checks = Follower(client, self._check_policy(), clock=clock, rng=rng, pacer=pacer)
+                checks = Follower(client, self._check_policy(), clock=clock, rng=rng, gate=gate)
                 stage = self._check_stage(checks, robots_cache, queue, rng)
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(

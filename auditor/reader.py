@@ -110,7 +110,7 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
     if job.found_by is not FoundBy.PROBE or found:
         await services.emit_sitemap(record)
     if document.relisted:
-        await services.emit_sitemap(Relisted(job.url, document.relisted))
+        await services.emit_sitemap(Relisted(job.url, array("Q", document.relisted)))
     return ReadOutcome(record, found)
 
 
@@ -129,8 +129,8 @@ class _Document:
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
         self._already_read = False  # it redirects to a document read through another listing
         self._cross_submitted: dict[str, bool] = {}
-        # Digests of URLs listed before, whose one check counts for this sitemap too.
-        self.relisted = array("Q")
+        # Digests of URLs an earlier sitemap listed: their one check counts for this one too.
+        self.relisted: set[int] = set()
 
     def found(self, record: SitemapRecord) -> bool:
         """Whether a sitemap is there: one was read, or a broken one, or one read elsewhere."""
@@ -265,8 +265,8 @@ class _Document:
             )
             for item in findings:
                 self.tally.add(item)
-            if not self._services.config.no_check:
-                self.relisted.append(digest)
+            if first != self.job.url and not self._services.config.no_check:
+                self.relisted.add(digest)
             return None
         return UrlRecord(
             entry.loc,

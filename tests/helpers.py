@@ -14,7 +14,7 @@ import jsonschema
 
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
-from auditor.pipeline import AuditResult, audit
+from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema
 from auditor.targets import Target, parse_target
 from auditor.urls import parse_http_url
@@ -75,7 +75,9 @@ def target(text: str) -> Target:
     return parse_target(text, is_file=lambda _path: exists)
 
 
-async def run_audit(tmp_path: Path, *targets: str, **overrides: Any) -> Audited:
+async def run_audit(
+    tmp_path: Path, *targets: str, on_progress: OnProgress | None = None, **overrides: Any
+) -> Audited:
     """Audit `targets` with test-sized limits (short timeouts, quick retries)."""
     settings: dict[str, Any] = {
         "json": tmp_path / "report.json",
@@ -87,7 +89,7 @@ async def run_audit(tmp_path: Path, *targets: str, **overrides: Any) -> Audited:
     }
     settings.update(overrides)
     config = AuditConfig(targets=tuple(target(t) for t in targets), **settings)
-    result = await audit(config, clock=FixedClock(NOW))
+    result = await audit(config, clock=FixedClock(NOW), on_progress=on_progress)
     report = json.loads(result.json_path.read_bytes())
     validate_report(report)
     return Audited(result, report)
