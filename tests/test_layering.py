@@ -9,17 +9,21 @@ import pytest
 
 PACKAGE = Path(__file__).parent.parent / "auditor"
 PURE = {
+    "auditor.addresses",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",
     "auditor.decompress",
     "auditor.digests",
     "auditor.models",
+    "auditor.pacing",
+    "auditor.page",
     "auditor.parse",
     "auditor.redirects",
     "auditor.report.encode",
     "auditor.retry",
     "auditor.robots",
+    "auditor.selection",
     "auditor.stream",
     "auditor.summary",
     "auditor.tally",
