@@ -183,13 +183,20 @@ class HttpClient:
         *,
         user_agent: str,
         headers: Sequence[tuple[str, str]] = (),
+        header_hosts: frozenset[str] | None = None,
         concurrency: int = 128,
         per_host: int = 8,
         reach: Reach = Reach.ANY,
         ca_file: Path | None = None,
     ) -> None:
+        """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
+
+        A sitemap may list, and a redirect may lead to, any host: a token for the audited site
+        must not travel there, as browsers and curl drop credentials across hosts.
+        """
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
-        self._headers.update(headers)
+        self._custom = dict(headers)
+        self._header_hosts = header_hosts
         self._concurrency = concurrency
         self._per_host = per_host
         self._reach = reach
@@ -232,21 +239,25 @@ class HttpClient:
     async def open(self, url: str, *, timeouts: Timeouts, method: str = "GET") -> Response:
         """Send one request (no redirect followed) and return the response, body unread."""
         assert self._session is not None, "use HttpClient in `async with`"
-        self._refuse_private_literal(url)
+        host = urlsplit(url).hostname
+        self._refuse_private_literal(host)
         timeout = aiohttp.ClientTimeout(
             total=timeouts.total_s, sock_connect=timeouts.idle_s, sock_read=timeouts.idle_s
         )
+        hosts = self._header_hosts
+        extra = self._custom if self._custom and (hosts is None or host in hosts) else None
         try:
-            raw = await self._session.request(method, url, allow_redirects=False, timeout=timeout)
+            raw = await self._session.request(
+                method, url, allow_redirects=False, timeout=timeout, headers=extra
+            )
         except _TRANSLATED as exc:
             raise translate_error(exc) from exc
         return Response(raw)
 
-    def _refuse_private_literal(self, url: str) -> None:
+    def _refuse_private_literal(self, host: str | None) -> None:
         """Aiohttp never resolves an IP literal: the guard checks it here."""
         if self._reach is Reach.ANY:
             return
-        host = urlsplit(url).hostname
         literal = ip_literal(host) if host else None
         if literal is not None and not address_allowed(literal, self._reach):
             raise FetchError(Code.NET_BLOCKED_ADDRESS, f"{literal} is a private address")

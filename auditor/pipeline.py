@@ -164,6 +164,7 @@ class _Run:
         client = HttpClient(
             user_agent=config.user_agent,
             headers=config.headers,
+            header_hosts=_target_hosts(config),
             concurrency=config.concurrency,
             per_host=config.per_host,
             reach=await _reach(config),
@@ -280,6 +281,16 @@ class _Run:
             backoff_base_s=config.backoff_base_s,
             max_retry_after_s=config.max_retry_after_s,
         )
+
+
+def _target_hosts(config: AuditConfig) -> frozenset[str] | None:
+    """The hosts `--header` values are for: the URL targets'; None (every host) for files only."""
+    hosts = {
+        host
+        for target in config.targets
+        if target.path is None and (host := urlsplit(target.url).hostname)
+    }
+    return frozenset(hosts) or None
 
 
 async def _reach(config: AuditConfig) -> Reach:

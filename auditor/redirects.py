@@ -58,6 +58,8 @@ def next_hop(
     parsed = parse_http_url(target)
     if parsed is None:
         return finding(Code.REDIRECT_BAD_LOCATION, url=url, location=shown)
+    if "#" in url and "#" not in target:  # RFC 9110 §10.2.2: the fragment is inherited
+        target += url[url.index("#") :]
     if hops + 1 > max_redirects:
         return finding(Code.REDIRECT_TOO_MANY, url=url, max_redirects=max_redirects)
     if parsed.key in visited:
