@@ -8,7 +8,7 @@ from __future__ import annotations
 import itertools
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
-from urllib.parse import quote, urljoin
+from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from auditor.codes import Code
 from auditor.models import Finding, Redirect, finding
@@ -27,6 +27,23 @@ class Hop:
 
     url: str
     key: str
+
+
+def _encode_location(location: str) -> str:
+    """Percent-encode a Location's path, query and fragment; IDNA-encode its host (RFC 5891).
+
+    Raises ValueError (or UnicodeError, one) when it cannot be split or encoded.
+    """
+    parts = urlsplit(location)
+    netloc = parts.netloc
+    if not netloc.isascii():
+        userinfo, at, hostport = netloc.rpartition("@")
+        host, colon, port = hostport.partition(":")
+        netloc = f"{userinfo}{at}{host.encode('idna').decode('ascii')}{colon}{port}"
+    path, query, fragment = (
+        quote(part, safe=_LOCATION_SAFE) for part in (parts.path, parts.query, parts.fragment)
+    )
+    return urlunsplit((parts.scheme, netloc, path, query, fragment))
 
 
 def is_redirect(status: int) -> bool:
@@ -52,7 +69,7 @@ def next_hop(
     shown = location[:_LOCATION_SHOWN]
     try:
         # Servers send raw spaces and non-ASCII; percent-encode them as browsers do.
-        target = urljoin(url, quote(location.strip(), safe=_LOCATION_SAFE))
+        target = urljoin(url, _encode_location(location.strip()))
     except ValueError:
         return finding(Code.REDIRECT_BAD_LOCATION, url=url, location=shown)
     parsed = parse_http_url(target)

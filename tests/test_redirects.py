@@ -144,3 +144,14 @@ def test_chain_findings(chain: list[tuple[str, int]], final: str, codes: list[st
     hops = [Redirect(url, status) for url, status in chain]
     loc = chain[0][0] if chain else final
     assert [item.code.value for item in chain_findings(loc, hops, final)] == codes
+
+
+def test_a_non_ascii_host_is_idna_encoded_and_the_path_percent_encoded() -> None:
+    hop = next_hop(
+        START, "https://bücher.example/straße?q=ü#teil", visited=set(), hops=0, max_redirects=5
+    )
+    assert isinstance(hop, Hop)
+    assert hop.url == "https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%BC#teil"
+    bad = next_hop(START, "http://a\u3002\udcff.example/", visited=set(), hops=0, max_redirects=5)
+    assert isinstance(bad, Finding)
+    assert bad.code is Code.REDIRECT_BAD_LOCATION
