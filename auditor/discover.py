@@ -138,6 +138,8 @@ class RobotsCache:
         """
         entry = self._entries.get(origin)
         if entry is not None:
+            if entry.done():  # the common case, once per URL checked: no shield to build
+                return entry.result()
             return await asyncio.shield(entry)  # a cancelled waiter must not cancel the others
         if len(self._entries) >= MAX_ROBOTS_ORIGINS or (quick and not self._quick_left):
             return None
