@@ -26,7 +26,6 @@ from auditor.page import (
 )
 from auditor.redirects import chain_findings
 from auditor.robots import RobotsTxt
-from auditor.urls import parse_http_url
 
 log = logging.getLogger(__name__)
 # A GET reads at most this much of a body (for meta robots and bot challenges), then lets go.
@@ -57,17 +56,17 @@ class Checker:
         self._agents = SEARCH_AGENTS | {agent}
         self._robots = robots
 
-    async def check(self, loc: str) -> CheckResult:
-        """Request `loc` (an absolute http(s) URL) and say what its answer means."""
+    async def check(self, loc: str, *, origin: str) -> CheckResult:
+        """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
         try:
-            return await self._check(loc)
+            return await self._check(loc, origin)
         except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
             log.exception("internal error while checking %s", loc)
             error = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
             return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=error),))
 
-    async def _check(self, loc: str) -> CheckResult:
-        found = await self._robots_findings(loc)
+    async def _check(self, loc: str, origin: str) -> CheckResult:
+        found = await self._robots_findings(loc, origin)
         try:
             opened = await self._follower.open(loc, method=self._method)
         except FetchError as error:
@@ -77,10 +76,9 @@ class Checker:
             return self._refused(opened, found)
         return await self._answered(loc, opened, found)
 
-    async def _robots_findings(self, loc: str) -> list[Finding]:
+    async def _robots_findings(self, loc: str, origin: str) -> list[Finding]:
         """url.blocked_by_robots, by the URL's own host's robots.txt (`*` or our token's group)."""
-        parsed = parse_http_url(loc)
-        robots = await self._robots(parsed.origin) if parsed is not None else None
+        robots = await self._robots(origin)
         if robots is None or robots.allows(loc, self._agent):
             return []
         return [finding(Code.URL_BLOCKED_BY_ROBOTS, url=loc, robots=robots.url, agent=self._agent)]

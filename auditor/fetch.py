@@ -202,6 +202,7 @@ class HttpClient:
         self._reach = reach
         self._ca_file = ca_file
         self._session: aiohttp.ClientSession | None = None
+        self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run
 
     async def __aenter__(self) -> Self:
         connector = aiohttp.TCPConnector(
@@ -239,11 +240,13 @@ class HttpClient:
     async def open(self, url: str, *, timeouts: Timeouts, method: str = "GET") -> Response:
         """Send one request (no redirect followed) and return the response, body unread."""
         assert self._session is not None, "use HttpClient in `async with`"
-        host = urlsplit(url).hostname
+        host = urlsplit(url).hostname if self._reach is not Reach.ANY or self._custom else None
         self._refuse_private_literal(host)
-        timeout = aiohttp.ClientTimeout(
-            total=timeouts.total_s, sock_connect=timeouts.idle_s, sock_read=timeouts.idle_s
-        )
+        timeout = self._timeouts.get(timeouts)
+        if timeout is None:
+            timeout = self._timeouts[timeouts] = aiohttp.ClientTimeout(
+                total=timeouts.total_s, sock_connect=timeouts.idle_s, sock_read=timeouts.idle_s
+            )
         hosts = self._header_hosts
         extra = self._custom if self._custom and (hosts is None or host in hosts) else None
         try:

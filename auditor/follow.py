@@ -9,7 +9,6 @@ import asyncio
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
-from urllib.parse import urlsplit
 
 from auditor.clock import Clock
 from auditor.codes import Code
@@ -20,7 +19,7 @@ from auditor.models import AlreadyRead, Finding, Redirect, finding
 from auditor.pacing import MAX_HOSTS
 from auditor.redirects import is_redirect, next_hop
 from auditor.retry import RETRY_STATUSES, backoff_s, retry_after_s
-from auditor.urls import parse_http_url
+from auditor.urls import netloc_of, parse_http_url
 
 # A timeout or a reset before any byte of the answer is worth another try; a DNS miss is not.
 RETRY_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT})
@@ -91,8 +90,7 @@ class Follower:
         Method.AUTO asks each hop with HEAD, and again with GET when HEAD is refused or the
         answer is an error a GET might not give (servers often mishandle HEAD).
         """
-        parsed = parse_http_url(url)
-        visited = {parsed.key if parsed else url}
+        visited: set[str] = set()  # keys of the chain, made at its first redirect
         chain: list[Redirect] = []
         current = url
         elapsed_s = 0.0
@@ -110,6 +108,9 @@ class Follower:
                 return Opened(response, tuple(chain), current, used, elapsed_s)
             location = response.headers.get("Location")
             response.close()
+            if not chain:
+                parsed = parse_http_url(url)
+                visited.add(parsed.key if parsed else url)
             chain.append(Redirect(current, response.status))
             hop = next_hop(
                 current,
@@ -148,17 +149,16 @@ class Follower:
         attempt = 0
         while True:
             asked: float | None = None
+            await self._gate.acquire(host)
             try:
-                async with self._gate.slot(host):
-                    started = clock.monotonic()
-                    response = await self._client.open(url, timeouts=policy.timeouts, method=verb)
+                started = clock.monotonic()
+                response = await self._client.open(url, timeouts=policy.timeouts, method=verb)
+                elapsed_s = clock.monotonic() - started
             except FetchError as error:
                 if attempt >= policy.retries or error.code not in RETRY_CODES:
                     raise
             else:
-                elapsed_s = clock.monotonic() - started
-                throttled = response.status in THROTTLE_STATUSES
-                if throttled:
+                if response.status in THROTTLE_STATUSES:
                     asked = retry_after_s(response.headers.get("Retry-After"), now=clock.now())
                     pacer.throttled(host, clock.monotonic(), retry_after_s=asked)
                 else:
@@ -166,6 +166,8 @@ class Follower:
                 if response.status not in RETRY_STATUSES or attempt >= policy.retries:
                     return response, elapsed_s
                 response.close()
+            finally:
+                self._gate.release(host)
             delay = backoff_s(
                 attempt,
                 base_s=policy.backoff_base_s,
@@ -177,6 +179,5 @@ class Follower:
             attempt += 1
 
 
-def _host(url: str) -> str:
-    """The host (and port) that pacing and HEAD support are kept for."""
-    return urlsplit(url).netloc.lower()
+# The host (and port) that pacing and HEAD support are kept for.
+_host = netloc_of

@@ -10,8 +10,6 @@ sees a pause that a 429 set meanwhile. aiohttp's connector keeps the same limit 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from auditor.clock import Clock
 from auditor.pacing import Pacer
@@ -27,20 +25,31 @@ class HostGate:
         self._slots: dict[str, asyncio.Semaphore] = {}
         self._users: dict[str, int] = {}  # holders and waiters: a host's entry goes with the last
 
-    @asynccontextmanager
-    async def slot(self, host: str) -> AsyncIterator[None]:
-        """Hold one of the host's slots, after the pacer's wait, for one request."""
+    async def acquire(self, host: str) -> None:
+        """Take one of the host's slots, then wait as long as the pacer says; `release` after."""
         slots = self._slots.get(host)
         if slots is None:
             slots = self._slots[host] = asyncio.Semaphore(self._per_host)
         self._users[host] = self._users.get(host, 0) + 1
         try:
-            async with slots:
-                wait_s = self.pacer.reserve(host, self._clock.monotonic())
-                if wait_s > 0:
-                    await asyncio.sleep(wait_s)
-                yield
-        finally:
-            self._users[host] -= 1
-            if not self._users[host]:
-                del self._users[host], self._slots[host]
+            await slots.acquire()
+        except BaseException:
+            self._leave(host)
+            raise
+        try:
+            wait_s = self.pacer.reserve(host, self._clock.monotonic())
+            if wait_s > 0:
+                await asyncio.sleep(wait_s)
+        except BaseException:
+            self.release(host)
+            raise
+
+    def release(self, host: str) -> None:
+        """Give back the slot `acquire` took."""
+        self._slots[host].release()
+        self._leave(host)
+
+    def _leave(self, host: str) -> None:
+        self._users[host] -= 1
+        if not self._users[host]:
+            del self._users[host], self._slots[host]

@@ -182,6 +182,20 @@ class UrlRecord:
     check: CheckResult | None = None  # None: not requested (--no-check, filtered, not sampled)
     digest: int = 0  # of the normalised URL (auditor.urls.url_digest); 0 when not an http(s) URL
 
+    def with_check(self, check: CheckResult) -> UrlRecord:
+        """This record with its check (dataclasses.replace costs more, once per URL)."""
+        return UrlRecord(
+            self.loc,
+            self.sitemaps,
+            self.line,
+            self.lastmod,
+            self.changefreq,
+            self.priority,
+            self.findings,
+            check,
+            self.digest,
+        )
+
 
 @dataclass(frozen=True, slots=True)
 class Relisted:

@@ -42,6 +42,7 @@ _AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DO
 # Rule names that take a value after a colon: not user agents.
 _VALUED_RULES = frozenset({"unavailable_after", "max-snippet", "max-image-preview"})
 _VALUED_RULES |= {"max-video-preview", "indexifembedded"}
+_NOINDEX_WORD = re.compile(rb"noindex|none", re.IGNORECASE)
 _META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(rb"""([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 # Who robots rules in a page can address and still concern us.
@@ -113,6 +114,8 @@ def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:
 
 def meta_noindex(html: bytes) -> bool:
     """Whether a page's `<meta name="robots|googlebot" content="...noindex...">` says so."""
+    if _NOINDEX_WORD.search(html) is None:  # most pages: one scan in C, no tag parsed
+        return False
     for tag in _META.findall(html):
         attributes = {
             name.lower(): (quoted or single or bare).strip().lower()

@@ -63,6 +63,17 @@ class HttpUrl:
         return key
 
 
+def netloc_of(url: str) -> str:
+    """The lower-cased `host[:port]` of an absolute URL, by string slicing (the hot path).
+
+    Equal to `urlsplit(url).netloc.lower()` for the URLs the auditor requests.
+    """
+    rest = url.partition("://")[2]
+    for separator in "/?#":
+        rest = rest.partition(separator)[0]
+    return rest.lower()
+
+
 def parse_http_url(text: str) -> HttpUrl | None:
     """Split an absolute http(s) URL; None when it is not one or cannot be parsed."""
     plain = _PLAIN_URL.fullmatch(text)

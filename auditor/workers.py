@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
 
 from auditor.check import Checker
 from auditor.models import UrlRecord
@@ -19,6 +18,9 @@ from auditor.urls import parse_http_url
 # Records waiting for a worker: enough to keep every worker busy while a reader parses the
 # next chunk, few enough that memory does not depend on the URL count.
 CHECK_QUEUE_RECORDS = 1024
+# Results go to the sink in batches of this many (fewer when no record is waiting): one queue
+# hand-over per URL costs as much as a tenth of a request.
+RESULT_BATCH = 64
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 
@@ -40,7 +42,11 @@ class CheckStage:
         self._emit = emit
         self._select = select
         self._sample = sample
-        self._queue: asyncio.Queue[UrlRecord | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
+        self._queue: asyncio.Queue[tuple[UrlRecord, str] | None] = asyncio.Queue(
+            CHECK_QUEUE_RECORDS
+        )
+        self._done: list[UrlRecord] = []
+        self._waiting = 0  # records in the queue (not the end markers)
         self.queued = 0  # records sent to the workers so far
         self.discovered = False  # every record has been submitted
 
@@ -48,7 +54,8 @@ class CheckStage:
         """Take a reader's batch: queue what is to be checked, pass the rest on to the sink."""
         unchecked: list[UrlRecord] = []
         for record in batch:
-            if not self._wanted(record.loc):
+            origin = self._origin_if_wanted(record.loc)
+            if origin is None:
                 unchecked.append(record)
             elif self._sample is not None:
                 left_out = self._sample.offer(record)
@@ -56,22 +63,28 @@ class CheckStage:
                     unchecked.append(left_out)
             else:
                 self.queued += 1
-                await self._queue.put(record)
+                self._waiting += 1
+                await self._queue.put((record, origin))
         if unchecked:
             await self._emit(unchecked)
 
-    def _wanted(self, loc: str) -> bool:
+    def _origin_if_wanted(self, loc: str) -> str | None:
+        """The URL's origin when it is to be requested, else None."""
         # A value cut by the parser is not the URL the sitemap meant: never request it.
-        if len(loc) >= MAX_FIELD_CHARS or parse_http_url(loc) is None:
-            return False
-        return self._select.everything or self._select.wants(loc)
+        parsed = parse_http_url(loc) if len(loc) < MAX_FIELD_CHARS else None
+        if parsed is None or not (self._select.everything or self._select.wants(loc)):
+            return None
+        return parsed.origin
 
     async def finish(self) -> None:
         """No more records: check the sample, if any, then let the workers end."""
         if self._sample is not None:
             for record in self._sample.take():
+                origin = self._origin_if_wanted(record.loc)
+                assert origin is not None, "only wanted records are sampled"
                 self.queued += 1
-                await self._queue.put(record)
+                self._waiting += 1
+                await self._queue.put((record, origin))
         self.discovered = True
         for _ in range(self._workers):
             await self._queue.put(None)
@@ -81,8 +94,15 @@ class CheckStage:
         async with asyncio.TaskGroup() as group:
             for _ in range(self._workers):
                 group.create_task(self._work())
+        if self._done:
+            await self._emit(self._done)
 
     async def _work(self) -> None:
-        while (record := await self._queue.get()) is not None:
-            result = await self._checker.check(record.loc)
-            await self._emit([replace(record, check=result)])
+        while (item := await self._queue.get()) is not None:
+            self._waiting -= 1
+            record, origin = item
+            result = await self._checker.check(record.loc, origin=origin)
+            self._done.append(record.with_check(result))
+            if len(self._done) >= RESULT_BATCH or not self._waiting:
+                batch, self._done = self._done, []
+                await self._emit(batch)

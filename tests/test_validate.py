@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta, timezone
+from urllib.parse import urlsplit
 
 import pytest
 from hypothesis import given, settings
@@ -16,6 +17,7 @@ from auditor.urls import (
     Mismatch,
     Scope,
     needs_escaping,
+    netloc_of,
     parse_http_url,
     split_http_url,
     url_digest,
@@ -628,3 +630,19 @@ def test_fast_url_parse_agrees_with_urlsplit(scheme: str, host: str, port: str, 
 def test_common_urls_take_the_fast_path(text: str) -> None:
     assert urls_module._PLAIN_URL.fullmatch(text) is not None
     assert parse_http_url(text) == split_http_url(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    scheme=st.sampled_from(["http", "HTTPS"]),
+    host=st.sampled_from(["example.com", "EXAMPLE.com", "a", "[::1]", "x.y-z", "u:p@h"]),
+    port=st.sampled_from(["", ":80", ":8080"]),
+    rest=_URL_PARTS.filter(lambda rest: not rest or rest[0] in "/?#"),
+)
+def test_netloc_of_agrees_with_urlsplit(scheme: str, host: str, port: str, rest: str) -> None:
+    text = f"{scheme}://{host}{port}{rest}"
+    try:
+        expected = urlsplit(text).netloc.lower()
+    except ValueError:
+        return  # not a URL the auditor would request
+    assert netloc_of(text) == expected
