@@ -245,9 +245,9 @@ class _Run:
     async def _tick(self, report: OnProgress, dedup: UrlDedup, stage: CheckStage | None) -> None:
         summary, started = self._summary, self._clock.monotonic()
         while True:
-            to_check = stage.queued if stage is not None and stage.discovered else None
-            if stage is None:
-                to_check = 0
+            to_check: int | None = 0  # --no-check: nothing to request
+            if stage is not None:
+                to_check = stage.queued if stage.discovered else None
             report(
                 Progress(
                     sitemaps=summary.sitemaps,

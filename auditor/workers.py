@@ -26,7 +26,7 @@ EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 
 
 class CheckStage:
-    """`workers` tasks checking the records submitted, each result emitted as it comes."""
+    """`workers` tasks checking the records submitted; results go on in small batches."""
 
     def __init__(
         self,
