@@ -130,7 +130,7 @@ class Follower:
     async def _ask(self, url: str, method: Method) -> tuple[Response, Method, float]:
         """One hop's answer, the method that gave it, and the seconds it took."""
         if method is Method.AUTO:
-            host = _host(url)
+            host = netloc_of(url)
             if host not in self._head_refused:
                 response, elapsed_s = await self._open_retrying(url, method=Method.HEAD)
                 if response.status < 400 or response.status == 429:
@@ -144,7 +144,7 @@ class Follower:
 
     async def _open_retrying(self, url: str, *, method: Method) -> tuple[Response, float]:
         """The answer, after retries and the host's pacing; and how long that answer took."""
-        policy, clock, host = self._policy, self._clock, _host(url)
+        policy, clock, host = self._policy, self._clock, netloc_of(url)
         verb, pacer = method.value.upper(), self._gate.pacer
         attempt = 0
         while True:
@@ -177,7 +177,3 @@ class Follower:
             )
             await asyncio.sleep(delay)
             attempt += 1
-
-
-# The host (and port) that pacing and HEAD support are kept for.
-_host = netloc_of

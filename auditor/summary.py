@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from enum import IntEnum
 
 from auditor.codes import Code, Severity
@@ -17,7 +18,21 @@ from auditor.models import (
     UrlRecord,
 )
 
-_FAILING = "failing"  # a URL whose check found an error
+
+@dataclass(slots=True)
+class SitemapChecks:
+    """The checked URLs one sitemap lists: by status class, and how many have an error."""
+
+    by_status_class: Counter[str] = field(default_factory=Counter)
+    failing: int = 0
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of the report's `summary.by_sitemap`."""
+        return {
+            "checked": self.by_status_class.total(),
+            "failing": self.failing,
+            "by_status_class": dict(sorted(self.by_status_class.items())),
+        }
 
 
 class ExitCode(IntEnum):
@@ -42,7 +57,7 @@ class Summary:
         self.by_status_class: Counter[str] = Counter()
         self.by_code: Counter[Code] = Counter()
         # Per listing sitemap: checked URLs by status class, and how many have an error.
-        self.by_sitemap: dict[str, Counter[str]] = {}
+        self.by_sitemap: dict[str, SitemapChecks] = {}
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Count findings by code."""
@@ -70,9 +85,9 @@ class Summary:
         """Count a checked URL for a sitemap that lists it."""
         counts = self.by_sitemap.get(sitemap)
         if counts is None:
-            counts = self.by_sitemap[sitemap] = Counter()
-        counts[status_class] += 1
-        counts[_FAILING] += failing
+            counts = self.by_sitemap[sitemap] = SitemapChecks()
+        counts.by_status_class[status_class] += 1
+        counts.failing += failing
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document of the tree (robots.txt included), with the findings it could not keep."""
@@ -108,14 +123,7 @@ class Summary:
             "by_code": {code.value: n for code, n in sorted(self.by_code.items())},
             "by_severity": {severity.value: n for severity, n in self.by_severity().items()},
             "by_sitemap": {
-                url: {
-                    "checked": sum(n for key, n in counts.items() if key != _FAILING),
-                    "failing": counts[_FAILING],
-                    "by_status_class": {
-                        key: n for key, n in sorted(counts.items()) if key != _FAILING and n
-                    },
-                }
-                for url, counts in sorted(self.by_sitemap.items())
+                url: counts.to_json() for url, counts in sorted(self.by_sitemap.items())
             },
             "duration_s": round(duration_s, 3),
             "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,

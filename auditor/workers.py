@@ -35,7 +35,7 @@ class CheckStage:
         workers: int,
         emit: EmitUrls,
         select: UrlFilter,
-        sample: Reservoir[UrlRecord] | None,
+        sample: Reservoir[tuple[UrlRecord, str]] | None,
     ) -> None:
         self._checker = checker
         self._workers = workers
@@ -58,9 +58,9 @@ class CheckStage:
             if origin is None:
                 unchecked.append(record)
             elif self._sample is not None:
-                left_out = self._sample.offer(record)
+                left_out = self._sample.offer((record, origin))
                 if left_out is not None:
-                    unchecked.append(left_out)
+                    unchecked.append(left_out[0])
             else:
                 self.queued += 1
                 self._waiting += 1
@@ -79,12 +79,10 @@ class CheckStage:
     async def finish(self) -> None:
         """No more records: check the sample, if any, then let the workers end."""
         if self._sample is not None:
-            for record in self._sample.take():
-                origin = self._origin_if_wanted(record.loc)
-                assert origin is not None, "only wanted records are sampled"
+            for item in self._sample.take():
                 self.queued += 1
                 self._waiting += 1
-                await self._queue.put((record, origin))
+                await self._queue.put(item)
         self.discovered = True
         for _ in range(self._workers):
             await self._queue.put(None)

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import signal
 import weakref
 from collections import Counter
 
 from aiohttp import web
+from serve_tree import run_on_loopback
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -101,23 +101,11 @@ async def serve(urls: int, per_sitemap: int, port: int) -> None:
     app.router.add_get("/p/{n}", site.page)
     app.router.add_get("/_stats", site.stats)
     app.router.add_get("/{tail:.*}", site.document)
-    runner = web.AppRunner(app, access_log=None)
-    await runner.setup()
-    try:
-        try:
-            await web.TCPSite(runner, "127.0.0.1", port).start()
-        except OSError as exc:  # the port is taken: say so in one line, exit 1
-            raise SystemExit(f"serve_pages: {exc}") from None
-        bound = runner.addresses[0][1]
+
+    def build(bound: int) -> None:
         site.documents = build_site(f"http://127.0.0.1:{bound}", urls, per_sitemap)
-        print(bound, flush=True)
-        stop = asyncio.Event()
-        loop = asyncio.get_running_loop()
-        for signum in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(signum, stop.set)
-        await stop.wait()
-    finally:
-        await runner.cleanup()
+
+    await run_on_loopback(app, port, name="serve_pages", on_bound=build)
 
 
 def main() -> None:

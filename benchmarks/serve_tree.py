@@ -12,22 +12,30 @@ from __future__ import annotations
 import argparse
 import asyncio
 import signal
+from collections.abc import Callable
 from pathlib import Path
 
 from aiohttp import web
 
 
-async def serve(directory: Path, port: int) -> None:
-    app = web.Application()
-    app.router.add_static("/", directory)
+async def run_on_loopback(
+    app: web.Application, port: int, *, name: str, on_bound: Callable[[int], None] | None = None
+) -> None:
+    """Serve `app` on 127.0.0.1:`port`, print the port bound, run until SIGTERM or SIGINT.
+
+    `on_bound` gets the port before it is printed (a site whose documents name their URL).
+    """
     runner = web.AppRunner(app, access_log=None)
     await runner.setup()
     try:
         try:
             await web.TCPSite(runner, "127.0.0.1", port).start()
         except OSError as exc:  # the port is taken: say so in one line, exit 1
-            raise SystemExit(f"serve_tree: {exc}") from None
-        print(runner.addresses[0][1], flush=True)
+            raise SystemExit(f"{name}: {exc}") from None
+        bound: int = runner.addresses[0][1]
+        if on_bound is not None:
+            on_bound(bound)
+        print(bound, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for signum in (signal.SIGTERM, signal.SIGINT):
@@ -35,6 +43,12 @@ async def serve(directory: Path, port: int) -> None:
         await stop.wait()
     finally:
         await runner.cleanup()
+
+
+async def serve(directory: Path, port: int) -> None:
+    app = web.Application()
+    app.router.add_static("/", directory)
+    await run_on_loopback(app, port, name="serve_tree")
 
 
 def main() -> None:

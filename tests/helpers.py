@@ -3,17 +3,23 @@
 from __future__ import annotations
 
 import json
+import socket
+import ssl
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import jsonschema
+import trustme
 
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
+from auditor.demo.server import serve
+from auditor.demo.site import Page
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema
 from auditor.targets import Target, parse_target
@@ -93,3 +99,23 @@ async def run_audit(
     report = json.loads(result.json_path.read_bytes())
     validate_report(report)
     return Audited(result, report)
+
+
+def refused_port() -> int:
+    """A loopback port nobody listens on (bound, then closed at once)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+    return port
+
+
+@asynccontextmanager
+async def serve_untrusted_tls() -> AsyncIterator[str]:
+    """An https site on 127.0.0.1 whose certificate comes from a CA nobody trusts."""
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    trustme.CA().issue_cert("127.0.0.1", "localhost").configure_cert(context)
+    with socket.socket() as tls_socket:
+        tls_socket.bind(("127.0.0.1", 0))
+        port = tls_socket.getsockname()[1]
+        async with serve(lambda base: {"/": Page(200, b"ok")}, tls=(tls_socket, context)):
+            yield f"https://127.0.0.1:{port}"

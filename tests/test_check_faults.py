@@ -9,22 +9,19 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import ssl
 import time
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trustme
 from aiohttp import web
 
 from auditor.config import Method
 from auditor.demo.server import Route, serve
 from auditor.demo.site import Page, redirect, url, urlset, xml_page
-from tests.helpers import Report, run_audit
+from tests.helpers import Report, refused_port, run_audit, serve_untrusted_tls
 
 HEALTHY = "/ok"
 BOUND_S = 15.0  # generous: every audit here takes a few seconds at most
@@ -98,36 +95,6 @@ def by_method(head: Page, get: Page, seen: list[str]) -> Route:
         return web.Response(status=page.status, body=page.body, headers=page.headers)
 
     return handler
-
-
-def refused_port() -> int:
-    """A loopback port nobody listens on (bound, then closed at once)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
-@asynccontextmanager
-async def serve_untrusted_tls() -> AsyncIterator[str]:
-    """An https server on 127.0.0.1 whose certificate comes from a CA nobody trusts."""
-
-    async def answer(request: web.Request) -> web.StreamResponse:
-        return web.Response(text="ok")
-
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    trustme.CA().issue_cert("127.0.0.1", "localhost").configure_cert(context)
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
-        await site.start()
-        host, port = runner.addresses[0][:2]
-        yield f"https://{host}:{port}"
-    finally:
-        await runner.cleanup()
 
 
 # --- handlers that misbehave on purpose -----------------------------------------------------

@@ -9,22 +9,18 @@ under two names: 127.0.0.1 and localhost (which /etc/hosts resolves to loopback)
 
 from __future__ import annotations
 
-import socket
-import ssl
-from collections.abc import AsyncIterator, Callable, Mapping
-from contextlib import asynccontextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import pytest
-import trustme
 from aiohttp import web
 
 from auditor.config import Method
 from auditor.demo.server import Route, serve
 from auditor.demo.site import Page, redirect, url, urlset, xml_page
-from tests.helpers import Report, run_audit
+from tests.helpers import Report, refused_port, run_audit, serve_untrusted_tls
 
 OK = Page(200, b"<html><title>ok</title></html>", {"Content-Type": "text/html"})
 RoutesFor = Callable[[str], dict[str, Route]]
@@ -71,36 +67,6 @@ async def check_listed(
     [entry] = audited.report["urls"]
     assert entry["loc"] == expand(listed, served.base)
     return Checked(entry, served.base, hits)
-
-
-def refused_port() -> int:
-    """A loopback port nobody listens on (bound, then closed at once)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
-        probe.bind(("127.0.0.1", 0))
-        port: int = probe.getsockname()[1]
-    return port
-
-
-@asynccontextmanager
-async def serve_untrusted_tls() -> AsyncIterator[str]:
-    """An https server on 127.0.0.1 whose certificate comes from a CA nobody trusts."""
-
-    async def answer(request: web.Request) -> web.StreamResponse:
-        return web.Response(text="ok")
-
-    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    trustme.CA().issue_cert("127.0.0.1", "localhost").configure_cert(context)
-    app = web.Application()
-    app.router.add_route("*", "/{tail:.*}", answer)
-    runner = web.AppRunner(app, access_log=None, shutdown_timeout=1.0)
-    await runner.setup()
-    try:
-        site = web.TCPSite(runner, "127.0.0.1", 0, ssl_context=context)
-        await site.start()
-        host, port = runner.addresses[0][:2]
-        yield f"https://{host}:{port}"
-    finally:
-        await runner.cleanup()
 
 
 async def multiple(request: web.Request) -> web.StreamResponse:
