@@ -35,11 +35,12 @@ class Timeouts:
     """How long a request may take.
 
     `total_s` bounds the whole request, body included; `idle_s` bounds connecting and each
-    silence while reading (a server that stalls).
+    silence while reading (a server that stalls). None: `total_s` alone bounds them, which
+    spares two timers per request (aiohttp re-arms the read timer at each chunk).
     """
 
     total_s: float
-    idle_s: float
+    idle_s: float | None
 
 
 class FetchError(Exception):
@@ -89,7 +90,6 @@ class Response:
     def __init__(self, raw: aiohttp.ClientResponse) -> None:
         self._raw = raw
         self.status = raw.status
-        self.url = str(raw.url)
         self.headers: Mapping[str, str] = raw.headers
 
     def header_values(self, name: str) -> list[str]:

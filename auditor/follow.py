@@ -40,7 +40,7 @@ class FetchPolicy:
     max_retry_after_s: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as models.CheckResult: one per URL checked
 class Opened:
     """The final response of a redirect chain, body unread (close it)."""
 

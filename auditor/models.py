@@ -141,7 +141,9 @@ _STATUS_CLASSES = {2: StatusClass.S2XX, 3: StatusClass.S3XX, 4: StatusClass.S4XX
 _STATUS_CLASSES[5] = StatusClass.S5XX
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, though never changed once built: one is made per URL checked, and a frozen
+# dataclass's __init__ (object.__setattr__ per field) costs three times as much.
+@dataclass(slots=True)
 class CheckResult:
     """What requesting one URL gave: plain data, so that a worker process can hand it over.
 
@@ -165,10 +167,12 @@ class CheckResult:
     @property
     def failing(self) -> bool:
         """Whether the check found an error (not a warning or a notice)."""
-        return any(item.code.severity is Severity.ERROR for item in self.findings)
+        return bool(self.findings) and any(
+            item.code.severity is Severity.ERROR for item in self.findings
+        )
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as CheckResult: two are made per URL checked
 class UrlRecord:
     """One entry of the report's `urls[]`: a distinct URL and what was found about it."""
 

@@ -42,11 +42,12 @@ _AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DO
 # Rule names that take a value after a colon: not user agents.
 _VALUED_RULES = frozenset({"unavailable_after", "max-snippet", "max-image-preview"})
 _VALUED_RULES |= {"max-video-preview", "indexifembedded"}
-_NOINDEX_WORD = re.compile(rb"noindex|none", re.IGNORECASE)
+_NOINDEX_WORDS = tuple(word.encode() for word in _NOINDEX)
 _META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
 _ATTRIBUTE = re.compile(rb"""([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 # Who robots rules in a page can address and still concern us.
 SEARCH_AGENTS = frozenset({"robots", "googlebot"})
+_SEARCH_AGENT_WORDS = tuple(agent.encode() for agent in SEARCH_AGENTS)
 
 
 def status_findings(status: int, *, url: str, challenge: str | None) -> list[Finding]:
@@ -114,9 +115,13 @@ def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:
 
 def meta_noindex(html: bytes) -> bool:
     """Whether a page's `<meta name="robots|googlebot" content="...noindex...">` says so."""
-    if _NOINDEX_WORD.search(html) is None:  # most pages: one scan in C, no tag parsed
+    lowered = html.lower()
+    # Most pages name neither a rule nor an agent: a few substring scans, no tag parsed.
+    if not any(word in lowered for word in _NOINDEX_WORDS) or not any(
+        agent in lowered for agent in _SEARCH_AGENT_WORDS
+    ):
         return False
-    for tag in _META.findall(html):
+    for tag in _META.findall(lowered):
         attributes = {
             name.lower(): (quoted or single or bare).strip().lower()
             for name, quoted, single, bare in _ATTRIBUTE.findall(tag)

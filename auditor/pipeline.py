@@ -261,9 +261,9 @@ class _Run:
             await asyncio.sleep(PROGRESS_INTERVAL_S)
 
     def _check_policy(self) -> FetchPolicy:
-        """URL checks: `--timeout` covers each whole request."""
-        timeout_s = self._config.timeout_s
-        return replace(self._policy(), timeouts=Timeouts(total_s=timeout_s, idle_s=timeout_s))
+        """URL checks: `--timeout` covers each whole request, and nothing else is needed."""
+        timeouts = Timeouts(total_s=self._config.timeout_s, idle_s=None)
+        return replace(self._policy(), timeouts=timeouts)
 
     def _quick_policy(self) -> FetchPolicy:
         """Cross-submission look-ups: one try, at most QUICK_TIMEOUT_S."""

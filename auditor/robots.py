@@ -21,6 +21,12 @@ ROBOTS_MAX_BYTES = 500 * 1024
 # (its own group, else `*`), whatever User-Agent the auditor sends.
 SEARCH_ENGINE_AGENT = "Googlebot"
 _SITEMAP_LINE = re.compile(r"\s*sitemap\s*:\s*(?P<value>[^#]*)", re.IGNORECASE)
+# Lines that cannot forbid a URL: a robots.txt made only of these allows everything, and its
+# URLs skip the rule matching (once per URL checked). Any other line keeps protego's answer.
+_HARMLESS_LINE = re.compile(
+    r"\s*(?:#.*|(?:user-?agent|allow|sitemap|crawl-delay|host)\s*:.*|disallow\s*:\s*(?:#.*)?)?",
+    re.IGNORECASE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,10 +47,11 @@ class RobotsTxt:
     sitemaps: tuple[SitemapLine, ...]
     sitemap_keys: frozenset[str]  # the normalised URLs of `sitemaps`, for cross-submission
     rules: Protego | None
+    may_block: bool = True  # False: no line of it can forbid a URL
 
     def allows(self, url: str, agent: str = SEARCH_ENGINE_AGENT) -> bool:
         """Whether `agent` (its group, else `*`) may fetch `url` (longest match, `*` and `$`)."""
-        return self.rules is None or bool(self.rules.can_fetch(url, agent))
+        return self.rules is None or not self.may_block or bool(self.rules.can_fetch(url, agent))
 
     def names_any(self, keys: frozenset[str]) -> bool:
         """Whether a `Sitemap:` line names one of these normalised URLs (cross-submission)."""
@@ -78,7 +85,9 @@ def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
             continue
         lines.append(SitemapLine(number, value, urljoin(url, value), relative=True))
         keys.add(resolved.key)
-    return RobotsTxt(url, tuple(lines), frozenset(keys), Protego.parse(text) if rules else None)
+    may_block = any(_HARMLESS_LINE.fullmatch(line) is None for line in text.splitlines())
+    kept = Protego.parse(text) if rules else None
+    return RobotsTxt(url, tuple(lines), frozenset(keys), kept, may_block=may_block)
 
 
 @dataclass(frozen=True, slots=True)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from auditor.robots import SitemapLine, parse_robots
 
@@ -93,3 +95,43 @@ def test_robots_allows(url: str, agent: str, allowed: bool) -> None:
 )
 def test_robots_names_any(keys: set[str], named: bool) -> None:
     assert parse_robots(ROBOTS, url=ROBOTS_URL).names_any(frozenset(keys)) is named
+
+
+_LINES = st.sampled_from(
+    [
+        "User-agent: *",
+        "user-agent: Googlebot",
+        "Allow: /",
+        "Allow: /private$",
+        "Disallow:",
+        "Disallow:   # nothing",
+        "Sitemap: https://example.com/s.xml",
+        "Crawl-delay: 5",
+        "# Disallow: /commented",
+        "",
+        "Disallow: /private",
+        "Disallow: *",
+        "disallow:/a",
+        "Dissallow: /typo",  # protego reads some misspellings
+        "\ufeffDisallow: /bom",
+        "Noindex: /x",
+    ]
+)
+_PATHS = st.sampled_from(["/", "/private", "/private/x", "/a", "/typo", "/bom", "/x.pdf"])
+
+
+@given(lines=st.lists(_LINES, max_size=8), path=_PATHS, agent=st.sampled_from(["*", "googlebot"]))
+def test_a_robots_txt_that_cannot_block_allows_what_protego_allows(
+    lines: list[str], path: str, agent: str
+) -> None:
+    robots = parse_robots("\n".join(lines), url=ROBOTS_URL)
+    assert robots.rules is not None
+    protego_says = robots.rules.can_fetch(f"https://example.com{path}", agent)
+    assert robots.allows(f"https://example.com{path}", agent) is protego_says
+    if not robots.may_block:
+        assert protego_says
+
+
+def test_only_lines_that_can_forbid_make_rules_apply() -> None:
+    assert not parse_robots("User-agent: *\nAllow: /\nDisallow:\n", url=ROBOTS_URL).may_block
+    assert parse_robots(ROBOTS, url=ROBOTS_URL).may_block
