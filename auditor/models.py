@@ -75,7 +75,7 @@ class RootFound:
     namespace: str | None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as CheckResult: one is made per URL read
 class UrlEntry:
     """One `<url>` (or text line, RSS item, Atom entry), values as written, stripped."""
 

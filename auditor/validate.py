@@ -113,7 +113,7 @@ class EntryContext:
     scope: Scope | None = None  # None: no location rule (a local file before its first URL)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen, as models.CheckResult: one is made per URL read
 class LocVerdict:
     """A `<loc>` checked: the parsed URL when usable, and what is wrong with it."""
 

@@ -13,8 +13,10 @@ from auditor.check import Checker
 from auditor.models import UrlRecord
 from auditor.parse import MAX_FIELD_CHARS
 from auditor.selection import Reservoir, UrlFilter
-from auditor.urls import parse_http_url
+from auditor.urls import authority_of, parse_http_url
 
+# Origins kept by `scheme://authority` as written (most sitemaps list one or a few hosts).
+MAX_ORIGINS = 1024
 # Records waiting for a worker: enough to keep every worker busy while a reader parses the
 # next chunk, few enough that memory does not depend on the URL count.
 CHECK_QUEUE_RECORDS = 1024
@@ -46,6 +48,7 @@ class CheckStage:
             CHECK_QUEUE_RECORDS
         )
         self._done: list[UrlRecord] = []
+        self._origins: dict[str, str | None] = {}
         self._waiting = 0  # records in the queue (not the end markers)
         self.queued = 0  # records sent to the workers so far
         self.discovered = False  # every record has been submitted
@@ -54,7 +57,7 @@ class CheckStage:
         """Take a reader's batch: queue what is to be checked, pass the rest on to the sink."""
         unchecked: list[UrlRecord] = []
         for record in batch:
-            origin = self._origin_if_wanted(record.loc)
+            origin = self._origin_if_wanted(record)
             if origin is None:
                 unchecked.append(record)
             elif self._sample is not None:
@@ -68,13 +71,23 @@ class CheckStage:
         if unchecked:
             await self._emit(unchecked)
 
-    def _origin_if_wanted(self, loc: str) -> str | None:
+    def _origin_if_wanted(self, record: UrlRecord) -> str | None:
         """The URL's origin when it is to be requested, else None."""
-        # A value cut by the parser is not the URL the sitemap meant: never request it.
-        parsed = parse_http_url(loc) if len(loc) < MAX_FIELD_CHARS else None
-        if parsed is None or not (self._select.everything or self._select.wants(loc)):
+        loc = record.loc
+        # Digest 0: the reader found no http(s) URL there. A value the parser cut is not the
+        # URL the sitemap meant. Neither is ever requested.
+        if not record.digest or len(loc) >= MAX_FIELD_CHARS:
             return None
-        return parsed.origin
+        if not (self._select.everything or self._select.wants(loc)):
+            return None
+        authority = authority_of(loc)
+        if authority in self._origins:
+            return self._origins[authority]
+        if len(self._origins) >= MAX_ORIGINS:
+            self._origins.clear()
+        parsed = parse_http_url(authority)
+        origin = self._origins[authority] = parsed.origin if parsed is not None else None
+        return origin
 
     async def finish(self) -> None:
         """No more records: check the sample, if any, then let the workers end."""

@@ -16,6 +16,7 @@ from auditor.urls import (
     HttpUrl,
     Mismatch,
     Scope,
+    authority_of,
     needs_escaping,
     netloc_of,
     parse_http_url,
@@ -646,3 +647,9 @@ def test_netloc_of_agrees_with_urlsplit(scheme: str, host: str, port: str, rest:
     except ValueError:
         return  # not a URL the auditor would request
     assert netloc_of(text) == expected
+    # The check stage keeps origins by authority: the authority alone must give the same one.
+    parsed = parse_http_url(text)
+    if parsed is not None:
+        from_authority = parse_http_url(authority_of(text))
+        assert from_authority is not None
+        assert from_authority.origin == parsed.origin
