@@ -55,30 +55,34 @@ class Checker:
         self._agent = agent
         self._agents = SEARCH_AGENTS | {agent}
         self._robots = robots
+        # The last origin's rules: most URLs follow one of their own host (no await for them).
+        self._last_robots: tuple[str, RobotsTxt | None] | None = None
 
     async def check(self, loc: str, *, origin: str) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
         try:
-            return await self._check(loc, origin)
+            last = self._last_robots
+            if last is not None and last[0] == origin:
+                robots = last[1]
+            else:
+                robots = await self._robots(origin)
+                self._last_robots = (origin, robots)
+            found = self._robots_findings(loc, robots)
+            try:
+                opened = await self._follower.open(loc, method=self._method)
+            except FetchError as error:
+                found.append(finding(error.code, error.message, url=loc))
+                return CheckResult(None, findings=tuple(found))
+            if isinstance(opened, Refused):
+                return self._refused(opened, found)
+            return await self._answered(loc, opened, found)
         except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
             log.exception("internal error while checking %s", loc)
-            error = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
-            return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=error),))
+            text = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
+            return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),))
 
-    async def _check(self, loc: str, origin: str) -> CheckResult:
-        found = await self._robots_findings(loc, origin)
-        try:
-            opened = await self._follower.open(loc, method=self._method)
-        except FetchError as error:
-            found.append(finding(error.code, error.message, url=loc))
-            return CheckResult(None, findings=tuple(found))
-        if isinstance(opened, Refused):
-            return self._refused(opened, found)
-        return await self._answered(loc, opened, found)
-
-    async def _robots_findings(self, loc: str, origin: str) -> list[Finding]:
+    def _robots_findings(self, loc: str, robots: RobotsTxt | None) -> list[Finding]:
         """url.blocked_by_robots, by the URL's own host's robots.txt (`*` or our token's group)."""
-        robots = await self._robots(origin)
         if robots is None or robots.allows(loc, self._agent):
             return []
         return [finding(Code.URL_BLOCKED_BY_ROBOTS, url=loc, robots=robots.url, agent=self._agent)]
@@ -96,15 +100,17 @@ class Checker:
         )
 
     async def _answered(self, loc: str, opened: Opened, found: list[Finding]) -> CheckResult:
-        async with opened.response as response:
-            status, headers = response.status, response.headers
-            robots_tags = response.header_values("X-Robots-Tag")
-            body = b""
+        response = opened.response
+        status, headers = response.status, response.headers
+        robots_tags = response.header_values("X-Robots-Tag")
+        body = b""
+        try:
             if opened.method is Method.GET:
-                try:
-                    body = await _read_prefix(response)
-                except FetchError as error:  # the answer came; its body broke off
-                    found.append(finding(error.code, error.message, url=loc, status=status))
+                body = await _read_prefix(response)
+        except FetchError as error:  # the answer came; its body broke off
+            found.append(finding(error.code, error.message, url=loc, status=status))
+        finally:
+            response.close()
         final_url, chain = opened.final_url, opened.redirects
         found += chain_findings(loc, chain, final_url)
         challenge = bot_challenge(status, headers, body)
