@@ -95,9 +95,12 @@ def test_default_report_names_are_host_and_timestamp(tmp_path: Path) -> None:
     for _ in range(2):  # the same second twice: the second report must not replace the first
         assert main(["--no-check", "--quiet", "--out", str(out), str(sitemap)]) == 0
     names = sorted(path.name for path in out.iterdir())
-    assert len(names) == 2
-    assert all(name.startswith("shop-") and name.endswith(".json") for name in names)
-    for path in out.iterdir():
+    assert len(names) == 4  # each JSON report has its HTML beside it, with the same stem
+    stems = {name.removesuffix(".json") for name in names if name.endswith(".json")}
+    assert {name.removesuffix(".html") for name in names if name.endswith(".html")} == stems
+    assert len(stems) == 2
+    assert all(stem.startswith("shop-") for stem in stems)
+    for path in out.glob("*.json"):
         validate_report(json.loads(path.read_text()))
 
 
@@ -191,7 +194,11 @@ async def test_a_signal_stops_the_run_and_writes_a_partial_report(
     report = json.loads(report_path.read_text())
     validate_report(report)
     assert report["complete"] is False
-    assert [path.name for path in tmp_path.iterdir()] == ["r.json"]  # no spool, no temporary
+    html = (tmp_path / "r.html").read_text()
+    assert 'id="incomplete"' in html  # said at the top, and in the verdict
+    assert "verdict v-incomplete" in html
+    # No spool, no temporary file.
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.html", "r.json"]
 
 
 def test_a_file_name_that_is_not_utf8_is_audited_and_reported(tmp_path: Path) -> None:
