@@ -25,9 +25,11 @@ from auditor.models import (
 EXAMPLES_PER_CODE = 50
 SITEMAP_ROWS = 1_000
 # Network strings are cut here when kept (their length is kept too, so the report can say so).
-MAX_TEXT_CHARS = 300
+MAX_TEXT_CHARS = 200
 MAX_DETAIL_ITEMS = 8
-MAX_HOPS = 6  # of a redirect chain; the count of the rest is kept
+MAX_DETAIL_CHARS = 120  # each detail value
+MAX_HOPS = 4  # of a redirect chain; the count of the rest is kept
+MAX_HOP_CHARS = 100  # the URLs inside a chain (the listed and the final URL get MAX_TEXT_CHARS)
 # Upper bounds of the response-time buckets, in ms; the last bucket holds everything slower.
 TIME_BUCKETS_MS = (100, 250, 500, 1_000, 2_000, 5_000, 10_000)
 
@@ -210,7 +212,7 @@ class Highlights:
 
 def _example(item: Finding, *, url: str | None, sitemap: str | None = None) -> Example:
     pairs = islice((item.detail or {}).items(), MAX_DETAIL_ITEMS)
-    detail = tuple((str(key), clip(str(value))) for key, value in pairs)
+    detail = tuple((str(key), clip(str(value), MAX_DETAIL_CHARS)) for key, value in pairs)
     return Example(
         item.code,
         clip(item.message),
@@ -229,7 +231,7 @@ def _with_answer(
     redirects: tuple[Redirect, ...],
 ) -> Example:
     """The example with how its URL answered: status, and where its redirects led."""
-    hops = tuple(Hop(clip(hop.url), hop.status) for hop in redirects[:MAX_HOPS])
+    hops = tuple(Hop(clip(hop.url, MAX_HOP_CHARS), hop.status) for hop in redirects[:MAX_HOPS])
     return Example(
         example.code,
         example.message,

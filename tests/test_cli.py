@@ -17,6 +17,7 @@ from aiohttp import web
 from auditor.cli import main
 from auditor.demo.server import serve
 from auditor.demo.site import Page, url, urlset, xml_page
+from auditor.report.schema import report_schema
 from auditor.summary import ExitCode
 from tests.helpers import validate_report
 
@@ -233,3 +234,41 @@ def test_a_full_disk_is_one_line_and_exit_3(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
     assert [path.name for path in tmp_path.iterdir()] == ["s.xml"]  # nothing half-written
+
+
+def test_print_schema_prints_the_shipped_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--print-schema"]) == ExitCode.OK
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == report_schema()
+    assert printed["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_html_goes_where_asked_and_the_summary_names_both_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "https://example.com/a")
+    json_path, html_path = tmp_path / "r.json", tmp_path / "pages" / "audit.html"
+    argv = ["--no-check", "--json", str(json_path), "--html", str(html_path), str(sitemap)]
+    assert main(argv) == ExitCode.OK
+    out = capsys.readouterr().out.splitlines()
+    assert html_path.read_text().startswith("<!DOCTYPE html>")
+    assert f"report: {json_path}" in out
+    assert f"report: {html_path}" in out
+    assert out[-1].startswith("PASS: ")  # stdout is not a terminal: plain lines, verdict last
+    assert any("loc.duplicate" in line and "https://example.com/a" in line for line in out)
+
+
+def test_quiet_prints_the_verdict_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
+    argv = ["--no-check", "--quiet", "--json", str(tmp_path / "r.json"), str(sitemap)]
+    assert main(argv) == ExitCode.FINDINGS
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1
+    assert out[0].startswith("FAIL: ")
+
+
+def test_html_on_a_folder_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--no-check", "--html", str(tmp_path), "https://example.com/"]) == 2
+    one_line_error(capsys)

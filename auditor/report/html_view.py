@@ -27,6 +27,7 @@ from auditor.verdict import Verdict, broken_sitemaps
 
 TOP_CODES_CHARTED = 10
 GROUPS_OPEN = 6
+CODES_PER_ROW = 5  # code chips in a sitemap row; the rest are counted
 FIX_FIRST_SHOWN = 10  # codes in the "fix these first" table; the others are folded below it
 MAX_LIST_ITEMS = 50  # sitemaps found by a target, lines of a diff list
 
@@ -149,7 +150,8 @@ class SitemapLine:
     errors: int
     warnings: int
     notices: int
-    codes: tuple[CodeRow, ...]
+    codes: tuple[CodeRow, ...]  # the worst few
+    more_codes: int
     broken: bool
 
 
@@ -370,7 +372,8 @@ def _sitemap_line(row: SitemapRow, summary: Summary, highlights: Highlights) -> 
         errors=counts[Severity.ERROR],
         warnings=counts[Severity.WARNING],
         notices=counts[Severity.NOTICE],
-        codes=tuple(code_row(code, 0) for code in row.codes),
+        codes=tuple(code_row(code, 0) for code in row.codes[:CODES_PER_ROW]),
+        more_codes=max(0, len(row.codes) - CODES_PER_ROW),
         broken=bool(row.errors or failing),
     )
 
