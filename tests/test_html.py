@@ -13,7 +13,7 @@ import pytest
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.demo.server import serve
-from auditor.demo.site import Page, redirect, url, urlset, xml_page
+from auditor.demo.site import CLEAN_SECTIONS, Page, clean_routes, redirect, url, urlset, xml_page
 from auditor.highlights import EXAMPLES_PER_CODE, SITEMAP_ROWS, Highlights
 from auditor.models import (
     CheckResult,
@@ -28,7 +28,7 @@ from auditor.report.html_view import DiffView, RunFacts, UrlChange, build_view, 
 from auditor.report.html_writer import render_html, write_html
 from auditor.report.json_writer import ReportWriteError
 from auditor.summary import Summary
-from auditor.verdict import judge
+from auditor.verdict import Outcome, judge
 from tests.helpers import run_audit
 from tests.html_checks import inspect_html
 
@@ -186,3 +186,11 @@ async def test_a_report_that_cannot_be_written_leaves_nothing_behind(tmp_path: P
     with pytest.raises(ReportWriteError):
         await write_html(target, view)
     assert [path.name for path in tmp_path.iterdir()] == ["taken"]
+
+
+async def test_the_clean_site_has_no_finding(tmp_path: Path) -> None:
+    async with serve(clean_routes) as served:
+        audited = await run_audit(tmp_path, served.base + "/", no_check=False)
+    assert audited.codes() == {}
+    assert audited.report["summary"]["checked"] == sum(CLEAN_SECTIONS.values())
+    assert audited.result.verdict.outcome is Outcome.PASS

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 CHART_WIDTH = 360
 LABEL_WIDTH = 150  # left of horizontal bars: the label
-VALUE_WIDTH = 60  # right of horizontal bars: the count
+VALUE_WIDTH = 84  # right of horizontal bars: the count and share
 ROW_HEIGHT = 22
 BAR_HEIGHT = 14
 COLUMN_AREA_HEIGHT = 120  # the histogram's bars; its labels go below
