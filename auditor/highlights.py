@@ -30,6 +30,7 @@ MAX_DETAIL_ITEMS = 8
 MAX_DETAIL_CHARS = 120  # each detail value
 MAX_HOPS = 4  # of a redirect chain; the count of the rest is kept
 MAX_HOP_CHARS = 100  # the URLs inside a chain (the listed and the final URL get MAX_TEXT_CHARS)
+_ERROR_CODES = frozenset(code for code in Code if code.severity is Severity.ERROR)
 # Upper bounds of the response-time buckets, in ms; the last bucket holds everything slower.
 TIME_BUCKETS_MS = (100, 250, 500, 1_000, 2_000, 5_000, 10_000)
 
@@ -137,21 +138,29 @@ class Highlights:
     def _add_url(self, record: UrlRecord) -> None:
         check = record.check
         findings = record.findings + check.findings if check is not None else record.findings
-        if any(item.code.severity is Severity.ERROR for item in findings):
+        examples, cap = self.examples, self.examples_per_code
+        erring = False
+        for item in findings:
+            code = item.code
+            erring = erring or code in _ERROR_CODES
+            kept = examples.get(code)
+            if kept is None:
+                kept = examples[code] = []
+            elif len(kept) >= cap:
+                continue  # the usual case at scale: one lookup, one comparison
+            example = _example(item, url=record.loc, sitemap=record.sitemaps[0])
+            if check is not None:
+                example = _with_answer(
+                    example,
+                    status=check.status,
+                    final_url=check.final_url,
+                    final_status=check.final_status,
+                    redirects=check.redirects,
+                )
+            kept.append(example)
+        if erring:
             self.broken_urls += 1
             self.url_errors[record.sitemaps[0]] += 1
-        for item in findings:
-            if self._wants(item.code):
-                example = _example(item, url=record.loc, sitemap=record.sitemaps[0])
-                if check is not None:
-                    example = _with_answer(
-                        example,
-                        status=check.status,
-                        final_url=check.final_url,
-                        final_status=check.final_status,
-                        redirects=check.redirects,
-                    )
-                self.examples[item.code].append(example)
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document of the tree (robots.txt included)."""

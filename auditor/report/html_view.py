@@ -80,6 +80,7 @@ class Card:
     value: str
     note: str
     tone: str  # a CSS class suffix: error, warning, notice, ok, plain
+    alarm: bool = False  # the note tells of something broken
 
 
 @dataclass(frozen=True, slots=True)
@@ -281,11 +282,14 @@ def _cards(summary: Summary, highlights: Highlights, duration_s: float) -> tuple
     ]
     broken = broken_sitemaps(summary, highlights)
     sitemaps = summary.sitemaps - summary.sitemaps_by_kind["robots"]
-    cards.append(Card("Sitemaps", f"{sitemaps:,}", f"{broken:,} with errors", "plain"))
+    cards.append(
+        Card("Sitemaps", f"{sitemaps:,}", f"{broken:,} with errors", "plain", bool(broken))
+    )
     checked = f"{summary.checked:,} checked, {highlights.broken_urls:,} broken"
-    cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain"))
+    cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain", bool(highlights.broken_urls)))
     rate = f"{summary.urls / duration_s:,.0f} URLs/s" if duration_s > 0 else ""
-    cards.append(Card("Time", f"{duration_s:,.1f} s", rate, "plain"))
+    took = f"{duration_s:,.2f} s" if duration_s < 10 else f"{duration_s:,.0f} s"
+    cards.append(Card("Time", took, rate, "plain"))
     return tuple(cards)
 
 
