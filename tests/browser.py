@@ -14,6 +14,7 @@ import contextlib
 import itertools
 import os
 import shutil
+import signal
 import tempfile
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
@@ -25,6 +26,7 @@ import aiohttp
 CANDIDATES = ("chromium", "chromium-browser", "google-chrome")
 START_TIMEOUT_S = 30.0
 CALL_TIMEOUT_S = 30.0
+SHUTDOWN_TIMEOUT_S = 10.0
 VIEWPORT = (1366, 768)  # a laptop screen
 
 Message = dict[str, Any]
@@ -176,7 +178,10 @@ class Page:
 @contextlib.asynccontextmanager
 async def chromium(executable: str) -> AsyncIterator[Browser]:
     """A headless Chromium for the block; its profile folder is removed afterwards."""
-    with tempfile.TemporaryDirectory(prefix="sitemap-audit-chromium-") as profile:
+    # Chromium's helper processes may still be writing the profile while it is removed.
+    with tempfile.TemporaryDirectory(
+        prefix="sitemap-audit-chromium-", ignore_cleanup_errors=True
+    ) as profile:
         process = await asyncio.create_subprocess_exec(
             executable,
             "--headless",
@@ -194,6 +199,7 @@ async def chromium(executable: str) -> AsyncIterator[Browser]:
             "about:blank",
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,  # its helpers share its process group, ended with it
         )
         try:
             endpoint = await _devtools_endpoint(Path(profile), process)
@@ -205,11 +211,21 @@ async def chromium(executable: str) -> AsyncIterator[Browser]:
                 try:
                     yield browser
                 finally:
+                    with contextlib.suppress(Exception):  # it may close before it answers
+                        await asyncio.wait_for(browser.call("Browser.close"), 5)
                     browser._reader.cancel()
         finally:
-            with contextlib.suppress(ProcessLookupError):
-                process.kill()
-            await process.wait()
+            await _end(process)
+
+
+async def _end(process: asyncio.subprocess.Process) -> None:
+    """Let Chromium exit by itself (Browser.close), else end its process group."""
+    try:
+        await asyncio.wait_for(process.wait(), SHUTDOWN_TIMEOUT_S)
+    except TimeoutError:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)  # the group we started: it and its helpers
+        await process.wait()
 
 
 async def _devtools_endpoint(profile: Path, process: asyncio.subprocess.Process) -> str:
