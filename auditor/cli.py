@@ -107,6 +107,12 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         path = getattr(args, name)
         if path is not None and path.is_dir():
             raise UsageError(f"--{name} {path} is a folder; give a file path (or use --out)")
+    if (
+        args.html is not None
+        and args.json is not None
+        and args.html.resolve() == args.json.resolve()
+    ):
+        raise UsageError("--html and --json name the same file")
     if args.ca_file is not None:
         _check_ca_file(args.ca_file)
     for pattern in (*args.include, *args.exclude):

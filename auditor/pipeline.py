@@ -120,7 +120,7 @@ async def audit(
         summary=summary.to_json(duration_s=duration_s),
     )
     verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=config.fail_on)
-    html_path = config.html or writer.path.with_suffix(".html")
+    html_path = config.html or html_beside(writer.path)
     facts = RunFacts(
         title=config.targets[0].label,
         generated_at=started_at,
@@ -145,6 +145,12 @@ async def audit(
         highlights=highlights,
         verdict=verdict,
     )
+
+
+def html_beside(json_path: Path) -> Path:
+    """The HTML report's default path: the JSON's, with `.html` for its suffix (never itself)."""
+    path = json_path.with_suffix(".html")
+    return path if path != json_path else json_path.with_name(json_path.name + ".html")
 
 
 def _write_failure(exc: BaseException) -> ReportWriteError | None:

@@ -55,6 +55,7 @@ def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
         ["--no-check", "--timeout", "inf", "https://example.com/"],
         ["--no-check", "--sitemap-timeout", "nan", "https://example.com/"],
         ["--no-check", "--json", ".", "https://example.com/"],  # a folder
+        ["--no-check", "--json", "r.json", "--html", "./r.json", "https://example.com/"],
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -272,3 +273,10 @@ def test_html_on_a_folder_is_a_usage_error(
 ) -> None:
     assert main(["--no-check", "--html", str(tmp_path), "https://example.com/"]) == 2
     one_line_error(capsys)
+
+
+def test_a_json_named_html_keeps_its_html_report_beside_it(tmp_path: Path) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a")
+    assert main(["--no-check", "--quiet", "--json", str(tmp_path / "r.html"), str(sitemap)]) == 0
+    validate_report(json.loads((tmp_path / "r.html").read_text()))
+    assert (tmp_path / "r.html.html").read_text().startswith("<!DOCTYPE html>")
