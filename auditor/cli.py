@@ -19,23 +19,26 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
+from rich.console import Console
+
 from auditor._version import __version__
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
+from auditor.report.schema import schema_text
 from auditor.summary import ExitCode
 from auditor.targets import Target, TargetError, TargetKind, parse_target
+from auditor.terminal import plain_lines, rich_summary
 
 PROG = "sitemap-audit"
 # Parsed now so that scripts written against the contract fail clearly, not silently.
-NOT_YET = ("html", "baseline", "metrics", "junit", "state", "config")
+NOT_YET = ("baseline", "metrics", "junit", "state", "config")
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
 DEMO_TIMEOUT_S = 2.0
 DEMO_SLOW_S = 1.0
 DEMO_RETRIES = 1
-_TOP_CODES = 10
 _DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
 
 
@@ -54,10 +57,11 @@ def build_parser() -> argparse.ArgumentParser:
     add = parser.add_argument
     add("targets", nargs="*", metavar="TARGET", help="site root, robots.txt, sitemap URL or file")
     add("--version", action="version", version=f"%(prog)s {__version__}")
+    add("--print-schema", action="store_true", help="print the JSON report's schema and exit")
     add("--demo", action="store_true", help="audit the embedded demo site (no network needed)")
     add("--out", type=Path, default=Path("reports"), metavar="DIR", help="report folder")
     add("--json", type=Path, metavar="PATH", help="the JSON report here (not auto-named)")
-    add("--html", type=Path, metavar="PATH")
+    add("--html", type=Path, metavar="PATH", help="the HTML report here (default: beside the JSON)")
     add("--no-check", action="store_true", help="validate the sitemaps only")
     add("--concurrency", type=int, default=128, metavar="N", help="requests in flight (128)")
     add("--per-host", type=int, default=8, metavar="N", help="in flight per host (8)")
@@ -99,8 +103,16 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
     for name in CHECK_ONLY:
         if args.no_check and getattr(args, name):
             raise UsageError(f"--{name} applies to URL checks; it means nothing with --no-check")
-    if args.json is not None and args.json.is_dir():
-        raise UsageError(f"--json {args.json} is a folder; give a file path (or use --out)")
+    for name in ("json", "html"):
+        path = getattr(args, name)
+        if path is not None and path.is_dir():
+            raise UsageError(f"--{name} {path} is a folder; give a file path (or use --out)")
+    if (
+        args.html is not None
+        and args.json is not None
+        and args.html.resolve() == args.json.resolve()
+    ):
+        raise UsageError("--html and --json name the same file")
     if args.ca_file is not None:
         _check_ca_file(args.ca_file)
     for pattern in (*args.include, *args.exclude):
@@ -112,6 +124,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         targets=targets,
         out=args.out,
         json=args.json,
+        html=args.html,
         no_check=args.no_check,
         concurrency=args.concurrency,
         per_host=args.per_host,
@@ -169,9 +182,14 @@ def _targets(texts: Sequence[str]) -> tuple[Target, ...]:
     return tuple(targets)
 
 
-def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, AuditConfig]:
-    """The command line as options and a configuration; UsageError when it cannot run."""
+def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, AuditConfig | None]:
+    """The command line as options and a configuration; UsageError when it cannot run.
+
+    No configuration for `--print-schema`: it runs nothing.
+    """
     args = build_parser().parse_args(argv)
+    if args.print_schema:
+        return args, None
     if args.demo and args.targets:
         raise UsageError("--demo audits the demo site only; give no TARGET with it")
     if not args.demo and not args.targets:
@@ -188,6 +206,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (UsageError, ConfigError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
+    if config is None:
+        print(schema_text(), end="")
+        return ExitCode.OK
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
@@ -276,35 +297,10 @@ class _stop_on_signals:  # noqa: N801 - used as a context manager, named like on
 
 
 def _print_summary(result: AuditResult, *, quiet: bool, no_check: bool) -> None:
-    summary = result.summary
-    severities = summary.by_severity()
-    verdict = _verdict(result)
+    """The verdict (--quiet); else counts, top codes and report paths: a table on a terminal."""
     if quiet:
-        print(verdict)
-        return
-    mode = "sitemaps only (--no-check)"
-    if not no_check:
-        classes = " ".join(f"{key} {n}" for key, n in sorted(summary.by_status_class.items()))
-        mode = f"{summary.checked} checked ({classes or 'none'})"
-    print(
-        f"{PROG} {__version__}: {summary.sitemaps} documents, {summary.urls} distinct URLs "
-        f"({summary.entries} entries), {mode}, {result.duration_s:.1f} s"
-    )
-    counts = ", ".join(f"{n} {severity.value}s" for severity, n in severities.items())
-    print(f"findings: {counts}")
-    for code, count in summary.by_code.most_common(_TOP_CODES):
-        print(f"  {code.value:<28} {count:>8}  {code.severity.value}")
-    if len(summary.by_code) > _TOP_CODES:
-        print(f"  ... and {len(summary.by_code) - _TOP_CODES} more codes in the report")
-    print(f"report: {result.json_path}")
-    print(verdict)
-
-
-def _verdict(result: AuditResult) -> str:
-    if result.failed:
-        return "FAILED: internal error (see the log above); partial report written"
-    if not result.complete:
-        return "INCOMPLETE: interrupted; partial report written"
-    if result.exit_code is ExitCode.FINDINGS:
-        return "FAIL: findings at or above --fail-on"
-    return "PASS"
+        print(result.verdict.line)
+    elif sys.stdout.isatty():
+        Console(highlight=False).print(rich_summary(result, no_check=no_check))
+    else:
+        print("\n".join(plain_lines(result, no_check=no_check)))

@@ -27,16 +27,20 @@ from auditor.discover import RobotsCache, fetch_robots
 from auditor.fetch import HttpClient, Timeouts, is_private_host
 from auditor.follow import FetchPolicy, Follower
 from auditor.gate import HostGate
+from auditor.highlights import Highlights
 from auditor.models import TargetRecord
 from auditor.pacing import Pacer
 from auditor.reader import ReadServices
-from auditor.report.encode import head_json, target_json
+from auditor.report.encode import TOOL, config_json, head_json, target_json
+from auditor.report.html_view import RunFacts, build_view
+from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
 from auditor.sink import SinkQueue, make_sink_queue, run_sink
 from auditor.summary import ExitCode, Summary, exit_code
 from auditor.tree import SitemapTree, UrlDedup
+from auditor.verdict import Verdict, judge
 from auditor.walk import Frontier, Walker
 from auditor.workers import CheckStage
 
@@ -72,6 +76,9 @@ class AuditResult:
     targets: tuple[TargetRecord, ...]
     duration_s: float
     exit_code: ExitCode
+    html_path: Path
+    highlights: Highlights  # bounded examples, for the HTML report and the terminal
+    verdict: Verdict
 
 
 async def audit(
@@ -89,8 +96,8 @@ async def audit(
     started_at, started = clock.now(), clock.monotonic()
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
-    summary = Summary()
-    run = _Run(config, clock, started_at, summary, on_progress)
+    summary, highlights = Summary(), Highlights()
+    run = _Run(config, clock, started_at, summary, highlights=highlights, on_progress=on_progress)
     failed = False
     try:
         complete = await run.walk(writer, stop)
@@ -105,14 +112,45 @@ async def audit(
     targets = run.targets
     for target in targets:
         summary.add_target(target)
+        highlights.add_target(target)
     head = head_json(generated_at=started_at, complete=complete, config=config)
     await writer.commit(
         head,
         targets=[target_json(target) for target in targets],
         summary=summary.to_json(duration_s=duration_s),
     )
+    verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=config.fail_on)
+    html_path = config.html or html_beside(writer.path)
+    facts = RunFacts(
+        title=config.targets[0].label,
+        generated_at=started_at,
+        tool=f"{TOOL['name']} {TOOL['version']}",
+        complete=complete,
+        duration_s=duration_s,
+        config=config_json(config),
+        json_name=writer.path.name,
+    )
+    view = build_view(summary, highlights, verdict=verdict, facts=facts, targets=targets)
+    await write_html(html_path, view)
     code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
-    return AuditResult(summary, writer.path, complete, failed, targets, duration_s, code)
+    return AuditResult(
+        summary,
+        writer.path,
+        complete,
+        failed,
+        targets,
+        duration_s,
+        code,
+        html_path=html_path,
+        highlights=highlights,
+        verdict=verdict,
+    )
+
+
+def html_beside(json_path: Path) -> Path:
+    """The HTML report's default path: the JSON's, with `.html` for its suffix (never itself)."""
+    path = json_path.with_suffix(".html")
+    return path if path != json_path else json_path.with_name(json_path.name + ".html")
 
 
 def _write_failure(exc: BaseException) -> ReportWriteError | None:
@@ -148,12 +186,15 @@ class _Run:
         clock: Clock,
         started_at: datetime,
         summary: Summary,
+        *,
+        highlights: Highlights,
         on_progress: OnProgress | None,
     ) -> None:
         self._config = config
         self._clock = clock
         self._started_at = started_at
         self._summary = summary
+        self._highlights = highlights
         self._on_progress = on_progress
         self.targets: tuple[TargetRecord, ...] = ()
 
@@ -172,7 +213,14 @@ class _Run:
         )
         dedup = UrlDedup()
         async with client, asyncio.TaskGroup() as group:
-            group.create_task(run_sink(queue, writer=writer, summary=self._summary, dedup=dedup))
+            sink = run_sink(
+                queue,
+                writer=writer,
+                summary=self._summary,
+                dedup=dedup,
+                highlights=self._highlights,
+            )
+            group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             pacer = Pacer(
                 rate=config.rate,

@@ -1,9 +1,10 @@
-"""The one sink: every record passes here once, to be counted and written (DESIGN §3)."""
+"""The one sink: every record passes here once, to be counted, sampled and written (DESIGN §3)."""
 
 from __future__ import annotations
 
 import asyncio
 
+from auditor.highlights import Highlights
 from auditor.models import Relisted, SitemapRecord, UrlRecord
 from auditor.report.encode import sitemap_json, url_json
 from auditor.report.json_writer import JsonReportWriter
@@ -24,7 +25,12 @@ def make_sink_queue() -> SinkQueue:
 
 
 async def run_sink(
-    queue: SinkQueue, *, writer: JsonReportWriter, summary: Summary, dedup: UrlDedup
+    queue: SinkQueue,
+    *,
+    writer: JsonReportWriter,
+    summary: Summary,
+    dedup: UrlDedup,
+    highlights: Highlights,
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
@@ -35,6 +41,7 @@ async def run_sink(
         match item:
             case SitemapRecord():
                 summary.add_sitemap(item)
+                highlights.add_sitemap(item)
                 writer.add_sitemap(sitemap_json(item))
             case Relisted():
                 relisted.append(item)
@@ -45,6 +52,7 @@ async def run_sink(
                     check = record.check
                     if check is not None and record.digest:
                         dedup.set_outcome(record.digest, check.status_class, failing=check.failing)
+                highlights.add_urls(item)  # the HTML's samples: once per batch, not per record
         await writer.flush_if_full()
     for listing in relisted:
         for digest in listing.digests:

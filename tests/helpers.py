@@ -1,4 +1,4 @@
-"""Shared test helpers: run an audit against loopback servers and read its report back."""
+"""Shared test helpers: run an audit against loopback servers and read its reports back."""
 
 from __future__ import annotations
 
@@ -24,6 +24,7 @@ from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema
 from auditor.targets import Target, parse_target
 from auditor.urls import parse_http_url
+from tests.html_checks import assert_inert
 
 # The audit's clock in tests: lastmod.future and the build-stamp rule are relative to it.
 NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
@@ -98,6 +99,7 @@ async def run_audit(
     result = await audit(config, clock=FixedClock(NOW), on_progress=on_progress)
     report = json.loads(result.json_path.read_bytes())
     validate_report(report)
+    assert_inert(result.html_path.read_text())  # every scenario's HTML report too
     return Audited(result, report)
 
 

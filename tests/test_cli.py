@@ -17,6 +17,7 @@ from aiohttp import web
 from auditor.cli import main
 from auditor.demo.server import serve
 from auditor.demo.site import Page, url, urlset, xml_page
+from auditor.report.schema import report_schema
 from auditor.summary import ExitCode
 from tests.helpers import validate_report
 
@@ -54,6 +55,7 @@ def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
         ["--no-check", "--timeout", "inf", "https://example.com/"],
         ["--no-check", "--sitemap-timeout", "nan", "https://example.com/"],
         ["--no-check", "--json", ".", "https://example.com/"],  # a folder
+        ["--no-check", "--json", "r.json", "--html", "./r.json", "https://example.com/"],
     ],
 )
 def test_usage_errors_exit_2_with_one_line(
@@ -95,9 +97,12 @@ def test_default_report_names_are_host_and_timestamp(tmp_path: Path) -> None:
     for _ in range(2):  # the same second twice: the second report must not replace the first
         assert main(["--no-check", "--quiet", "--out", str(out), str(sitemap)]) == 0
     names = sorted(path.name for path in out.iterdir())
-    assert len(names) == 2
-    assert all(name.startswith("shop-") and name.endswith(".json") for name in names)
-    for path in out.iterdir():
+    assert len(names) == 4  # each JSON report has its HTML beside it, with the same stem
+    stems = {name.removesuffix(".json") for name in names if name.endswith(".json")}
+    assert {name.removesuffix(".html") for name in names if name.endswith(".html")} == stems
+    assert len(stems) == 2
+    assert all(stem.startswith("shop-") for stem in stems)
+    for path in out.glob("*.json"):
         validate_report(json.loads(path.read_text()))
 
 
@@ -191,7 +196,11 @@ async def test_a_signal_stops_the_run_and_writes_a_partial_report(
     report = json.loads(report_path.read_text())
     validate_report(report)
     assert report["complete"] is False
-    assert [path.name for path in tmp_path.iterdir()] == ["r.json"]  # no spool, no temporary
+    html = (tmp_path / "r.html").read_text()
+    assert 'id="incomplete"' in html  # said at the top, and in the verdict
+    assert "verdict v-incomplete" in html
+    # No spool, no temporary file.
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.html", "r.json"]
 
 
 def test_a_file_name_that_is_not_utf8_is_audited_and_reported(tmp_path: Path) -> None:
@@ -226,3 +235,48 @@ def test_a_full_disk_is_one_line_and_exit_3(tmp_path: Path) -> None:
     assert len(done.stderr.strip().splitlines()) == 1
     assert "Traceback" not in done.stderr
     assert [path.name for path in tmp_path.iterdir()] == ["s.xml"]  # nothing half-written
+
+
+def test_print_schema_prints_the_shipped_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--print-schema"]) == ExitCode.OK
+    printed = json.loads(capsys.readouterr().out)
+    assert printed == report_schema()
+    assert printed["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+
+
+def test_html_goes_where_asked_and_the_summary_names_both_reports(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "https://example.com/a")
+    json_path, html_path = tmp_path / "r.json", tmp_path / "pages" / "audit.html"
+    argv = ["--no-check", "--json", str(json_path), "--html", str(html_path), str(sitemap)]
+    assert main(argv) == ExitCode.OK
+    out = capsys.readouterr().out.splitlines()
+    assert html_path.read_text().startswith("<!DOCTYPE html>")
+    assert f"report: {json_path}" in out
+    assert f"report: {html_path}" in out
+    assert out[-1].startswith("PASS: ")  # stdout is not a terminal: plain lines, verdict last
+    assert any("loc.duplicate" in line and "https://example.com/a" in line for line in out)
+
+
+def test_quiet_prints_the_verdict_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
+    argv = ["--no-check", "--quiet", "--json", str(tmp_path / "r.json"), str(sitemap)]
+    assert main(argv) == ExitCode.FINDINGS
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 1
+    assert out[0].startswith("FAIL: ")
+
+
+def test_html_on_a_folder_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["--no-check", "--html", str(tmp_path), "https://example.com/"]) == 2
+    one_line_error(capsys)
+
+
+def test_a_json_named_html_keeps_its_html_report_beside_it(tmp_path: Path) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a")
+    assert main(["--no-check", "--quiet", "--json", str(tmp_path / "r.html"), str(sitemap)]) == 0
+    validate_report(json.loads((tmp_path / "r.html").read_text()))
+    assert (tmp_path / "r.html.html").read_text().startswith("<!DOCTYPE html>")

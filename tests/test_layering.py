@@ -15,12 +15,15 @@ PURE = {
     "auditor.config",
     "auditor.decompress",
     "auditor.digests",
+    "auditor.highlights",
     "auditor.models",
     "auditor.pacing",
     "auditor.page",
     "auditor.parse",
     "auditor.redirects",
+    "auditor.report.charts",
     "auditor.report.encode",
+    "auditor.report.html_view",
     "auditor.retry",
     "auditor.robots",
     "auditor.selection",
@@ -31,6 +34,7 @@ PURE = {
     "auditor.tree",
     "auditor.urls",
     "auditor.validate",
+    "auditor.verdict",
 }
 IO_MODULES = {"asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3"}
 AIOHTTP_ALLOWED = {"auditor.fetch", "auditor.demo.server"}

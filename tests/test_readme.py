@@ -1,10 +1,10 @@
-"""The README tells the truth: its table of codes and its test command."""
+"""The README tells the truth: its table of codes (title and fix for each) and its test command."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from auditor.codes import codes_markdown
+from auditor.codes import Code, codes_markdown
 
 ROOT = Path(__file__).parent.parent
 
@@ -19,3 +19,13 @@ def test_ci_runs_the_readme_test_command() -> None:
     command = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert command.startswith("python3 -m venv .venv && ")
     assert f"\n{command}\n" in (ROOT / "README.md").read_text()
+
+
+def test_every_code_says_what_is_wrong_and_how_to_fix_it() -> None:
+    for code in Code:
+        info = code.info
+        assert info.title, code
+        assert info.fix, code
+        assert "\n" not in info.title + info.fix, code  # one line each: table cells, HTML rows
+        assert info.fix[0].isupper(), code
+        assert not info.fix.endswith("."), code

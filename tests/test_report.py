@@ -57,7 +57,7 @@ async def test_urls_are_written_while_the_sitemap_is_still_being_read(tmp_path: 
         result = run.result()
     assert result.exit_code == ExitCode.OK
     assert json.loads(report.read_text())["summary"]["urls"] == 30_000
-    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.json"]
+    assert sorted(path.name for path in tmp_path.iterdir()) == ["r.html", "r.json"]
 
 
 async def test_stop_writes_what_was_gathered(tmp_path: Path) -> None:

@@ -246,3 +246,35 @@ def _pages(base: str) -> dict[str, Page]:
         "/stalled": Page(200, b"never sent", delay_s=3600.0),
         "/garbled": Page(raw=b"HTTP/1.1 2OO OK\r\n\r\n"),  # not a status line
     }
+
+
+CLEAN_SECTIONS = {"pages": 18, "products": 24, "posts": 12}
+
+
+def clean_routes(base: str) -> dict[str, Page]:
+    """A healthy site: robots.txt -> index -> three sitemaps, every page answering 200.
+
+    What a passing audit looks like (the README's clean screenshot, and a test that it passes).
+    """
+    html = Page(200, b"<!doctype html><title>page</title><p>a page</p>", {})
+    routes = {
+        "/robots.txt": Page(
+            200,
+            f"User-agent: *\nDisallow: /admin/\n\nSitemap: {base}/sitemap_index.xml\n".encode(),
+            {"Content-Type": "text/plain"},
+        ),
+        "/": html,
+    }
+    children = []
+    for section, count in CLEAN_SECTIONS.items():
+        children.append(f"{base}/sitemaps/{section}.xml")
+        paths = [f"/{section}/item-{n}" for n in range(count)]
+        # Real modification dates, spread out: no build stamp (lastmod.uniform).
+        entries = [
+            url(f"{base}{path}", lastmod=f"2025-{1 + n % 12:02d}-{1 + n:02d}")
+            for n, path in enumerate(paths)
+        ]
+        routes[f"/sitemaps/{section}.xml"] = xml_page(urlset(entries))
+        routes.update(dict.fromkeys(paths, html))
+    routes["/sitemap_index.xml"] = xml_page(sitemapindex(children))
+    return routes

@@ -1,0 +1,145 @@
+"""The HTML report in a real browser: headless Chromium, JavaScript on and off.
+
+Each report is loaded from file://, screenshotted (paths printed), and must show its verdict
+in the first viewport, log no console error, open no dialog and request nothing but itself.
+Skipped only where chromium is missing and SITEMAP_AUDIT_REQUIRE_BROWSER is unset; .ci/run
+sets it, so CI never skips silently.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import pytest
+
+from auditor.clock import FixedClock
+from auditor.config import AuditConfig
+from auditor.demo.server import DEMO_CA, serve, serve_demo
+from auditor.demo.site import clean_routes
+from auditor.pipeline import audit
+from tests.browser import Page, chromium, find_chromium, require_browser
+from tests.helpers import NOW, run_audit, target
+from tests.test_html import hostile_routes
+
+CHROMIUM = find_chromium()
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(
+        CHROMIUM is None and not require_browser(),
+        reason="no chromium (SITEMAP_AUDIT_REQUIRE_BROWSER=1 makes this a failure)",
+    ),
+]
+
+# "ok", or what is wrong with the verdict as the reader first sees the page.
+VERDICT_SEEN = """(() => {
+  const element = document.getElementById(%r);
+  if (!element) return "missing";
+  const style = getComputedStyle(element);
+  if (style.display === "none" || style.visibility !== "visible" || +style.opacity < 0.9)
+    return "hidden by its style";
+  const box = element.getBoundingClientRect();
+  if (box.width < 300 || box.height < 30) return "too small: " + box.width + "x" + box.height;
+  if (box.top < 0 || box.left < 0 || box.bottom > innerHeight || box.right > innerWidth)
+    return "outside the first viewport: " + JSON.stringify(box);
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  if (!element.contains(hit)) return "covered by " + (hit ? hit.outerHTML.slice(0, 80) : "nothing");
+  return "ok";
+})()"""
+VERDICT_WORD = "document.querySelector('#verdict .badge').textContent.trim()"
+RESOURCES = "performance.getEntriesByType('resource').length"
+FILTER = """(() => {
+  const box = document.querySelector("#problems .controls input[type=search]");
+  box.value = %r;
+  box.dispatchEvent(new Event("input"));
+  return document.querySelectorAll("#problems details.group:not(.hidden)").length;
+})()"""
+GROUPS = "document.querySelectorAll('#problems details.group').length"
+SORT = """(() => {
+  const head = document.querySelectorAll("table.sitemaps thead th")[2];
+  head.querySelector("button").click();
+  return head.getAttribute("aria-sort");
+})()"""
+
+
+Extra = Callable[[Page, bool], Awaitable[None]]  # more checks on a page; True: JavaScript on
+
+
+async def look_at(report: Path, shots: Path, *, expect: str, extra: Extra | None = None) -> None:
+    """Load `report` with JavaScript on, then off; check what every reader must get."""
+    if CHROMIUM is None:
+        pytest.fail("SITEMAP_AUDIT_REQUIRE_BROWSER is set, and chromium is not installed")
+    async with chromium(CHROMIUM) as browser:
+        for javascript in (True, False):
+            page = await browser.load(report.as_uri(), javascript=javascript)
+            name = f"{report.stem}-js-{'on' if javascript else 'off'}.png"
+            shot = await page.screenshot(shots / name)
+            print(f"screenshot: {shot}")
+            assert shot.stat().st_size > 10_000  # not a blank page
+            assert await page.evaluate(VERDICT_SEEN % "verdict") == "ok"
+            assert await page.evaluate(VERDICT_WORD) == expect
+            scripted = await page.evaluate("document.documentElement.className")
+            assert scripted == ("js" if javascript else "")  # the script ran, or could not
+            if extra is not None:
+                await extra(page, javascript)
+            assert await page.evaluate(RESOURCES) == 0
+            record = page.record
+            assert record.console_errors == []
+            assert record.dialogs == []
+            assert record.requests == [report.as_uri()]  # nothing but the page itself
+
+
+async def filter_and_sort(page: Page, javascript: bool) -> None:
+    """With JavaScript: the filter narrows the problem groups, a header sorts its table."""
+    groups = await page.evaluate(GROUPS)
+    assert groups > 20
+    if not javascript:
+        assert await page.evaluate("document.querySelector('#problems .controls')") is None
+        return
+    assert await page.evaluate(FILTER % "http.not_found") == 1
+    assert await page.evaluate(FILTER % "") == groups
+    assert await page.evaluate(SORT) == "descending"
+
+
+async def test_the_demo_report_in_a_browser(tmp_path: Path) -> None:
+    async with serve_demo() as site:
+        audited = await run_audit(
+            tmp_path,
+            site,
+            no_check=False,
+            allow_private=False,
+            ca_file=DEMO_CA,
+            timeout_s=2.0,
+            retries=1,
+            slow_s=0.5,
+        )
+    await look_at(audited.result.html_path, tmp_path, expect="FAIL", extra=filter_and_sort)
+
+
+async def test_hostile_strings_stay_inert_in_a_browser(tmp_path: Path) -> None:
+    async with serve(hostile_routes) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml", no_check=False)
+    await look_at(audited.result.html_path, tmp_path, expect="FAIL")
+
+
+async def test_a_clean_site_passes_in_a_browser(tmp_path: Path) -> None:
+    async with serve(clean_routes) as served:
+        audited = await run_audit(tmp_path, served.base + "/", no_check=False)
+    assert audited.result.verdict.outcome.value == "PASS"
+    await look_at(audited.result.html_path, tmp_path, expect="PASS")
+
+
+async def test_an_interrupted_run_says_so_at_the_top(tmp_path: Path) -> None:
+    stop = asyncio.Event()
+    stop.set()  # stopped before anything was read
+    async with serve(clean_routes) as served:
+        config = AuditConfig(
+            targets=(target(served.base + "/"),), json=tmp_path / "stopped.json", allow_private=True
+        )
+        result = await audit(config, clock=FixedClock(NOW), stop=stop)
+
+    async def banner(page: Page, _javascript: bool) -> None:
+        assert await page.evaluate(VERDICT_SEEN % "incomplete") == "ok"
+
+    await look_at(result.html_path, tmp_path, expect="INCOMPLETE", extra=banner)

@@ -1,0 +1,54 @@
+"""The end-of-run summary: a rich table on a terminal, plain lines otherwise, same verdict."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from rich.console import Console
+
+from auditor.demo.site import url, urlset
+from auditor.terminal import TOP_CODES, plain_lines, rich_summary
+from tests.helpers import run_audit
+
+HOSTILE = "https://example.com/[bold red]markup[/bold red]\x1b[2J"
+
+
+async def test_the_table_shows_counts_codes_examples_paths_and_the_verdict(
+    tmp_path: Path,
+) -> None:
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset([url("https://example.com/a"), url("ftp://example.com/b")]))
+    audited = await run_audit(tmp_path, str(sitemap))
+    console = Console(record=True, force_terminal=True, width=160)
+    console.print(rich_summary(audited.result, no_check=True))
+    shown = console.export_text().splitlines()
+    assert shown[-1] == audited.result.verdict.line
+    assert shown[-1].startswith("FAIL: ")
+    assert any("loc.invalid" in line and "ftp://example.com/b" in line for line in shown)
+    assert f"JSON report: {audited.result.json_path}" in shown
+    assert f"HTML report: {audited.result.html_path}" in shown
+
+
+async def test_network_text_is_never_markup_nor_a_terminal_control(tmp_path: Path) -> None:
+    sitemap = tmp_path / "s.txt"  # a text sitemap carries any byte; XML 1.0 no control
+    sitemap.write_text(HOSTILE + "\n")
+    audited = await run_audit(tmp_path, str(sitemap))
+    console = Console(record=True, force_terminal=True, width=200)
+    console.print(rich_summary(audited.result, no_check=True))
+    shown = console.export_text()
+    assert "[bold red]markup" in shown  # printed as text, not taken as a style
+    for lines in (shown, "\n".join(plain_lines(audited.result, no_check=True))):
+        assert "\x1b" not in lines
+
+
+async def test_plain_lines_cap_the_codes_and_end_with_the_verdict(tmp_path: Path) -> None:
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset([url("https://example.com/a")]))
+    audited = await run_audit(tmp_path, str(sitemap))
+    lines = plain_lines(audited.result, no_check=True)
+    assert lines[-1] == audited.result.verdict.line == "PASS: 1 sitemap and 1 URL, no findings"
+    assert lines[-3:-1] == [
+        f"report: {audited.result.json_path}",
+        f"report: {audited.result.html_path}",
+    ]
+    assert TOP_CODES == 10

@@ -1,0 +1,104 @@
+"""The verdict: one line that the exit code stands for, with the counts behind it."""
+
+from __future__ import annotations
+
+import pytest
+
+from auditor.codes import Code
+from auditor.config import FailOn
+from auditor.highlights import Highlights
+from auditor.models import (
+    CheckResult,
+    FoundBy,
+    SitemapKind,
+    SitemapRecord,
+    UrlRecord,
+    finding,
+)
+from auditor.summary import Summary
+from auditor.verdict import Outcome, judge
+
+SITE = "https://example.com"
+
+
+def sitemap(name: str, *codes: Code, kind: SitemapKind = SitemapKind.URLSET) -> SitemapRecord:
+    return SitemapRecord(
+        url=f"{SITE}/{name}",
+        kind=kind,
+        parent=None,
+        depth=0,
+        found_by=FoundBy.TARGET,
+        status=200,
+        url_count=2,
+        findings=tuple(finding(code) for code in codes),
+    )
+
+
+def page(path: str, listed_in: str, *codes: Code, status: int = 200) -> UrlRecord:
+    check = CheckResult(status, findings=tuple(finding(code) for code in codes))
+    return UrlRecord(f"{SITE}/{path}", (f"{SITE}/{listed_in}",), check=check)
+
+
+def run(*records: SitemapRecord | UrlRecord) -> tuple[Summary, Highlights]:
+    summary, highlights = Summary(), Highlights()
+    for record in records:
+        if isinstance(record, SitemapRecord):
+            summary.add_sitemap(record)
+            highlights.add_sitemap(record)
+        else:
+            summary.add_url(record)
+            highlights.add_urls([record])
+    return summary, highlights
+
+
+BROKEN_SITE = (
+    sitemap("robots.txt", kind=SitemapKind.ROBOTS),
+    sitemap("a.xml", Code.SITEMAP_BAD_NAMESPACE),
+    sitemap("b.xml"),
+    sitemap("c.xml", Code.SITEMAP_REDIRECTED),
+    page("1", "b.xml", Code.HTTP_NOT_FOUND, status=404),
+    page("2", "b.xml", Code.HTTP_SERVER_ERROR, Code.REDIRECT_PERMANENT, status=500),
+    page("3", "c.xml"),
+    page("4", "c.xml", Code.URL_SLOW),
+)
+
+
+def test_a_failing_run_says_how_many_errors_where_and_how_many_urls() -> None:
+    summary, highlights = run(*BROKEN_SITE)
+    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
+    assert verdict.outcome is Outcome.FAIL
+    assert verdict.line == (
+        "FAIL: 3 errors in 2 of 3 sitemaps; 2 of 4 URLs broken; 2 warnings, 1 notice"
+    )
+
+
+def test_warnings_fail_a_run_only_when_asked() -> None:
+    summary, highlights = run(sitemap("a.xml", Code.SITEMAP_REDIRECTED), page("1", "a.xml"))
+    passing = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
+    assert passing.line == "PASS: 1 sitemap and 1 URL, no errors; 1 warning"
+    failing = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.WARNING)
+    assert failing.line == "FAIL: 1 warning"
+
+
+def test_a_clean_run_passes() -> None:
+    summary, highlights = run(sitemap("a.xml"), page("1", "a.xml"), page("2", "a.xml"))
+    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.NOTICE)
+    assert verdict.line == "PASS: 1 sitemap and 2 URLs, no findings"
+
+
+def test_never_fail_still_says_what_was_found() -> None:
+    summary, highlights = run(*BROKEN_SITE)
+    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.NEVER)
+    assert verdict.outcome is Outcome.PASS
+    assert verdict.text.endswith("(--fail-on never); 3 errors, 2 warnings, 1 notice")
+
+
+@pytest.mark.parametrize(
+    ("complete", "failed", "outcome"),
+    [(False, False, Outcome.INCOMPLETE), (False, True, Outcome.FAILED)],
+)
+def test_an_unfinished_run_is_never_a_pass(complete: bool, failed: bool, outcome: Outcome) -> None:
+    summary, highlights = run(sitemap("a.xml"))
+    verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=FailOn.ERROR)
+    assert verdict.outcome is outcome
+    assert verdict.text.endswith("so far no findings")
