@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
@@ -91,6 +91,7 @@ class Response:
         self._raw = raw
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
+        self.on_close: Callable[[], None] | None = None  # called once, by the first close()
 
     def header_values(self, name: str) -> list[str]:
         """Every value of a header that may repeat (X-Robots-Tag)."""
@@ -109,6 +110,9 @@ class Response:
             self._raw.release()
         else:
             self._raw.close()
+        on_close, self.on_close = self.on_close, None
+        if on_close is not None:
+            on_close()
 
     async def __aenter__(self) -> Self:
         return self
@@ -186,6 +190,7 @@ class HttpClient:
         header_hosts: frozenset[str] | None = None,
         concurrency: int = 128,
         per_host: int = 8,
+        spare: int = 0,
         reach: Reach = Reach.ANY,
         ca_file: Path | None = None,
     ) -> None:
@@ -199,6 +204,7 @@ class HttpClient:
         self._header_hosts = header_hosts
         self._concurrency = concurrency
         self._per_host = per_host
+        self._spare = spare
         self._reach = reach
         self._ca_file = ca_file
         self._session: aiohttp.ClientSession | None = None
@@ -207,8 +213,12 @@ class HttpClient:
     async def __aenter__(self) -> Self:
         connector = aiohttp.TCPConnector(
             ssl=await self._tls_context(),
-            limit=self._concurrency,
-            limit_per_host=self._per_host,
+            # A backstop above the run's own limits (HostGate, the workers), never the one that
+            # makes a request wait: aiohttp hands a freed connection to whoever asks first, so
+            # a request queued in its pool may wait until its timeout. `spare`: connections the
+            # sitemap readers hold outside the check stage's limits.
+            limit=self._concurrency + self._spare,
+            limit_per_host=self._per_host + self._spare,
             resolver=_Resolver(reach=self._reach),
             ttl_dns_cache=300,
         )

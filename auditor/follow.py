@@ -6,6 +6,7 @@ Orchestration over the fetch edge; the decisions are the pure `retry` and `redir
 from __future__ import annotations
 
 import asyncio
+import functools
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -74,12 +75,20 @@ class Follower:
         clock: Clock,
         rng: random.Random,
         gate: HostGate,
+        hold_slots: bool = False,
     ) -> None:
+        """Open through `client`, paced and limited by `gate`.
+
+        `hold_slots`: keep the host's slot until the response is closed (URL checks, so that
+        --per-host counts whole requests); else until its headers arrive (sitemap bodies: their
+        readers wait on the check stage, and must not hold the slots the checks need).
+        """
         self._client = client
         self._policy = policy
         self._clock = clock
         self._rng = rng
         self._gate = gate
+        self._hold_slots = hold_slots
         self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
 
     async def open(
@@ -149,6 +158,7 @@ class Follower:
         attempt = 0
         while True:
             asked: float | None = None
+            held = False  # the open response holds the slot: closing it releases it
             await self._gate.acquire(host)
             try:
                 started = clock.monotonic()
@@ -164,10 +174,14 @@ class Follower:
                 else:
                     pacer.answered(host)
                 if response.status not in RETRY_STATUSES or attempt >= policy.retries:
+                    if self._hold_slots:
+                        response.on_close = functools.partial(self._gate.release, host)
+                        held = True
                     return response, elapsed_s
                 response.close()
             finally:
-                self._gate.release(host)
+                if not held:
+                    self._gate.release(host)
             delay = backoff_s(
                 attempt,
                 base_s=policy.backoff_base_s,

@@ -208,6 +208,9 @@ class _Run:
             header_hosts=_target_hosts(config),
             concurrency=config.concurrency,
             per_host=config.per_host,
+            # Each sitemap reader may hold a body and a cross-submission look-up; one more
+            # for a robots.txt a check asks for.
+            spare=2 * config.sitemap_concurrency + 1,
             reach=await _reach(config),
             ca_file=config.ca_file,
         )
@@ -238,7 +241,9 @@ class _Run:
             robots_cache = RobotsCache(robots)
             stage = None
             if not config.no_check:
-                checks = Follower(client, self._check_policy(), clock=clock, rng=rng, gate=gate)
+                checks = Follower(
+                    client, self._check_policy(), clock=clock, rng=rng, gate=gate, hold_slots=True
+                )
                 stage = self._check_stage(checks, robots_cache, queue, rng)
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(

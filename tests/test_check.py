@@ -14,6 +14,7 @@ from pathlib import Path
 from aiohttp import web
 
 from auditor.codes import Code
+from auditor.config import Method
 from auditor.demo.server import DEMO_CA, Route, RoutesFor, serve, serve_demo
 from auditor.demo.site import Page, sitemapindex, url, urlset, xml_page
 from auditor.pipeline import Progress
@@ -125,6 +126,33 @@ async def test_per_host_limit_holds_and_concurrency_is_used(tmp_path: Path) -> N
         most = 0
         await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, per_host=12)
         assert most == 12
+
+
+async def test_per_host_counts_a_request_until_its_body_is_read(tmp_path: Path) -> None:
+    in_flight, most = 0, 0
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        response = web.StreamResponse(headers={"Content-Type": "text/html"})
+        await response.prepare(request)  # the headers go first ...
+        await asyncio.sleep(0.05)  # ... the body later: the request is still in flight
+        await response.write(b"<title>ok</title>")
+        await response.write_eof()
+        in_flight -= 1
+        return response
+
+    def routes(base: str) -> dict[str, Route]:
+        locs = [url(f"{base}/p/{n}") for n in range(24)]
+        return {"/s.xml": xml_page(urlset(locs)), **{f"/p/{n}": page for n in range(24)}}
+
+    async with serve(routes) as served:
+        audited = await run_audit(
+            tmp_path, f"{served.base}/s.xml", no_check=False, per_host=3, method=Method.GET
+        )
+    assert audited.report["summary"]["by_status_class"] == {"2xx": 24}
+    assert most == 3
 
 
 async def test_rate_spaces_requests_to_a_host(tmp_path: Path) -> None:
