@@ -23,6 +23,7 @@ from rich.console import Console
 
 from auditor._version import __version__
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
+from auditor.config_file import ConfigFileError, parse_with_config, read_config_file
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
 from auditor.report.schema import schema_text
@@ -32,7 +33,7 @@ from auditor.terminal import plain_lines, rich_summary
 
 PROG = "sitemap-audit"
 # Parsed now so that scripts written against the contract fail clearly, not silently.
-NOT_YET = ("baseline", "metrics", "junit", "state", "config")
+NOT_YET = ("baseline", "metrics", "junit", "state")
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
@@ -187,7 +188,10 @@ def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Audit
 
     No configuration for `--print-schema`: it runs nothing.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        args = parse_with_config(build_parser(), argv, table_for=read_config_file)
+    except ConfigFileError as exc:
+        raise UsageError(str(exc)) from exc
     if args.print_schema:
         return args, None
     if args.demo and args.targets:
