@@ -35,6 +35,7 @@ from auditor.report.encode import TOOL, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
+from auditor.report.metrics import RunMetrics, write_metrics
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
 from auditor.sink import SinkQueue, make_sink_queue, run_sink
@@ -133,6 +134,15 @@ async def audit(
     view = build_view(summary, highlights, verdict=verdict, facts=facts, targets=targets)
     await write_html(html_path, view)
     code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
+    if config.metrics is not None:
+        run_metrics = RunMetrics(
+            target=" ".join(target.input for target in config.targets),
+            complete=complete,
+            exit_code=code,
+            duration_s=duration_s,
+            finished_at_s=clock.now().timestamp(),
+        )
+        await write_metrics(config.metrics, summary, run_metrics)
     return AuditResult(
         summary,
         writer.path,
