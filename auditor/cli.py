@@ -33,7 +33,7 @@ from auditor.terminal import plain_lines, rich_summary
 
 PROG = "sitemap-audit"
 # Parsed now so that scripts written against the contract fail clearly, not silently.
-NOT_YET = ("baseline", "junit", "state")
+NOT_YET = ("baseline", "state")
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
@@ -140,6 +140,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         allow_private=args.allow_private,
         ca_file=args.ca_file,
         metrics=args.metrics,
+        junit=args.junit,
         sitemap_concurrency=args.sitemap_concurrency,
         sitemap_timeout_s=args.sitemap_timeout,
         max_depth=args.max_depth,

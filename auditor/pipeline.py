@@ -35,6 +35,7 @@ from auditor.report.encode import TOOL, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
+from auditor.report.junit import JunitCases, write_junit
 from auditor.report.metrics import RunMetrics, write_metrics
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
@@ -98,7 +99,9 @@ async def audit(
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
     summary, highlights = Summary(), Highlights()
+    junit = JunitCases(config.fail_on) if config.junit is not None else None
     run = _Run(config, clock, started_at, summary, highlights=highlights, on_progress=on_progress)
+    run.junit = junit
     failed = False
     try:
         complete = await run.walk(writer, stop)
@@ -114,6 +117,8 @@ async def audit(
     for target in targets:
         summary.add_target(target)
         highlights.add_target(target)
+        if junit is not None:
+            junit.add_target(target)
     head = head_json(generated_at=started_at, complete=complete, config=config)
     await writer.commit(
         head,
@@ -143,6 +148,8 @@ async def audit(
             finished_at_s=clock.now().timestamp(),
         )
         await write_metrics(config.metrics, summary, run_metrics)
+    if config.junit is not None and junit is not None:
+        await write_junit(config.junit, junit, duration_s=duration_s)
     return AuditResult(
         summary,
         writer.path,
@@ -207,6 +214,7 @@ class _Run:
         self._highlights = highlights
         self._on_progress = on_progress
         self.targets: tuple[TargetRecord, ...] = ()
+        self.junit: JunitCases | None = None  # --junit: the cases, collected by the sink
 
     async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
@@ -229,6 +237,7 @@ class _Run:
                 summary=self._summary,
                 dedup=dedup,
                 highlights=self._highlights,
+                junit=self.junit,
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets

@@ -8,6 +8,7 @@ from auditor.highlights import Highlights
 from auditor.models import Relisted, SitemapRecord, UrlRecord
 from auditor.report.encode import sitemap_json, url_json
 from auditor.report.json_writer import JsonReportWriter
+from auditor.report.junit import JunitCases
 from auditor.summary import Summary
 from auditor.tree import UrlDedup
 
@@ -31,6 +32,7 @@ async def run_sink(
     summary: Summary,
     dedup: UrlDedup,
     highlights: Highlights,
+    junit: JunitCases | None = None,
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
@@ -43,12 +45,16 @@ async def run_sink(
                 summary.add_sitemap(item)
                 highlights.add_sitemap(item)
                 writer.add_sitemap(sitemap_json(item))
+                if junit is not None:
+                    junit.add_sitemap(item)
             case Relisted():
                 relisted.append(item)
             case _:
                 for record in item:
                     summary.add_url(record)
                     writer.add_url(url_json(record))
+                    if junit is not None:
+                        junit.add_url(record)
                     check = record.check
                     if check is not None and record.digest:
                         dedup.set_outcome(record.digest, check.status_class, failing=check.failing)
