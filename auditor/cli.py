@@ -22,7 +22,9 @@ from typing import NoReturn
 from rich.console import Console
 
 from auditor._version import __version__
+from auditor.baseline import BaselineError
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
+from auditor.config_file import ConfigFileError, parse_with_config, read_config_file
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
 from auditor.report.schema import schema_text
@@ -32,7 +34,7 @@ from auditor.terminal import plain_lines, rich_summary
 
 PROG = "sitemap-audit"
 # Parsed now so that scripts written against the contract fail clearly, not silently.
-NOT_YET = ("baseline", "metrics", "junit", "state", "config")
+NOT_YET = ("state",)
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
@@ -138,6 +140,9 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         fail_on=FailOn(args.fail_on),
         allow_private=args.allow_private,
         ca_file=args.ca_file,
+        metrics=args.metrics,
+        junit=args.junit,
+        baseline=args.baseline,
         sitemap_concurrency=args.sitemap_concurrency,
         sitemap_timeout_s=args.sitemap_timeout,
         max_depth=args.max_depth,
@@ -187,7 +192,10 @@ def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Audit
 
     No configuration for `--print-schema`: it runs nothing.
     """
-    args = build_parser().parse_args(argv)
+    try:
+        args = parse_with_config(build_parser(), argv, table_for=read_config_file)
+    except ConfigFileError as exc:
+        raise UsageError(str(exc)) from exc
     if args.print_schema:
         return args, None
     if args.demo and args.targets:
@@ -219,7 +227,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ReportWriteError as exc:  # the run ended, its report could not be written
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.FAILED
-    except ReportError as exc:  # the report folder was wrong before the run started
+    except (ReportError, BaselineError) as exc:  # wrong before the run started
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except KeyboardInterrupt:

@@ -7,6 +7,7 @@ Python dict of ints costs over 100: at 2M URLs that is 50 MB instead of 200. Pur
 from __future__ import annotations
 
 from array import array
+from collections.abc import Iterator
 
 _MIN_SLOTS = 1 << 12
 
@@ -55,6 +56,10 @@ class DigestTable:
         """The value stored for `digest`, if any."""
         slot = self._slot(digest)
         return None if slot is None else self._values[slot]
+
+    def digests(self) -> Iterator[int]:
+        """Every stored digest, in slot order."""
+        return (key for key in self._keys if key)
 
     def replace(self, digest: int, value: int) -> bool:
         """Change the value of a stored digest; False when it is not stored."""

@@ -19,10 +19,12 @@ from urllib.parse import urlsplit
 import aiofiles.os
 
 from auditor.addresses import Reach
+from auditor.baseline import read_baseline, removed_locs
 from auditor.check import Checker, agent_token
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig
+from auditor.diff import MAX_EXAMPLES, UrlDiff, diff_json
 from auditor.discover import RobotsCache, fetch_robots
 from auditor.fetch import HttpClient, Timeouts, is_private_host
 from auditor.follow import FetchPolicy, Follower
@@ -31,10 +33,12 @@ from auditor.highlights import Highlights
 from auditor.models import TargetRecord
 from auditor.pacing import Pacer
 from auditor.reader import ReadServices
-from auditor.report.encode import TOOL, config_json, head_json, target_json
-from auditor.report.html_view import RunFacts, build_view
+from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
+from auditor.report.html_view import RunFacts, build_view, diff_view_of
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
+from auditor.report.junit import JunitCases, write_junit
+from auditor.report.metrics import RunMetrics, write_metrics
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
 from auditor.sink import SinkQueue, make_sink_queue, run_sink
@@ -79,6 +83,7 @@ class AuditResult:
     html_path: Path
     highlights: Highlights  # bounded examples, for the HTML report and the terminal
     verdict: Verdict
+    diff: Json | None = None  # the report's `diff` (with --baseline)
 
 
 async def audit(
@@ -94,10 +99,16 @@ async def audit(
     """
     clock = clock or SystemClock()
     started_at, started = clock.now(), clock.monotonic()
+    diff = None
+    if config.baseline is not None:  # before the report: a bad baseline is a usage error
+        baseline = await asyncio.to_thread(read_baseline, config.baseline)
+        diff = UrlDiff(baseline, config.fail_on)
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
     summary, highlights = Summary(), Highlights()
+    junit = JunitCases(config.fail_on) if config.junit is not None else None
     run = _Run(config, clock, started_at, summary, highlights=highlights, on_progress=on_progress)
+    run.junit, run.diff = junit, diff
     failed = False
     try:
         complete = await run.walk(writer, stop)
@@ -113,11 +124,15 @@ async def audit(
     for target in targets:
         summary.add_target(target)
         highlights.add_target(target)
+        if junit is not None:
+            junit.add_target(target)
     head = head_json(generated_at=started_at, complete=complete, config=config)
+    diff_out = await _diff_json(diff, summary) if diff is not None else None
     await writer.commit(
         head,
         targets=[target_json(target) for target in targets],
         summary=summary.to_json(duration_s=duration_s),
+        diff=diff_out,
     )
     verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=config.fail_on)
     html_path = config.html or html_beside(writer.path)
@@ -130,9 +145,27 @@ async def audit(
         config=config_json(config),
         json_name=writer.path.name,
     )
-    view = build_view(summary, highlights, verdict=verdict, facts=facts, targets=targets)
+    diff_view = diff_view_of(diff_out) if diff_out is not None else None
+    view = build_view(
+        summary, highlights, verdict=verdict, facts=facts, targets=targets, diff=diff_view
+    )
     await write_html(html_path, view)
     code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
+    regressions = int(str(diff_out["regressions"])) if diff_out is not None else None
+    if code is ExitCode.OK and regressions:  # DESIGN §8: regressions fail even under --fail-on
+        code = ExitCode.FINDINGS
+    if config.metrics is not None:
+        run_metrics = RunMetrics(
+            target=" ".join(target.input for target in config.targets),
+            complete=complete,
+            exit_code=code,
+            duration_s=duration_s,
+            finished_at_s=clock.now().timestamp(),
+            regressions=regressions,
+        )
+        await write_metrics(config.metrics, summary, run_metrics)
+    if config.junit is not None and junit is not None:
+        await write_junit(config.junit, junit, duration_s=duration_s)
     return AuditResult(
         summary,
         writer.path,
@@ -144,7 +177,19 @@ async def audit(
         html_path=html_path,
         highlights=highlights,
         verdict=verdict,
+        diff=diff_out,
     )
+
+
+async def _diff_json(diff: UrlDiff, summary: Summary) -> Json:
+    """The report's `diff`; the removed URLs' examples come from a second pass over the file."""
+    unseen = diff.unseen()
+    examples: list[str] = []
+    if unseen:
+        path = Path(diff.baseline.source)
+        examples = await asyncio.to_thread(removed_locs, path, set(unseen), limit=MAX_EXAMPLES)
+    current = {code.value: n for code, n in summary.by_code.items()}
+    return diff_json(diff, current_by_code=current, removed=len(unseen), removed_examples=examples)
 
 
 def html_beside(json_path: Path) -> Path:
@@ -197,6 +242,8 @@ class _Run:
         self._highlights = highlights
         self._on_progress = on_progress
         self.targets: tuple[TargetRecord, ...] = ()
+        self.junit: JunitCases | None = None  # --junit: the cases, collected by the sink
+        self.diff: UrlDiff | None = None  # --baseline: the comparison, fed by the sink
 
     async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
@@ -222,6 +269,7 @@ class _Run:
                 summary=self._summary,
                 dedup=dedup,
                 highlights=self._highlights,
+                observers=[item for item in (self.junit, self.diff) if item is not None],
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Sequence
+from typing import Protocol
 
 from auditor.highlights import Highlights
 from auditor.models import Relisted, SitemapRecord, UrlRecord
@@ -14,6 +16,17 @@ from auditor.tree import UrlDedup
 # Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
 # sink: a slow disk slows the parsers, and memory stays flat.
 SINK_QUEUE_ITEMS = 64
+
+
+class Observer(Protocol):
+    """Something else fed record by record: the JUnit cases, the baseline diff."""
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document."""
+
+    def add_url(self, record: UrlRecord) -> None:
+        """One distinct URL."""
+
 
 SinkItem = list[UrlRecord] | SitemapRecord | Relisted | None  # None: no more records
 SinkQueue = asyncio.Queue[SinkItem]
@@ -31,6 +44,7 @@ async def run_sink(
     summary: Summary,
     dedup: UrlDedup,
     highlights: Highlights,
+    observers: Sequence[Observer] = (),
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
@@ -43,12 +57,16 @@ async def run_sink(
                 summary.add_sitemap(item)
                 highlights.add_sitemap(item)
                 writer.add_sitemap(sitemap_json(item))
+                for observer in observers:
+                    observer.add_sitemap(item)
             case Relisted():
                 relisted.append(item)
             case _:
                 for record in item:
                     summary.add_url(record)
                     writer.add_url(url_json(record))
+                    for observer in observers:
+                        observer.add_url(record)
                     check = record.check
                     if check is not None and record.digest:
                         dedup.set_outcome(record.digest, check.status_class, failing=check.failing)

@@ -63,6 +63,24 @@ def _more_codes(result: AuditResult) -> int:
     return sum(1 for n in result.summary.by_code.values() if n) - TOP_CODES
 
 
+def diff_line(result: AuditResult) -> str | None:
+    """One line on the changes since the baseline (--baseline), else None."""
+    diff = result.diff
+    if diff is None:
+        return None
+    new = diff["new_findings"]
+    assert isinstance(new, dict)
+    codes = ", ".join(f"{code} +{n}" for code, n in list(new.items())[:5]) or "none"
+    sitemaps = diff["sitemaps_added"], diff["sitemaps_removed"]
+    assert isinstance(sitemaps[0], list)
+    assert isinstance(sitemaps[1], list)
+    return (
+        f"since the baseline: {diff['regressions']} regressions; URLs +{diff['urls_added']} "
+        f"-{diff['urls_removed']}, {diff['urls_changed']} changed; sitemaps +{len(sitemaps[0])} "
+        f"-{len(sitemaps[1])}; new findings: {codes}"
+    )
+
+
 def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
     """The summary as plain text, for a pipe or a log file."""
     counts = result.summary.by_severity()
@@ -74,6 +92,8 @@ def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
         lines.append(f"  {code.severity.value:<8} {code.value:<28} {n:>8}  {example}".rstrip())
     if (more := _more_codes(result)) > 0:
         lines.append(f"  ... and {more} more codes in the reports")
+    if (changes := diff_line(result)) is not None:
+        lines.append(changes)
     lines.append(f"report: {result.json_path}")
     lines.append(f"report: {result.html_path}")
     lines.append(result.verdict.line)
@@ -103,6 +123,8 @@ def rich_summary(result: AuditResult, *, no_check: bool) -> RenderableType:
         parts.append(table)
     if (more := _more_codes(result)) > 0:
         parts.append(Text(f"... and {more} more codes in the reports", style="dim"))
+    if (changes := diff_line(result)) is not None:
+        parts.append(Text(changes))
     parts.append(Text(f"JSON report: {result.json_path}"))
     parts.append(Text(f"HTML report: {result.html_path}"))
     verdict = result.verdict

@@ -14,6 +14,7 @@ PURE = {
     "auditor.codes",
     "auditor.config",
     "auditor.decompress",
+    "auditor.diff",
     "auditor.digests",
     "auditor.highlights",
     "auditor.models",

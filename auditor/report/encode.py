@@ -3,7 +3,8 @@
 SCHEMA_VERSION changelog (fields are only ever added within a version):
   1  first version: schema_version, tool, generated_at, complete, config, targets, sitemaps,
      urls, summary. Then added: urls[].status, final_url, final_status, redirects, elapsed_ms,
-     method (URL checks); summary.by_sitemap.
+     method (URL checks); summary.by_sitemap; diff (with --baseline: counts, capped example
+     lists, regressions).
 """
 
 from __future__ import annotations

@@ -454,3 +454,33 @@ def _config_value(value: object) -> str:
             return ", ".join(f"{key}: {_config_value(item)}" for key, item in value.items()) or "—"
         case _:
             return clip(str(value)).value
+
+
+def diff_view_of(diff: Json) -> DiffView:
+    """The report's `diff` object (auditor.diff.diff_json) as the HTML shows it."""
+    known = {code.value: code for code in Code}
+
+    def codes(key: str) -> dict[Code, int]:
+        counts = diff.get(key)
+        assert isinstance(counts, dict)
+        return {known[name]: n for name, n in counts.items() if name in known}
+
+    def strings(key: str) -> tuple[str, ...]:
+        items = diff.get(key)
+        assert isinstance(items, list)
+        return tuple(str(item) for item in items[:MAX_LIST_ITEMS])
+
+    changed = diff.get("urls_changed_examples")
+    assert isinstance(changed, list)
+    return DiffView(
+        baseline=str(diff["baseline"]),
+        regressions=int(str(diff["regressions"])),
+        new_codes=codes("new_findings"),
+        resolved_codes=codes("resolved_findings"),
+        sitemaps_added=strings("sitemaps_added"),
+        sitemaps_removed=strings("sitemaps_removed"),
+        urls_added=int(str(diff["urls_added"])),
+        urls_removed=int(str(diff["urls_removed"])),
+        changed=tuple(UrlChange(c["url"], c["before"], c["after"]) for c in changed),
+        changed_total=int(str(diff["urls_changed"])),
+    )

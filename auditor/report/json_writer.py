@@ -112,16 +112,20 @@ class JsonReportWriter:
             if spool.full:
                 await spool.flush()
 
-    async def commit(self, head: Json, *, targets: Sequence[Json], summary: Json) -> None:
+    async def commit(
+        self, head: Json, *, targets: Sequence[Json], summary: Json, diff: Json | None = None
+    ) -> None:
         """Assemble head, targets, sitemaps, urls and summary; sync; rename into place."""
         try:
-            await self._commit(head, targets=targets, summary=summary)
+            await self._commit(head, targets=targets, summary=summary, diff=diff)
         except OSError as exc:
             raise ReportWriteError(f"cannot write the report {self.path}: {exc}") from exc
         finally:
             await self.discard()  # the spools, and the temporary file if the rename failed
 
-    async def _commit(self, head: Json, *, targets: Sequence[Json], summary: Json) -> None:
+    async def _commit(
+        self, head: Json, *, targets: Sequence[Json], summary: Json, diff: Json | None
+    ) -> None:
         await self._sitemaps.close()
         await self._urls.close()
         opening = dumps(head)[:-1] + b',"targets":' + dumps(list(targets))
@@ -130,7 +134,10 @@ class JsonReportWriter:
             await self._sitemaps.copy_to(out)
             await out.write(b'\n],\n"urls":[\n')
             await self._urls.copy_to(out)
-            await out.write(b'\n],\n"summary":' + dumps(summary) + b"}\n")
+            await out.write(b"\n]")
+            if diff is not None:
+                await out.write(b',\n"diff":' + dumps(diff))
+            await out.write(b',\n"summary":' + dumps(summary) + b"}\n")
             await out.flush()
             await asyncio.to_thread(os.fsync, out.fileno())
         await aiofiles.os.replace(self._temporary, self.path)

@@ -1,0 +1,107 @@
+"""`--metrics PATH`: the run as Prometheus text format, for node_exporter's textfile collector.
+
+Every value is a gauge: each run replaces the file, so a value describes that run (a counter's
+`_total` would promise a rise across runs that a snapshot cannot keep).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from pathlib import Path
+
+from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+from prometheus_client.parser import text_string_to_metric_families
+
+from auditor.report.json_writer import ReportWriteError
+from auditor.summary import Summary
+
+PREFIX = "sitemap_audit"
+LAST_SUCCESS = f"{PREFIX}_last_success_timestamp_seconds"
+
+
+@dataclass(frozen=True, slots=True)
+class RunMetrics:
+    """What the metrics say about one run, beside its summary."""
+
+    target: str  # the label: the run's targets, as given
+    complete: bool
+    exit_code: int
+    duration_s: float
+    finished_at_s: float  # Unix time
+    regressions: int | None = None  # with --baseline
+
+
+def metrics_registry(
+    summary: Summary, run: RunMetrics, *, last_success_s: float | None
+) -> CollectorRegistry:
+    """A registry of its own (never the process-wide default) holding this run's gauges."""
+    registry = CollectorRegistry(auto_describe=True)
+    target = run.target
+
+    def gauge(name: str, doc: str, *labels: str) -> Gauge:
+        return Gauge(f"{PREFIX}_{name}", doc, ["target", *labels], registry=registry)
+
+    gauge("duration_seconds", "How long the audit ran.").labels(target).set(run.duration_s)
+    gauge("last_run_timestamp_seconds", "When the last run ended.").labels(target).set(
+        run.finished_at_s
+    )
+    if run.complete:
+        last_success_s = run.finished_at_s
+    if last_success_s is not None:  # an interrupted run keeps the previous success's time
+        gauge("last_success_timestamp_seconds", "When a run last finished.").labels(target).set(
+            last_success_s
+        )
+    gauge("complete", "1 when the run finished, 0 when it stopped early.").labels(target).set(
+        int(run.complete)
+    )
+    gauge("exit_code", "The process's exit code (0 pass, 1 findings or regressions).").labels(
+        target
+    ).set(run.exit_code)
+    sitemaps = gauge("sitemaps", "Documents read, by kind.", "kind")
+    for kind, n in sorted(summary.sitemaps_by_kind.items()):
+        sitemaps.labels(target, kind).set(n)
+    gauge("urls", "Distinct URLs listed.").labels(target).set(summary.urls)
+    gauge("urls_checked", "URLs requested.").labels(target).set(summary.checked)
+    by_class = gauge("urls_by_status_class", "Checked URLs by status class.", "status_class")
+    for status_class, n in sorted(summary.by_status_class.items()):
+        by_class.labels(target, status_class).set(n)
+    by_severity = gauge("findings_by_severity", "Findings by severity.", "severity")
+    for severity, n in summary.by_severity().items():
+        by_severity.labels(target, severity.value).set(n)
+    by_code = gauge("findings", "Findings by code.", "code", "severity")
+    for code, n in sorted(summary.by_code.items()):
+        by_code.labels(target, code.value, code.severity.value).set(n)
+    gauge("bytes_read", "Sitemap bytes read (uncompressed).").labels(target).set(summary.bytes)
+    if run.regressions is not None:
+        gauge("regressions", "Regressions since the baseline.").labels(target).set(run.regressions)
+    return registry
+
+
+def last_success(text: str, target: str) -> float | None:
+    """The last success time a previous metrics file holds for `target`, if any."""
+    try:
+        for family in text_string_to_metric_families(text):
+            for sample in family.samples:
+                if sample.name == LAST_SUCCESS and sample.labels.get("target") == target:
+                    return sample.value
+    except ValueError:  # a damaged file: start over
+        return None
+    return None
+
+
+async def write_metrics(path: Path, summary: Summary, run: RunMetrics) -> None:
+    """Write the textfile atomically (prometheus_client writes a temp file, then renames)."""
+    await asyncio.to_thread(_write, path, summary, run)
+
+
+def _write(path: Path, summary: Summary, run: RunMetrics) -> None:
+    try:
+        previous = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        previous = ""
+    registry = metrics_registry(summary, run, last_success_s=last_success(previous, run.target))
+    try:
+        write_to_textfile(str(path), registry)
+    except OSError as exc:
+        raise ReportWriteError(f"cannot write the metrics {path}: {exc.strerror}") from exc

@@ -1,0 +1,149 @@
+"""The monitoring job end to end: two runs against a loopback site that changed between them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import defusedxml.ElementTree as SafeET
+import pytest
+from aiohttp import web
+from prometheus_client.parser import text_string_to_metric_families
+
+from auditor.cli import main
+from auditor.config import FailOn
+from auditor.demo.server import serve
+from auditor.demo.site import sitemapindex, url, urlset
+from auditor.summary import ExitCode
+from tests.helpers import run_audit, validate_report
+
+
+class Site:
+    """A site whose state the test changes between runs."""
+
+    def __init__(self) -> None:
+        self.changed = False
+        self.base = ""
+
+    def routes(self, base: str) -> dict[str, web.StreamResponse | object]:
+        self.base = base
+
+        async def index(_: web.Request) -> web.StreamResponse:
+            children = [f"{base}/a.xml"] if self.changed else [f"{base}/a.xml", f"{base}/b.xml"]
+            return web.Response(text=sitemapindex(children), content_type="application/xml")
+
+        async def a(_: web.Request) -> web.StreamResponse:
+            pages = ["p1", "p2", "p3", *(["p9"] if self.changed else [])]
+            body = urlset([url(f"{base}/{page}") for page in pages])
+            return web.Response(text=body, content_type="application/xml")
+
+        async def b(_: web.Request) -> web.StreamResponse:
+            return web.Response(text=urlset([url(f"{base}/b1")]), content_type="application/xml")
+
+        async def page(request: web.Request) -> web.StreamResponse:
+            if self.changed and request.path == "/p2":
+                return web.Response(status=404)
+            return web.Response(text="ok")
+
+        pages = {f"/{name}": page for name in ("p1", "p2", "p3", "p9", "b1")}
+        return {"/index.xml": index, "/a.xml": a, "/b.xml": b, **pages}
+
+
+async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
+    site = Site()
+    metrics, junit = tmp_path / "audit.prom", tmp_path / "junit.xml"
+    async with serve(site.routes) as served:  # type: ignore[arg-type]
+        base = served.base
+        first = await run_audit(
+            tmp_path / "1", f"{base}/index.xml", no_check=False, json=tmp_path / "1.json"
+        )
+        assert first.result.exit_code == ExitCode.OK
+        site.changed = True
+        second = await run_audit(
+            tmp_path,
+            f"{base}/index.xml",
+            no_check=False,
+            json=tmp_path / "2.json",
+            baseline=tmp_path / "1.json",
+            metrics=metrics,
+            junit=junit,
+        )
+    assert second.result.exit_code == ExitCode.FINDINGS
+    diff = second.report["diff"]
+    assert diff["sitemaps_added"] == []
+    assert diff["sitemaps_removed"] == [f"{base}/b.xml"]
+    assert (diff["urls_added"], diff["urls_added_examples"]) == (1, [f"{base}/p9"])
+    assert (diff["urls_removed"], diff["urls_removed_examples"]) == (1, [f"{base}/b1"])
+    assert diff["urls_changed"] == 1
+    assert diff["urls_changed_examples"] == [{"url": f"{base}/p2", "before": "2xx", "after": "4xx"}]
+    assert diff["urls_broken_examples"] == [f"{base}/p2"]
+    assert diff["new_findings"] == {"http.not_found": 1}
+    assert diff["resolved_findings"] == {}
+    assert diff["regressions"] == 2  # the new error, and the URL that went from 2xx to 404
+    families = {f.name: f for f in text_string_to_metric_families(metrics.read_text())}
+    assert families["sitemap_audit_regressions"].samples[0].value == 2
+    root = SafeET.parse(junit).getroot()
+    assert root is not None
+    assert root.get("failures") == "1"
+    assert "Changes since the baseline" in second.result.html_path.read_text()
+
+
+async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None:
+    site = Site()
+    async with serve(site.routes) as served:  # type: ignore[arg-type]
+        target = f"{served.base}/index.xml"
+        await run_audit(tmp_path, target, no_check=False, json=tmp_path / "1.json")
+        site.changed = True
+        second = await run_audit(
+            tmp_path,
+            target,
+            no_check=False,
+            json=tmp_path / "2.json",
+            baseline=tmp_path / "1.json",
+            fail_on=FailOn.NEVER,
+        )
+        assert second.result.exit_code == ExitCode.FINDINGS
+        third = await run_audit(
+            tmp_path,
+            target,
+            no_check=False,
+            json=tmp_path / "3.json",
+            baseline=tmp_path / "2.json",
+            fail_on=FailOn.NEVER,
+        )
+    assert third.report["diff"]["regressions"] == 0
+    assert third.result.exit_code == ExitCode.OK
+
+
+def _report(tmp_path: Path) -> Path:
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(urlset([url("https://example.com/a")]))
+    path = tmp_path / "old.json"
+    assert main(["--no-check", "--quiet", "--json", str(path), str(sitemap)]) == 0
+    validate_report(json.loads(path.read_bytes()))
+    return path
+
+
+@pytest.mark.parametrize("damage", ["missing", "truncated", "version", "not_report", "not_json"])
+def test_bad_baselines_exit_2_in_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    good = _report(tmp_path)
+    text = good.read_bytes()
+    bad = tmp_path / "bad.json"
+    match damage:
+        case "truncated":
+            bad.write_bytes(text[: len(text) // 2])
+        case "version":
+            bad.write_bytes(text.replace(b'"schema_version":1', b'"schema_version":99', 1))
+        case "not_report":
+            bad.write_bytes(b'{"hello": [1, 2, 3]}')
+        case "not_json":
+            bad.write_bytes(b"<html>")
+    capsys.readouterr()
+    argv = ["--no-check", "--json", str(tmp_path / "new.json"), "--baseline", str(bad)]
+    assert main([*argv, str(tmp_path / "s.xml")]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
+    assert not (tmp_path / "new.json").exists()
