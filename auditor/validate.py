@@ -6,6 +6,7 @@ cross-submission) are the reader's. Pure: no I/O; the audit's clock comes in as 
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime, timedelta, timezone
@@ -51,6 +52,9 @@ class W3CDatetime:
     xsd_valid: bool
 
 
+# Sitemaps repeat their lastmod values (a build date, a day): each is parsed once. The result
+# is immutable, so sharing it is safe.
+@functools.lru_cache(maxsize=4096)
 def parse_w3c_datetime(text: str) -> W3CDatetime | None:
     """Parse one of the six W3C Datetime forms exactly; None when the text is none of them."""
     match = _W3C.fullmatch(text)
@@ -220,6 +224,8 @@ def check_priority(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Fi
 def check_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
     """Every value rule of one `<url>`; structural problems from the parser are kept first."""
     verdict = check_loc(entry.loc, ctx, line=entry.line, cut=entry.cut)
+    if not entry.problems and entry.lastmod is entry.changefreq is entry.priority is None:
+        return verdict  # a bare <loc>: nothing else to check (most entries of large sitemaps)
     found = [*_located(entry.problems, ctx), *verdict.findings]
     if entry.lastmod is not None:
         found.extend(check_lastmod(entry.lastmod, ctx, url=entry.loc))
