@@ -85,7 +85,11 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
     root = SafeET.parse(junit).getroot()
     assert root is not None
     assert root.get("failures") == "1"
-    assert "Changes since the baseline" in second.result.html_path.read_text()
+    page = second.result.html_path.read_text()
+    assert "Changes since the baseline" in page
+    # The HTML names each change too: the sitemap removed, the URLs added, removed and broken.
+    for shown in (f"− {base}/b.xml", f"+ {base}/p9", f"− {base}/b1", f"{base}/p2</td><td>2xx"):
+        assert shown in page
 
 
 async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None:

@@ -184,10 +184,14 @@ class DiffView:
     regressions: int
     new_codes: Mapping[Code, int]  # findings by code that are new since the baseline
     resolved_codes: Mapping[Code, int]
-    sitemaps_added: Sequence[str] = ()
+    sitemaps_added: Sequence[str] = ()  # bounded samples; the totals are below
     sitemaps_removed: Sequence[str] = ()
+    sitemaps_added_total: int = 0
+    sitemaps_removed_total: int = 0
     urls_added: int = 0
     urls_removed: int = 0
+    urls_added_examples: Sequence[str] = ()
+    urls_removed_examples: Sequence[str] = ()
     changed: Sequence[UrlChange] = ()  # a bounded sample
     changed_total: int = 0
 
@@ -466,9 +470,7 @@ def diff_view_of(diff: Json) -> DiffView:
         return {known[name]: n for name, n in counts.items() if name in known}
 
     def strings(key: str) -> tuple[str, ...]:
-        items = diff.get(key)
-        assert isinstance(items, list)
-        return tuple(str(item) for item in items[:MAX_LIST_ITEMS])
+        return tuple(str(item) for item in _list(diff, key)[:MAX_LIST_ITEMS])
 
     changed = diff.get("urls_changed_examples")
     assert isinstance(changed, list)
@@ -479,8 +481,18 @@ def diff_view_of(diff: Json) -> DiffView:
         resolved_codes=codes("resolved_findings"),
         sitemaps_added=strings("sitemaps_added"),
         sitemaps_removed=strings("sitemaps_removed"),
+        sitemaps_added_total=len(_list(diff, "sitemaps_added")),
+        sitemaps_removed_total=len(_list(diff, "sitemaps_removed")),
         urls_added=int(str(diff["urls_added"])),
         urls_removed=int(str(diff["urls_removed"])),
+        urls_added_examples=strings("urls_added_examples"),
+        urls_removed_examples=strings("urls_removed_examples"),
         changed=tuple(UrlChange(c["url"], c["before"], c["after"]) for c in changed),
         changed_total=int(str(diff["urls_changed"])),
     )
+
+
+def _list(diff: Json, key: str) -> list[object]:
+    items = diff.get(key)
+    assert isinstance(items, list)
+    return items
