@@ -162,7 +162,7 @@ class StateStore:
         """The state at `path`: none yet, or an unusable file (one warning), is an empty one."""
         try:
             entries = await asyncio.to_thread(_read, path)
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no state yet; saving it may warn
             entries = {}
         except (OSError, StateFormatError) as exc:
             log.warning("--state %s ignored (%s): every sitemap is fetched in full", path, exc)

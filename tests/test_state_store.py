@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 from aiohttp import web
+from aiohttp.abc import AbstractStreamWriter
 
 from auditor.clock import FixedClock
 from auditor.demo.server import serve
@@ -373,3 +374,58 @@ async def test_an_incomplete_run_keeps_the_entries_it_did_not_reach(tmp_path: Pa
     assert {entry.file for entry in read_state(path).values()} == kept_files(path)
     assert all(is_body_name(name) for name in kept_files(path))
     assert body_name(a, "0" * 16).split("-")[0] == read_state(path)[a].file.split("-")[0]
+
+
+async def test_a_state_that_cannot_be_written_is_one_warning(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    site = Site()
+    blocker = tmp_path / "a file"
+    blocker.write_text("not a folder")
+    state = blocker / "audit.state"  # neither the file nor its folder can be made
+    async with serve(site.routes) as served:
+        audited = await audit(tmp_path, served.base, "1", state=state)
+        assert statuses(site.answers()) == dict.fromkeys(SITEMAPS, (200, False))
+    warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
+    assert [record.name for record in warnings] == ["auditor.state_store"]
+    assert audited.report["complete"] is True
+    assert audited.report["summary"]["sitemaps"] == len(SITEMAPS)
+
+
+async def test_aiohttp_file_responses_answer_304_from_their_own_validators(
+    tmp_path: Path,
+) -> None:
+    """aiohttp's FileResponse does conditional requests itself (ETag and Last-Modified)."""
+    files = tmp_path / "site"
+    files.mkdir()
+    state = tmp_path / "audit.state"
+    answered: list[int] = []
+
+    def write(base: str) -> None:
+        (files / "s.xml").write_text(urlset([url(f"{base}/p{n}") for n in range(3)]))
+        (files / "g.txt.gz").write_bytes(gzip.compress(b"%s/g1\n" % base.encode(), mtime=0))
+        (files / "index.xml").write_text(sitemapindex([f"{base}/s.xml", f"{base}/g.txt.gz"]))
+
+    class Logged(web.FileResponse):
+        async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter | None:
+            writer = await super().prepare(request)
+            answered.append(self.status)
+            return writer
+
+    def routes(base: str) -> dict[str, Any]:
+        async def static(request: web.Request) -> web.StreamResponse:
+            return Logged(files / request.path.removeprefix("/"))
+
+        return {"/index.xml": static, "/s.xml": static, "/g.txt.gz": static}
+
+    async with serve(routes) as served:
+        await asyncio.to_thread(write, served.base)
+        target = f"{served.base}/index.xml"
+        first = await run_audit(tmp_path, target, json=tmp_path / "1.json", state=state)
+        assert answered == [200, 200, 200]
+        answered.clear()
+        second = await run_audit(tmp_path, target, json=tmp_path / "2.json", state=state)
+    assert answered == [304, 304, 304]
+    assert second.report["summary"]["entries"] == first.report["summary"]["entries"] == 4
+    assert all(record["from_state"] for record in second.report["sitemaps"])
+    same_reading(first, second)
