@@ -16,12 +16,15 @@ from aiohttp import web
 from aiohttp.abc import AbstractStreamWriter
 
 from auditor.clock import FixedClock
+from auditor.config import AuditConfig
 from auditor.demo.server import serve
 from auditor.demo.site import sitemapindex, url, urlset
+from auditor.pipeline import Progress
+from auditor.pipeline import audit as run
 from auditor.state import StateEntry, body_name, is_body_name, parse_state
 from auditor.state_store import StateStore, body_folder
 from auditor.summary import ExitCode
-from tests.helpers import NOW, Audited, Report, run_audit
+from tests.helpers import NOW, Audited, Report, run_audit, target
 
 MODIFIED = "Mon, 23 Nov 2026 10:00:00 GMT"
 
@@ -429,3 +432,49 @@ async def test_aiohttp_file_responses_answer_304_from_their_own_validators(
     assert second.report["summary"]["entries"] == first.report["summary"]["entries"] == 4
     assert all(record["from_state"] for record in second.report["sitemaps"])
     same_reading(first, second)
+
+
+async def test_an_interrupted_run_updates_only_what_it_read(tmp_path: Path) -> None:
+    site = Site()
+    site.children = ["a.xml", "d.xml", "b.txt"]  # read in this order, one at a time
+    hanging, stop = asyncio.Event(), asyncio.Event()
+    hang = False
+
+    async def d(request: web.Request) -> web.StreamResponse:
+        if hang:
+            hanging.set()
+            await asyncio.Event().wait()  # never answers; the stopped run gives up on it
+        return await site._answer(request)
+
+    def routes(base: str) -> dict[str, Any]:
+        return {**site.routes(base), "/d.xml": d}
+
+    def on_progress(progress: Progress) -> None:
+        if progress.sitemaps == 2 and hanging.is_set():  # the index and a.xml are read
+            stop.set()
+
+    state = tmp_path / "audit.state"
+    async with serve(routes) as served:
+        await audit(tmp_path, served.base, "1", state=state)
+        before = read_state(state)
+        site.pages["a.xml"] = ["p1", "p9"]
+        hang = True
+        config = AuditConfig(
+            targets=(target(f"{served.base}/index.xml"),),
+            json=tmp_path / "2.json",
+            no_check=True,
+            allow_private=True,
+            state=state,
+            sitemap_concurrency=1,
+        )
+        result = await run(config, clock=FixedClock(NOW), stop=stop, on_progress=on_progress)
+    assert not result.complete
+    after = read_state(state)
+    index, a, d_url, b = (
+        f"{served.base}/{name}" for name in ("index.xml", "a.xml", "d.xml", "b.txt")
+    )
+    assert after[index] == before[index]  # answered 304: its entry stands
+    assert after[a].etag != before[a].etag  # read whole in the stopped run: updated
+    assert after[d_url] == before[d_url]  # never answered: kept for the next run
+    assert after[b] == before[b]  # never asked for: kept too (a complete run drops these)
+    assert {entry.file for entry in after.values()} == kept_files(state)
