@@ -169,10 +169,13 @@ class _Document:
             return
         async with response:
             state = self._services.state
-            if state is not None and not self.tally.redirects:
-                await self._read_and_keep(response, state)
-                return
-            if state is not None:  # validators are the final URL's: a redirected one is not kept
+            if state is not None:
+                # Validators are the final URL's: a redirected sitemap is not kept; nor one
+                # without validators, which a later run could not ask about.
+                validated = "ETag" in response.headers or "Last-Modified" in response.headers
+                if validated and not self.tally.redirects:
+                    await self._read_and_keep(response, state)
+                    return
                 state.forget(self.job.url)
             encoding = response.headers.get("Content-Encoding")
             await self._stream(response.read, content_encoding=encoding)

@@ -106,7 +106,8 @@ class BodyCopy:
 
     async def finish(self, name: str) -> bool:
         """Sync the copy and rename it to `name`; False when it could not be kept."""
-        await self._flush()
+        if not self.failed:
+            await self._flush()
         if not self.failed and self._file is not None:
             try:
                 await self._file.flush()
