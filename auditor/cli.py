@@ -33,8 +33,6 @@ from auditor.targets import Target, TargetError, TargetKind, parse_target
 from auditor.terminal import plain_lines, rich_summary
 
 PROG = "sitemap-audit"
-# Parsed now so that scripts written against the contract fail clearly, not silently.
-NOT_YET = ("state",)
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
@@ -82,7 +80,7 @@ def build_parser() -> argparse.ArgumentParser:
     add("--baseline", type=Path, metavar="PATH")
     add("--metrics", type=Path, metavar="PATH")
     add("--junit", type=Path, metavar="PATH")
-    add("--state", type=Path, metavar="PATH")
+    add("--state", type=Path, metavar="PATH", help="sitemap validators kept between runs")
     add("--config", type=Path, metavar="PATH")
     add("--allow-private", action="store_true")
     add("--ca-file", type=Path, metavar="PATH", help="also trust this CA (a staging site's)")
@@ -99,9 +97,6 @@ def build_parser() -> argparse.ArgumentParser:
 
 def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> AuditConfig:
     """Check what argparse cannot and build the run's configuration."""
-    for name in NOT_YET:
-        if getattr(args, name) is not None:
-            raise UsageError(f"--{name} is not available in this version yet")
     for name in CHECK_ONLY:
         if args.no_check and getattr(args, name):
             raise UsageError(f"--{name} applies to URL checks; it means nothing with --no-check")
@@ -109,6 +104,8 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         path = getattr(args, name)
         if path is not None and path.is_dir():
             raise UsageError(f"--{name} {path} is a folder; give a file path (or use --out)")
+    if args.state is not None and args.state.is_dir():
+        raise UsageError(f"--state {args.state} is a folder; give a file path")
     if (
         args.html is not None
         and args.json is not None
@@ -143,6 +140,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         metrics=args.metrics,
         junit=args.junit,
         baseline=args.baseline,
+        state=args.state,
         sitemap_concurrency=args.sitemap_concurrency,
         sitemap_timeout_s=args.sitemap_timeout,
         max_depth=args.max_depth,

@@ -247,8 +247,18 @@ class HttpClient:
         if self._session is not None:
             await self._session.close()
 
-    async def open(self, url: str, *, timeouts: Timeouts, method: str = "GET") -> Response:
-        """Send one request (no redirect followed) and return the response, body unread."""
+    async def open(
+        self,
+        url: str,
+        *,
+        timeouts: Timeouts,
+        method: str = "GET",
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
+        """Send one request (no redirect followed) and return the response, body unread.
+
+        `headers` are this request's own (conditional ones), over the user's.
+        """
         assert self._session is not None, "use HttpClient in `async with`"
         host = urlsplit(url).hostname if self._reach is not Reach.ANY or self._custom else None
         self._refuse_private_literal(host)
@@ -259,6 +269,8 @@ class HttpClient:
             )
         hosts = self._header_hosts
         extra = self._custom if self._custom and (hosts is None or host in hosts) else None
+        if headers:
+            extra = {**(extra or {}), **headers}
         try:
             raw = await self._session.request(
                 method, url, allow_redirects=False, timeout=timeout, headers=extra

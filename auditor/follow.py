@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from auditor.clock import Clock
@@ -92,12 +92,18 @@ class Follower:
         self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
 
     async def open(
-        self, url: str, *, on_hop: HopCheck | None = None, method: Method = Method.GET
+        self,
+        url: str,
+        *,
+        on_hop: HopCheck | None = None,
+        method: Method = Method.GET,
+        headers: Mapping[str, str] | None = None,
     ) -> Opened | Refused:
         """Follow redirects from `url`; raises FetchError when no answer comes.
 
         Method.AUTO asks each hop with HEAD, and again with GET when HEAD is refused or the
-        answer is an error a GET might not give (servers often mishandle HEAD).
+        answer is an error a GET might not give (servers often mishandle HEAD). `headers` go
+        with the request for `url` only: conditional ones are about that URL, not where it leads.
         """
         visited: set[str] = set()  # keys of the chain, made at its first redirect
         chain: list[Redirect] = []
@@ -105,7 +111,8 @@ class Follower:
         elapsed_s = 0.0
         while True:
             try:
-                response, used, waited_s = await self._ask(current, method)
+                own = headers if not chain else None
+                response, used, waited_s = await self._ask(current, method, headers=own)
             except FetchError as error:
                 if not chain:
                     raise
@@ -136,22 +143,28 @@ class Follower:
             visited.add(hop.key)
             current = hop.url
 
-    async def _ask(self, url: str, method: Method) -> tuple[Response, Method, float]:
+    async def _ask(
+        self, url: str, method: Method, *, headers: Mapping[str, str] | None = None
+    ) -> tuple[Response, Method, float]:
         """One hop's answer, the method that gave it, and the seconds it took."""
         if method is Method.AUTO:
             host = netloc_of(url)
             if host not in self._head_refused:
-                response, elapsed_s = await self._open_retrying(url, method=Method.HEAD)
+                response, elapsed_s = await self._open_retrying(
+                    url, method=Method.HEAD, headers=headers
+                )
                 if response.status < 400 or response.status == 429:
                     return response, Method.HEAD, elapsed_s
                 response.close()
                 if response.status in HEAD_REFUSED_STATUSES and len(self._head_refused) < MAX_HOSTS:
                     self._head_refused.add(host)
             method = Method.GET
-        response, elapsed_s = await self._open_retrying(url, method=method)
+        response, elapsed_s = await self._open_retrying(url, method=method, headers=headers)
         return response, method, elapsed_s
 
-    async def _open_retrying(self, url: str, *, method: Method) -> tuple[Response, float]:
+    async def _open_retrying(
+        self, url: str, *, method: Method, headers: Mapping[str, str] | None = None
+    ) -> tuple[Response, float]:
         """The answer, after retries and the host's pacing; and how long that answer took."""
         policy, clock, host = self._policy, self._clock, netloc_of(url)
         verb, pacer = method.value.upper(), self._gate.pacer
@@ -162,7 +175,9 @@ class Follower:
             await self._gate.acquire(host)
             try:
                 started = clock.monotonic()
-                response = await self._client.open(url, timeouts=policy.timeouts, method=verb)
+                response = await self._client.open(
+                    url, timeouts=policy.timeouts, method=verb, headers=headers
+                )
                 elapsed_s = clock.monotonic() - started
             except FetchError as error:
                 if attempt >= policy.retries or error.code not in RETRY_CODES:

@@ -228,6 +228,7 @@ class SitemapRecord:
     elapsed_ms: int | None = None
     findings: tuple[Finding, ...] = ()
     findings_omitted: Mapping[Code, int] = field(default_factory=dict)  # over the kept cap
+    from_state: bool = False  # answered 304: the body read was the copy kept by --state
 
 
 @dataclass(frozen=True, slots=True)

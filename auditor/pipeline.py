@@ -42,6 +42,7 @@ from auditor.report.metrics import RunMetrics, write_metrics
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
 from auditor.sink import SinkQueue, make_sink_queue, run_sink
+from auditor.state_store import StateStore
 from auditor.summary import ExitCode, Summary, exit_code
 from auditor.tree import SitemapTree, UrlDedup
 from auditor.verdict import Verdict, judge
@@ -103,12 +104,14 @@ async def audit(
     if config.baseline is not None:  # before the report: a bad baseline is a usage error
         baseline = await asyncio.to_thread(read_baseline, config.baseline)
         diff = UrlDiff(baseline, config.fail_on)
+    # An unusable state is a warning, and the run goes on as without one.
+    state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
     summary, highlights = Summary(), Highlights()
     junit = JunitCases(config.fail_on) if config.junit is not None else None
     run = _Run(config, clock, started_at, summary, highlights=highlights, on_progress=on_progress)
-    run.junit, run.diff = junit, diff
+    run.junit, run.diff, run.state = junit, diff, state
     failed = False
     try:
         complete = await run.walk(writer, stop)
@@ -119,6 +122,8 @@ async def audit(
             raise lost or exc from None
         log.exception("the audit failed")  # a bug: still write what was gathered (DESIGN §2)
         complete, failed = False, True
+    if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
+        await state.save(complete=complete)
     duration_s = clock.monotonic() - started
     targets = run.targets
     for target in targets:
@@ -244,6 +249,7 @@ class _Run:
         self.targets: tuple[TargetRecord, ...] = ()
         self.junit: JunitCases | None = None  # --junit: the cases, collected by the sink
         self.diff: UrlDiff | None = None  # --baseline: the comparison, fed by the sink
+        self.state: StateStore | None = None  # --state: validators and kept sitemap bodies
 
     async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
@@ -305,6 +311,7 @@ class _Run:
                 enqueue=frontier.put_nowait,
                 emit_urls=stage.submit if stage is not None else queue.put,
                 emit_sitemap=queue.put,
+                state=self.state,
             )
             walker = Walker(services, frontier)
             ticker = None

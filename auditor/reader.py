@@ -33,6 +33,7 @@ from auditor.models import (
     finding,
 )
 from auditor.robots import SEARCH_ENGINE_AGENT, RobotsTxt
+from auditor.state_store import StateStore, Stored
 from auditor.stream import DocumentStream
 from auditor.tally import DocumentTally
 from auditor.tree import Job, SitemapTree, UrlDedup
@@ -45,6 +46,8 @@ _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
 BATCH_RECORDS = 512
 # Foreign origins whose robots.txt one document may consult for cross-submission.
 _MAX_CROSS_ORIGINS = 16
+# RFC 9110 §15.4.5: the representation the conditional request named is still current.
+NOT_MODIFIED = 304
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitSitemap = Callable[[SitemapRecord | Relisted], Awaitable[None]]
@@ -64,6 +67,7 @@ class ReadServices:
     enqueue: Callable[[Job], None]
     emit_urls: EmitUrls
     emit_sitemap: EmitSitemap
+    state: StateStore | None = None  # --state: sitemaps' validators and kept bodies
 
     def new_tally(
         self, url: str, *, parent: str | None, depth: int, found_by: FoundBy
@@ -145,12 +149,64 @@ class _Document:
                 await self._stream(handle.read, content_encoding=None)
             return
         await self._check_robots()
-        response = await self._open()
+        state = self._services.state
+        stored = await state.lookup(self.job.url) if state is not None else None
+        try:
+            await self._fetch(stored)
+        finally:
+            if stored is not None:
+                await stored.close()
+
+    async def _fetch(self, stored: Stored | None) -> None:
+        """Request the document, conditionally when a whole copy is kept, and read the answer."""
+        asked = stored.entry.conditional_headers() if stored is not None else None
+        response = await self._open(asked)
         if response is None:
             return
+        if stored is not None and response.status == NOT_MODIFIED:
+            response.close()  # RFC 9110 §15.4.5: a 304 has no body
+            await self._replay(stored)
+            return
         async with response:
+            state = self._services.state
+            if state is not None:
+                # Validators are the final URL's: a redirected sitemap is not kept; nor one
+                # without validators, which a later run could not ask about.
+                validated = "ETag" in response.headers or "Last-Modified" in response.headers
+                if validated and not self.tally.redirects:
+                    await self._read_and_keep(response, state)
+                    return
+                state.forget(self.job.url)
             encoding = response.headers.get("Content-Encoding")
             await self._stream(response.read, content_encoding=encoding)
+
+    async def _replay(self, stored: Stored) -> None:
+        """Read the kept copy exactly as its answer was read: same decoding, parsing and checks."""
+        self.tally.from_state = True
+        self.tally.content_type = stored.entry.content_type
+        await self._stream(stored.read, content_encoding=stored.entry.content_encoding)
+
+    async def _read_and_keep(self, response: Response, state: StateStore) -> None:
+        """Read the body, copying it as it comes; keep the copy if read whole (DESIGN §8)."""
+        copy = state.copy()
+
+        async def read() -> bytes:
+            chunk = await response.read()
+            await copy.write(chunk)
+            return chunk
+
+        whole = False
+        try:
+            encoding = response.headers.get("Content-Encoding")
+            whole = await self._stream(read, content_encoding=encoding)
+        finally:
+            # Cut at the size cap or stopped by a broken document, a copy would be replayed
+            # as if it were the whole body; and only sitemaps are kept.
+            if whole and self.tally.kind is not None:
+                await state.keep(self.job.url, copy, response.headers)
+            else:
+                await copy.discard()
+                state.forget(self.job.url)
 
     async def _check_robots(self) -> None:
         parsed = parse_http_url(self.job.url)
@@ -163,11 +219,11 @@ class _Document:
                 )
             )
 
-    async def _open(self) -> Response | None:
-        """The 2xx response to read, or None when the document cannot be read."""
+    async def _open(self, asked: dict[str, str] | None) -> Response | None:
+        """The response to read (2xx, or the 304 to `asked`), or None when there is none."""
         tree, job = self._services.tree, self.job
         opened = await self._services.follower.open(
-            job.url, on_hop=lambda key: tree.check_hop(job, key)
+            job.url, on_hop=lambda key: tree.check_hop(job, key), headers=asked
         )
         self.tally.redirects = opened.redirects
         hops = len(opened.redirects)
@@ -186,7 +242,10 @@ class _Document:
         self.tally.status = response.status
         self.tally.final_url = opened.final_url
         self.tally.content_type = response.headers.get("Content-Type")
-        if not 200 <= response.status < 300:
+        # A 304 answers a conditional request only: to an unconditional one (or after a
+        # redirect, where none is sent) it is an error like any other non-2xx.
+        not_modified = response.status == NOT_MODIFIED and bool(asked) and not hops
+        if not 200 <= response.status < 300 and not not_modified:
             response.close()
             message = f"Sitemap answered HTTP {response.status}"
             self.tally.add(finding(Code.SITEMAP_HTTP_ERROR, message, status=response.status))
@@ -198,19 +257,23 @@ class _Document:
 
     async def _stream(
         self, read: Callable[[], Awaitable[bytes]], *, content_encoding: str | None
-    ) -> None:
+    ) -> bool:
+        """Parse the body; True when it was read to its end (not stopped early)."""
         config = self._services.config
         stream = DocumentStream(
             content_encoding=content_encoding, max_bytes=config.max_sitemap_bytes
         )
+        ended = False
         try:
             while not stream.stopped:
                 chunk = await read()
+                ended = not chunk
                 for events in stream.feed(chunk) if chunk else stream.close():
                     await self._handle(events)
         finally:
             self.tally.bytes = stream.bytes
             self.tally.compressed = stream.compressed
+        return ended
 
     async def _handle(self, events: list[ParseEvent]) -> None:
         batch: list[UrlRecord] = []

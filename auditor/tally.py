@@ -55,6 +55,7 @@ class DocumentTally:
         self.content_type: str | None = None
         self.bytes = 0
         self.compressed = False
+        self.from_state = False
         self.elapsed_ms: int | None = None
         self.entries = 0
         self._lastmods: set[str] = set()  # at most two values are ever kept
@@ -101,6 +102,7 @@ class DocumentTally:
             elapsed_ms=self.elapsed_ms,
             findings=tuple(self._findings),
             findings_omitted=dict(self._omitted),
+            from_state=self.from_state,
         )
 
     def _whole_document_findings(self) -> None:

@@ -40,7 +40,7 @@ def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
         ["--no-check", "--header", "no colon here", "https://example.com/"],
         ["--include", "([", "https://example.com/"],
         ["--no-check", "--fail-on", "sometimes", "https://example.com/"],
-        ["--no-check", "--state", "s.json", "https://example.com/"],
+        ["--no-check", "--state", ".", "https://example.com/"],  # a folder
         ["--no-check", "--demo", "https://example.com/"],
         ["--slow", "0", "https://example.com/"],
         ["--rate", "-1", "https://example.com/"],

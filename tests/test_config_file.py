@@ -33,6 +33,7 @@ def test_every_long_option_is_a_key(tmp_path: Path) -> None:
         fail_on = "warning"
         allow-private = true
         json = "out/r.json"
+        state = "audit.state"
         """,
     )
     args, built = parse_command(["--config", str(config)])
@@ -44,6 +45,7 @@ def test_every_long_option_is_a_key(tmp_path: Path) -> None:
     assert built.include == ("/blog/",)
     assert built.allow_private
     assert built.json == tmp_path / "out" / "r.json"  # relative to the config file's folder
+    assert built.state == tmp_path / "audit.state"
     assert built.targets[0].url == "https://example.com/"
     assert args.config == config
 

@@ -28,6 +28,7 @@ PURE = {
     "auditor.retry",
     "auditor.robots",
     "auditor.selection",
+    "auditor.state",
     "auditor.stream",
     "auditor.summary",
     "auditor.tally",

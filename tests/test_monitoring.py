@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -24,21 +25,31 @@ class Site:
     def __init__(self) -> None:
         self.changed = False
         self.base = ""
+        self.sitemap_answers: list[tuple[str, int, int]] = []  # path, status, body bytes sent
+
+    def sitemap(self, request: web.Request, text: str) -> web.StreamResponse:
+        """A sitemap with an ETag of its body; 304 when the request names it (RFC 9110 §13.1.2)."""
+        body = text.encode()
+        etag = f'"{hashlib.sha256(body).hexdigest()[:16]}"'
+        if request.headers.get("If-None-Match") == etag:
+            self.sitemap_answers.append((request.path, 304, 0))
+            return web.Response(status=304, headers={"ETag": etag})
+        self.sitemap_answers.append((request.path, 200, len(body)))
+        return web.Response(body=body, content_type="application/xml", headers={"ETag": etag})
 
     def routes(self, base: str) -> dict[str, web.StreamResponse | object]:
         self.base = base
 
-        async def index(_: web.Request) -> web.StreamResponse:
+        async def index(request: web.Request) -> web.StreamResponse:
             children = [f"{base}/a.xml"] if self.changed else [f"{base}/a.xml", f"{base}/b.xml"]
-            return web.Response(text=sitemapindex(children), content_type="application/xml")
+            return self.sitemap(request, sitemapindex(children))
 
-        async def a(_: web.Request) -> web.StreamResponse:
+        async def a(request: web.Request) -> web.StreamResponse:
             pages = ["p1", "p2", "p3", *(["p9"] if self.changed else [])]
-            body = urlset([url(f"{base}/{page}") for page in pages])
-            return web.Response(text=body, content_type="application/xml")
+            return self.sitemap(request, urlset([url(f"{base}/{page}") for page in pages]))
 
-        async def b(_: web.Request) -> web.StreamResponse:
-            return web.Response(text=urlset([url(f"{base}/b1")]), content_type="application/xml")
+        async def b(request: web.Request) -> web.StreamResponse:
+            return self.sitemap(request, urlset([url(f"{base}/b1")]))
 
         async def page(request: web.Request) -> web.StreamResponse:
             if self.changed and request.path == "/p2":
@@ -117,6 +128,49 @@ async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None
         )
     assert third.report["diff"]["regressions"] == 0
     assert third.result.exit_code == ExitCode.OK
+
+
+async def test_a_third_run_with_state_downloads_no_sitemap_body(tmp_path: Path) -> None:
+    site = Site()
+    state = tmp_path / "audit.state"
+    async with serve(site.routes) as served:  # type: ignore[arg-type]
+        target = f"{served.base}/index.xml"
+        await run_audit(tmp_path, target, no_check=False, json=tmp_path / "1.json", state=state)
+        site.changed = True
+        second = await run_audit(
+            tmp_path,
+            target,
+            no_check=False,
+            json=tmp_path / "2.json",
+            baseline=tmp_path / "1.json",
+            state=state,
+        )
+        assert sorted(answer[:2] for answer in site.sitemap_answers[3:]) == [
+            ("/a.xml", 200),  # changed: read in full, and kept anew
+            ("/index.xml", 200),
+        ]
+        site.sitemap_answers.clear()
+        third = await run_audit(
+            tmp_path,
+            target,
+            no_check=False,
+            json=tmp_path / "3.json",
+            baseline=tmp_path / "2.json",
+            state=state,
+        )
+    # The server's log: every sitemap answered 304, not one byte of a sitemap body sent.
+    assert sorted(site.sitemap_answers) == [("/a.xml", 304, 0), ("/index.xml", 304, 0)]
+    assert all(record["from_state"] for record in third.report["sitemaps"])
+    diff = third.report["diff"]
+    assert (diff["urls_added"], diff["urls_removed"], diff["urls_changed"]) == (0, 0, 0)
+    assert (diff["new_findings"], diff["regressions"]) == ({}, 0)
+
+    def urls(report: dict[str, list[dict[str, object]]]) -> list[dict[str, object]]:
+        entries = [{k: v for k, v in u.items() if k != "elapsed_ms"} for u in report["urls"]]
+        return sorted(entries, key=lambda entry: str(entry["loc"]))
+
+    assert urls(third.report) == urls(second.report)  # the same entries, findings and checks
+    assert third.report["summary"]["by_code"] == second.report["summary"]["by_code"]
 
 
 def _report(tmp_path: Path) -> Path:

@@ -4,7 +4,8 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
   1  first version: schema_version, tool, generated_at, complete, config, targets, sitemaps,
      urls, summary. Then added: urls[].status, final_url, final_status, redirects, elapsed_ms,
      method (URL checks); summary.by_sitemap; diff (with --baseline: counts, capped example
-     lists, regressions).
+     lists, regressions); sitemaps[].from_state (with --state: answered 304, read from the
+     kept copy).
 """
 
 from __future__ import annotations
@@ -80,8 +81,8 @@ def url_json(record: UrlRecord) -> Json:
 
 
 def sitemap_json(record: SitemapRecord) -> Json:
-    """One entry of `sitemaps[]`."""
-    return {
+    """One entry of `sitemaps[]`; `from_state` only when true (the body came from --state)."""
+    out: Json = {
         "url": record.url,
         "kind": record.kind.value if record.kind else None,
         "parent": record.parent,
@@ -98,6 +99,9 @@ def sitemap_json(record: SitemapRecord) -> Json:
         "findings": [finding_json(item) for item in record.findings],
         "findings_omitted": {code.value: n for code, n in sorted(record.findings_omitted.items())},
     }
+    if record.from_state:
+        out["from_state"] = True
+    return out
 
 
 def target_json(record: TargetRecord) -> Json:
