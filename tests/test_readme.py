@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
+from auditor.cli import build_parser, parse_command
 from auditor.codes import Code, codes_markdown
 
 ROOT = Path(__file__).parent.parent
@@ -29,3 +31,26 @@ def test_every_code_says_what_is_wrong_and_how_to_fix_it() -> None:
         assert "\n" not in info.title + info.fix, code  # one line each: table cells, HTML rows
         assert info.fix[0].isupper(), code
         assert not info.fix.endswith("."), code
+
+
+def test_the_example_config_is_a_valid_config(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    example = readme.split("```toml\n", 1)[1].split("```", 1)[0]
+    path = tmp_path / "audit.toml"
+    path.write_text(example)
+    _, config = parse_command(["--config", str(path)])
+    assert config is not None
+    assert [target.url for target in config.targets] == ["https://www.example.com/"]
+    assert (config.per_host, config.rate, config.headers) == (4, 10.0, (("X-Audit", "nightly"),))
+    assert config.state is not None
+
+
+def test_scheduled_jobs_use_real_flags() -> None:
+    """Every `--flag` in the README's cron, systemd and CI examples is one the CLI knows."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Monitoring", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```(?:sh|ini|yaml)\n(.*?)```", section, re.DOTALL)
+    known = {option for action in build_parser()._actions for option in action.option_strings}
+    used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", "".join(blocks)))
+    assert used, "the section shows commands"
+    assert used <= known, used - known
