@@ -21,6 +21,7 @@ import aiofiles
 import aiofiles.os
 from aiofiles.threadpool.binary import AsyncBufferedIOBase, AsyncBufferedReader
 
+from auditor.atomic import write_atomically
 from auditor.clock import Clock
 from auditor.local import LOCAL_CHUNK_BYTES
 from auditor.state import (
@@ -232,7 +233,7 @@ class StateStore:
         """Write the state file atomically, then delete the bodies it no longer names."""
         entries = self.entries(complete=complete)
         try:
-            await asyncio.to_thread(_write, self.path, state_bytes(entries))
+            await asyncio.to_thread(write_atomically, self.path, state_bytes(entries))
         except OSError as exc:
             self._warn(f"cannot write {self.path}: {exc}")
             return
@@ -246,20 +247,6 @@ def _read(path: Path) -> dict[str, StateEntry]:
     if len(data) > MAX_STATE_BYTES:
         raise StateFormatError(f"larger than {MAX_STATE_BYTES} bytes")
     return parse_state(data)
-
-
-def _write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        with temporary.open("wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        temporary.replace(path)
-    except OSError:
-        temporary.unlink(missing_ok=True)
-        raise
 
 
 def _prune(folder: Path, kept: set[str]) -> None:

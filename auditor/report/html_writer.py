@@ -9,9 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import base64
-import contextlib
 import hashlib
-import os
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -20,6 +18,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from auditor.atomic import write_atomically
 from auditor.report.html_view import ReportView
 from auditor.report.json_writer import ReportWriteError
 
@@ -90,15 +89,4 @@ async def write_html(path: Path, view: ReportView) -> None:
 
 def _render_and_replace(path: Path, view: ReportView) -> None:
     # A lone surrogate (an undecodable file name) cannot be UTF-8: it is shown as "?".
-    data = render_html(view).encode("utf-8", "replace")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    try:
-        with temporary.open("wb") as out:
-            out.write(data)
-            out.flush()
-            os.fsync(out.fileno())
-        temporary.replace(path)  # a reader sees the old report or the new one, never half
-    finally:
-        with contextlib.suppress(OSError):
-            temporary.unlink()
+    write_atomically(path, render_html(view).encode("utf-8", "replace"))

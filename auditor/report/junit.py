@@ -8,12 +8,12 @@ above `--fail-on`; the failure's `type` is its first such code.
 from __future__ import annotations
 
 import asyncio
-import os
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+from auditor.atomic import write_atomically
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
@@ -125,10 +125,9 @@ async def write_junit(path: Path, cases: JunitCases, *, duration_s: float) -> No
 
 
 def _replace(path: Path, tree: ET.ElementTree) -> None:
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    root = tree.getroot()
+    assert root is not None, "junit_tree builds a root"
     try:
-        tree.write(temporary, encoding="utf-8", xml_declaration=True)
-        temporary.replace(path)
+        write_atomically(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
     except OSError as exc:
-        temporary.unlink(missing_ok=True)
         raise ReportWriteError(f"cannot write the JUnit file {path}: {exc.strerror}") from exc
