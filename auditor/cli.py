@@ -76,22 +76,27 @@ def build_parser() -> argparse.ArgumentParser:
     add("--exclude", action="append", default=[], metavar="REGEX", help="skip matching URLs")
     add("--sample", type=int, metavar="N", help="check a random sample of N URLs")
     add("--slow", type=float, metavar="S", help="url.slow above S seconds (default 3)")
-    add("--fail-on", choices=[f.value for f in FailOn], default=FailOn.ERROR.value)
-    add("--baseline", type=Path, metavar="PATH")
-    add("--metrics", type=Path, metavar="PATH")
-    add("--junit", type=Path, metavar="PATH")
+    add(
+        "--fail-on",
+        choices=[f.value for f in FailOn],
+        default=FailOn.ERROR.value,
+        help="exit 1 at this severity (error)",
+    )
+    add("--baseline", type=Path, metavar="PATH", help="an earlier JSON report: diff, regressions")
+    add("--metrics", type=Path, metavar="PATH", help="Prometheus textfile")
+    add("--junit", type=Path, metavar="PATH", help="JUnit XML for CI")
     add("--state", type=Path, metavar="PATH", help="sitemap validators kept between runs")
-    add("--config", type=Path, metavar="PATH")
-    add("--allow-private", action="store_true")
+    add("--config", type=Path, metavar="PATH", help="TOML file of these options (flags win)")
+    add("--allow-private", action="store_true", help="allow private and link-local addresses")
     add("--ca-file", type=Path, metavar="PATH", help="also trust this CA (a staging site's)")
-    add("--sitemap-concurrency", type=int, default=4, metavar="N")
-    add("--sitemap-timeout", type=float, default=300.0, metavar="S")
-    add("--max-depth", type=int, default=5, metavar="N")
-    add("--max-sitemaps", type=int, default=100_000, metavar="N")
+    add("--sitemap-concurrency", type=int, default=4, metavar="N", help="sitemaps read at once (4)")
+    add("--sitemap-timeout", type=float, default=300.0, metavar="S", help="per sitemap (300)")
+    add("--max-depth", type=int, default=5, metavar="N", help="index nesting followed (5)")
+    add("--max-sitemaps", type=int, default=100_000, metavar="N", help="documents read (100000)")
     noise = parser.add_mutually_exclusive_group()
-    noise.add_argument("--quiet", action="store_true")
-    noise.add_argument("--verbose", action="store_true")
-    add("--no-progress", action="store_true")
+    noise.add_argument("--quiet", action="store_true", help="print the verdict only")
+    noise.add_argument("--verbose", action="store_true", help="log every step (debug)")
+    add("--no-progress", action="store_true", help="no progress bar")
     return parser
 
 
