@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
@@ -41,7 +41,7 @@ from auditor.report.junit import JunitCases, write_junit
 from auditor.report.metrics import RunMetrics, write_metrics
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
-from auditor.sink import SinkQueue, make_sink_queue, run_sink
+from auditor.sink import Observer, SinkQueue, make_sink_queue, run_sink
 from auditor.state_store import StateStore
 from auditor.summary import ExitCode, Summary, exit_code
 from auditor.tree import SitemapTree, UrlDedup
@@ -110,8 +110,16 @@ async def audit(
     await writer.open()
     summary, highlights = Summary(), Highlights()
     junit = JunitCases(config.fail_on) if config.junit is not None else None
-    run = _Run(config, clock, started_at, summary, highlights=highlights, on_progress=on_progress)
-    run.junit, run.diff, run.state = junit, diff, state
+    run = _Run(
+        config,
+        clock,
+        started_at,
+        summary,
+        highlights=highlights,
+        on_progress=on_progress,
+        observers=[item for item in (junit, diff) if item is not None],
+        state=state,
+    )
     failed = False
     try:
         complete = await run.walk(writer, stop)
@@ -140,7 +148,6 @@ async def audit(
         diff=diff_out,
     )
     verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=config.fail_on)
-    html_path = config.html or html_beside(writer.path)
     facts = RunFacts(
         title=config.targets[0].label,
         generated_at=started_at,
@@ -154,6 +161,7 @@ async def audit(
     view = build_view(
         summary, highlights, verdict=verdict, facts=facts, targets=targets, diff=diff_view
     )
+    html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
     code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
     regressions = int(str(diff_out["regressions"])) if diff_out is not None else None
@@ -239,17 +247,19 @@ class _Run:
         *,
         highlights: Highlights,
         on_progress: OnProgress | None,
+        observers: Sequence[Observer],
+        state: StateStore | None,
     ) -> None:
+        """`observers`: fed by the sink too (--junit, --baseline); `state`: --state."""
         self._config = config
         self._clock = clock
         self._started_at = started_at
         self._summary = summary
         self._highlights = highlights
         self._on_progress = on_progress
+        self._observers = observers
+        self._state = state
         self.targets: tuple[TargetRecord, ...] = ()
-        self.junit: JunitCases | None = None  # --junit: the cases, collected by the sink
-        self.diff: UrlDiff | None = None  # --baseline: the comparison, fed by the sink
-        self.state: StateStore | None = None  # --state: validators and kept sitemap bodies
 
     async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
@@ -275,7 +285,7 @@ class _Run:
                 summary=self._summary,
                 dedup=dedup,
                 highlights=self._highlights,
-                observers=[item for item in (self.junit, self.diff) if item is not None],
+                observers=self._observers,
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
@@ -311,7 +321,7 @@ class _Run:
                 enqueue=frontier.put_nowait,
                 emit_urls=stage.submit if stage is not None else queue.put,
                 emit_sitemap=queue.put,
-                state=self.state,
+                state=self._state,
             )
             walker = Walker(services, frontier)
             ticker = None
