@@ -88,7 +88,12 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
     page = second.result.html_path.read_text()
     assert "Changes since the baseline" in page
     # The HTML names each change too: the sitemap removed, the URLs added, removed and broken.
-    for shown in (f"− {base}/b.xml", f"+ {base}/p9", f"− {base}/b1", f"{base}/p2</td><td>2xx"):
+    for shown in (
+        f"\u2212 {base}/b.xml",
+        f"+ {base}/p9",
+        f"\u2212 {base}/b1",
+        f"{base}/p2</td><td>2xx",
+    ):
         assert shown in page
 
 
