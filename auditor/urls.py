@@ -17,6 +17,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 # '%' must start a two-digit escape.
 _NEEDS_ESCAPING = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]|[^\x00-\x7f]|%(?![0-9A-Fa-f]{2})')
 _BAD_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f/?#@]')
+# Characters that never appear in an authority, even around an IPv6 literal ("http:// [::1]").
+_BAD_AUTHORITY = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]')
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
 # The common case, matched at once instead of through urlsplit (a third of the parse time at
 # a million URLs): an ASCII host name, an optional port, no whitespace anywhere. Anything else
@@ -109,7 +111,7 @@ def split_http_url(text: str) -> HttpUrl | None:
     if scheme not in DEFAULT_PORTS:
         return None
     host = parts.hostname
-    if not host or _BAD_HOST.search(host):
+    if not host or _BAD_HOST.search(host) or _BAD_AUTHORITY.search(parts.netloc):
         return None
     path = normalise_path(parts.path)
     return HttpUrl(scheme, host, port or DEFAULT_PORTS[scheme], path, parts.query)

@@ -622,6 +622,8 @@ def test_origin(url: str, origin: str) -> None:
         "https://example.com:0x50/",
         "https://[::1/",
         "file:///etc/passwd",
+        "http:// [::1]/",  # urlsplit reads the host "::1" past the space
+        "http://u ser@example.com/",
     ],
 )
 def test_parse_http_url_refuses(text: str) -> None:
@@ -728,3 +730,67 @@ def test_netloc_of_agrees_with_urlsplit(scheme: str, host: str, port: str, rest:
         from_authority = parse_http_url(authority_of(text))
         assert from_authority is not None
         assert from_authority.origin == parsed.origin
+
+
+_HOSTS = st.sampled_from(["example.com", "EXAMPLE.com", "www.example.com", "shop.example.com", "a"])
+_SEGMENTS = st.sampled_from(
+    ["a", "B", ".", "..", "%41", "%7e", "%2F", "%2e", "%zz", "caf%C3%A9", ""]
+)
+
+
+@st.composite
+def http_urls(draw: st.DrawFn) -> str:
+    """An absolute http(s) URL with mixed case, explicit ports, dot segments and escapes."""
+    scheme = draw(st.sampled_from(["http", "https", "HTTPS", "hTtP"]))
+    port = draw(st.sampled_from(["", ":80", ":443", ":8080"]))
+    path = "/".join(draw(st.lists(_SEGMENTS, max_size=6)))
+    query = draw(st.sampled_from(["", "?", "?a=%7e", "?b=%2f&c"]))
+    return f"{scheme}://{draw(_HOSTS)}{port}/{path}{query}"
+
+
+@deeper(2)
+@given(http_urls())
+def test_a_key_is_its_own_key(text: str) -> None:
+    parsed = parse_http_url(text)
+    assert parsed is not None
+    again = parse_http_url(parsed.key)
+    assert again is not None
+    assert again.key == parsed.key  # normalising twice changes nothing
+    assert url_digest(again.key) == url_digest(parsed.key)
+    # Spelling the scheme and host in capitals, or the port out, is the same page.
+    origin = f"{parsed.scheme.upper()}://{parsed.host.upper()}:{parsed.port}"
+    spelt = parse_http_url(
+        f"{origin}{parsed.path or '/'}{'?' if parsed.query else ''}{parsed.query}"
+    )
+    assert spelt is not None
+    assert spelt.key == parsed.key
+
+
+@deeper(2)
+@given(http_urls(), http_urls())
+def test_the_host_rules_agree_with_the_origins(sitemap: str, listed: str) -> None:
+    base, url = parse_http_url(sitemap), parse_http_url(listed)
+    assert base is not None
+    assert url is not None
+    scope = Scope.of(base, with_folder=True)
+    assert scope.mismatch(base) is None
+    assert scope.contains_path(base)
+    kind = scope.mismatch(url)
+    assert (kind is None) is (url.origin == base.origin)
+    if kind is Mismatch.WWW:
+        assert url.host.removeprefix("www.") == base.host.removeprefix("www.")
+    back = Scope.of(url, with_folder=False).mismatch(base)
+    assert (kind is None) is (back is None)
+    assert (kind is Mismatch.WWW) is (back is Mismatch.WWW)  # www is the same either way
+
+
+@given(st.text(max_size=40) | http_urls().map(lambda url: url.replace("a", " a\u00e9")))
+def test_any_loc_gives_findings_never_an_error(text: str) -> None:
+    ctx = folder_ctx()
+    verdict = check_loc(text, ctx)
+    codes = found_codes(verdict.findings)
+    assert (verdict.url is None) is (not text or Code.LOC_INVALID in codes)
+    assert (Code.LOC_NOT_ESCAPED in codes) is (bool(text) and needs_escaping(text))
+    assert verdict.off_scope is any(
+        code in codes for code in (Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE)
+    )
