@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from itertools import pairwise
 
 import pytest
-from hypothesis import given
+from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from auditor.decompress import GZIP_MAGIC, OUTPUT_CHUNK_BYTES, BodyDecoder, CompressionError
@@ -276,6 +276,8 @@ def test_gzip_of_anything_gives_it_back_whatever_the_chunking(
 ) -> None:
     body = b"".join(gzipped(data[i::members]) for i in range(members))
     expected = b"".join(data[i::members] for i in range(members))
+    # Under a transport gzip, a document that starts with the magic bytes is a gzip file itself.
+    assume(coding is None or not expected.startswith(GZIP_MAGIC))
     assert outcome(coding, split_at(body, points)) == expected
 
 

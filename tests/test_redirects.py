@@ -53,6 +53,7 @@ def test_next_hop_key_is_normalised() -> None:
         "http://[::1",
         "https://example.com:99999/",
         "HTTP:// [::]",  # a space in the authority (urlsplit would read the host "::")
+        "HTTP://[::]\x80",  # junk after an IPv6 literal
     ],
 )
 def test_next_hop_bad_location(location: str | None) -> None:

@@ -624,6 +624,8 @@ def test_origin(url: str, origin: str) -> None:
         "file:///etc/passwd",
         "http:// [::1]/",  # urlsplit reads the host "::1" past the space
         "http://u ser@example.com/",
+        "http://[::1]x/",  # urlsplit reads the host "::1" and drops the rest
+        "http://[::1]:8x/",
     ],
 )
 def test_parse_http_url_refuses(text: str) -> None:
