@@ -10,13 +10,17 @@ from pathlib import Path
 
 import pytest
 from aiohttp import web
+from hypothesis import given
+from hypothesis import strategies as st
 
 from auditor import cli
 from auditor.clock import FixedClock
+from auditor.config import AuditConfig
 from auditor.demo.server import Handler, Route, serve
 from auditor.demo.site import Page, redirect, url, urlset, xml_page
 from auditor.pipeline import audit
-from tests.helpers import NOW, refused_port, validate_report
+from auditor.report.encode import REDACTED, config_json, dumps
+from tests.helpers import NOW, refused_port, target, validate_report
 
 COOKIE, TOKEN = "secret-cookie-123", "tok-456"
 # The values, and pieces of them: a report that cut a value short still leaks it.
@@ -106,3 +110,15 @@ async def test_header_values_reach_the_target_host_only_and_no_output(
     assert [leaks(str(record.__dict__)) for record in caplog.records] == [[]] * len(caplog.records)
     terminal = capsys.readouterr()
     assert leaks(terminal.out + terminal.err) == []
+
+
+_NAMES = st.text(st.sampled_from("abcXYZ-_"), min_size=1, max_size=12)
+_VALUES = st.text(max_size=20).map(lambda text: f"zq9-{text}")  # the prefix: no other config text
+
+
+@given(headers=st.lists(st.tuples(_NAMES, _VALUES), max_size=5))
+def test_the_reports_config_redacts_any_header_value(headers: list[tuple[str, str]]) -> None:
+    config = AuditConfig(targets=(target("https://example.com/"),), headers=tuple(headers))
+    shown = config_json(config)
+    assert shown["headers"] == {name: REDACTED for name, _ in headers}
+    assert b"zq9" not in dumps(shown)
