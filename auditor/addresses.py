@@ -18,21 +18,38 @@ class Reach(StrEnum):
     ANY = "any"  # --allow-private
 
 
+# IPv6 prefixes whose last 32 bits are an IPv4 address that traffic may reach: NAT64's
+# well-known prefix (RFC 6052) and the deprecated IPv4-compatible addresses (RFC 4291 §2.5.5.1).
+_CARRYING_V4 = (ipaddress.IPv6Network("64:ff9b::/96"), ipaddress.IPv6Network("::/96"))
+_V4_BITS = 0xFFFFFFFF
+
+
 def _address(text: str) -> Address | None:
     try:
         address = ipaddress.ip_address(text.split("%", 1)[0])  # drop an IPv6 zone ("fe80::1%eth0")
     except ValueError:
         return None
-    if isinstance(address, ipaddress.IPv6Address) and address.ipv4_mapped is not None:
-        return address.ipv4_mapped  # judged by its IPv4 address
+    if isinstance(address, ipaddress.IPv6Address):
+        return _carried(address) or address
     return address
+
+
+def _carried(address: ipaddress.IPv6Address) -> ipaddress.IPv4Address | None:
+    """The IPv4 address an IPv6 one carries (mapped, NAT64, 6to4, compatible): judged by it."""
+    if address.ipv4_mapped is not None:
+        return address.ipv4_mapped
+    if address.sixtofour is not None:
+        return address.sixtofour
+    if any(address in network for network in _CARRYING_V4) and int(address) > 1:  # not :: or ::1
+        return ipaddress.IPv4Address(int(address) & _V4_BITS)
+    return None
 
 
 def is_public_address(text: str) -> bool:
     """Whether an IP address is globally reachable.
 
     Not loopback, private, link-local (cloud metadata at 169.254.169.254), shared, reserved or
-    multicast; an IPv4-mapped IPv6 address is judged by its IPv4 address.
+    multicast; an IPv6 address carrying an IPv4 one (mapped, NAT64, 6to4) is judged by it.
     """
     address = _address(text)
     return address is not None and address.is_global and not address.is_multicast

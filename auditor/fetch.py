@@ -134,8 +134,9 @@ class _Resolver(AbstractResolver):
     is refused: the check is on the resolved IP, so a public name for 127.0.0.1 does not pass.
     """
 
-    def __init__(self, *, reach: Reach) -> None:
-        self._inner = DefaultResolver()
+    def __init__(self, *, reach: Reach, inner: AbstractResolver | None = None) -> None:
+        """`inner` answers the look-ups (default: aiohttp's; tests give fixed answers)."""
+        self._inner = inner if inner is not None else DefaultResolver()
         self._reach = reach
 
     async def resolve(
@@ -193,11 +194,13 @@ class HttpClient:
         spare: int = 0,
         reach: Reach = Reach.ANY,
         ca_file: Path | None = None,
+        resolver: AbstractResolver | None = None,
     ) -> None:
         """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
 
         A sitemap may list, and a redirect may lead to, any host: a token for the audited site
-        must not travel there, as browsers and curl drop credentials across hosts.
+        must not travel there, as browsers and curl drop credentials across hosts. `resolver`
+        answers name look-ups (default: aiohttp's); the guard judges its answers all the same.
         """
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         self._custom = dict(headers)
@@ -207,6 +210,7 @@ class HttpClient:
         self._spare = spare
         self._reach = reach
         self._ca_file = ca_file
+        self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run
 
@@ -219,7 +223,7 @@ class HttpClient:
             # sitemap readers hold outside the check stage's limits.
             limit=self._concurrency + self._spare,
             limit_per_host=self._per_host + self._spare,
-            resolver=_Resolver(reach=self._reach),
+            resolver=_Resolver(reach=self._reach, inner=self._resolver),
             ttl_dns_cache=300,
         )
         self._session = aiohttp.ClientSession(

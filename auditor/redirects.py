@@ -30,15 +30,17 @@ class Hop:
 
 
 def _encode_location(location: str) -> str:
-    """Percent-encode a Location's path, query and fragment; IDNA-encode its host (RFC 5891).
+    """Percent-encode a Location's user info, path, query and fragment; IDNA-encode its host.
 
-    Raises ValueError (or UnicodeError, one) when it cannot be split or encoded.
+    RFC 5891 for the host. Raises ValueError (or UnicodeError, one) when it cannot be split or
+    encoded.
     """
     parts = urlsplit(location)
     netloc = parts.netloc
     if not netloc.isascii():
         userinfo, at, hostport = netloc.rpartition("@")
         host, colon, port = hostport.partition(":")
+        userinfo = quote(userinfo, safe=_LOCATION_SAFE)
         netloc = f"{userinfo}{at}{host.encode('idna').decode('ascii')}{colon}{port}"
     path, query, fragment = (
         quote(part, safe=_LOCATION_SAFE) for part in (parts.path, parts.query, parts.fragment)

@@ -78,7 +78,9 @@ def parse_w3c_datetime(text: str) -> W3CDatetime | None:
         )
     except ValueError:  # month 13, February 30, hour 24, zone +25:00...
         return None
+    # sitemap.xsd also wants seconds with a time, and a zone within ±14:00 (_xsd_valid).
     xsd_valid = day is not None and (hour is None or match["s"] is not None)
+    xsd_valid = xsd_valid and abs(zone.utcoffset(None)) <= _XSD_MAX_ZONE
     return W3CDatetime(earliest, xsd_valid)
 
 

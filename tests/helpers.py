@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 import trustme
+from hypothesis import settings
 
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
@@ -61,6 +62,15 @@ class Audited:
         """(loc, codes) for each URL entry."""
         for entry in self.report["urls"]:
             yield entry["loc"], [f["code"] for f in entry["findings"]]
+
+
+def deeper(factor: float) -> settings:
+    """Hypothesis settings with `factor` times the loaded profile's examples.
+
+    A property that needs more (or fewer) examples than the default says so relative to the
+    profile, so that `--hypothesis-profile=long` deepens it too.
+    """
+    return settings(max_examples=max(1, round(settings().max_examples * factor)))
 
 
 def url_key(url: str) -> str:

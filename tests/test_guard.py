@@ -1,13 +1,18 @@
-"""The private-address guard on real loopback requests (DESIGN §7)."""
+"""The private-address guard on real loopback requests (DESIGN §7): addresses, names, redirects."""
 
 from __future__ import annotations
 
+import socket
 from pathlib import Path
 
 import pytest
+from aiohttp.abc import AbstractResolver, ResolveResult
 
+from auditor.addresses import Reach
+from auditor.codes import Code
 from auditor.demo.server import serve
-from auditor.demo.site import Page, sitemapindex, url, urlset, xml_page
+from auditor.demo.site import Page, redirect, sitemapindex, url, urlset, xml_page
+from auditor.fetch import BlockedAddressError, FetchError, HttpClient, Timeouts, _Resolver
 from tests.helpers import run_audit
 
 
@@ -41,3 +46,157 @@ async def test_a_private_target_allows_private_addresses(tmp_path: Path) -> None
         audited = await run_audit(tmp_path, f"{served.base}/s.xml", allow_private=False)
     assert audited.codes()["net.blocked_address"] == 0
     assert audited.report["summary"]["urls"] == 1
+
+
+# --- names that resolve to refused addresses (a resolver seam: no DNS, loopback only) -----------
+
+
+class FixedResolver(AbstractResolver):
+    """Answers every name with the same addresses: DNS as an attacker would set it up."""
+
+    def __init__(self, *addresses: str) -> None:
+        self.addresses = addresses
+        self.asked: list[str] = []
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        self.asked.append(host)
+        return [
+            ResolveResult(
+                hostname=host,
+                host=address,
+                port=port,
+                family=socket.AF_INET6 if ":" in address else socket.AF_INET,
+                proto=0,
+                flags=socket.AI_NUMERICHOST,
+            )
+            for address in self.addresses
+        ]
+
+    async def close(self) -> None:
+        pass
+
+
+TIMEOUTS = Timeouts(total_s=2.0, idle_s=None)
+LOOPBACK_AND_PRIVATE = [
+    *["127.0.0.1", "127.1.2.3", "10.0.0.1", "172.16.0.1", "192.168.1.1", "::1", "fc00::1"],
+    *["fd00:ec2::254", "::ffff:127.0.0.1", "64:ff9b::a00:1"],
+]
+# Refused even to a run whose target is private: cloud metadata, link-local, unspecified.
+NEVER = ["169.254.169.254", "fe80::1", "::ffff:169.254.169.254", "64:ff9b::a9fe:a9fe", "0.0.0.0",
+         "::", "224.0.0.1", "100.64.0.1"]  # fmt: skip
+
+
+async def fetch_status(url: str, reach: Reach, resolver: AbstractResolver | None = None) -> int:
+    """The status of one GET, or raise FetchError."""
+    client = HttpClient(user_agent="test", reach=reach, resolver=resolver)
+    async with client, await client.open(url, timeouts=TIMEOUTS) as response:
+        return response.status
+
+
+@pytest.mark.parametrize(
+    ("reach", "address"),
+    [(Reach.PUBLIC, address) for address in LOOPBACK_AND_PRIVATE + NEVER]
+    + [(Reach.PRIVATE, address) for address in NEVER],
+)
+async def test_a_name_resolving_to_a_refused_address_is_never_connected(
+    reach: Reach, address: str
+) -> None:
+    resolver = FixedResolver(address)
+    async with serve(lambda base: {"/": Page(200, b"secret")}) as served:
+        name = served.base.replace("127.0.0.1", "metadata.test")
+        with pytest.raises(FetchError) as caught:
+            await fetch_status(f"{name}/", reach, resolver)
+        hits = dict(served.hits)
+    assert caught.value.code is Code.NET_BLOCKED_ADDRESS
+    assert (resolver.asked, hits) == (["metadata.test"], {})
+
+
+@pytest.mark.parametrize("reach", [Reach.PRIVATE, Reach.ANY])
+async def test_the_resolver_seam_leads_to_loopback_when_allowed(reach: Reach) -> None:
+    """The control for the test above: the same name and seam do reach the server."""
+    resolver = FixedResolver("127.0.0.1")
+    async with serve(lambda base: {"/": Page(200, b"ok")}) as served:
+        name = served.base.replace("127.0.0.1", "metadata.test")
+        assert await fetch_status(f"{name}/", reach, resolver) == 200
+        hits = dict(served.hits)
+    assert (resolver.asked, hits) == (["metadata.test"], {"/": 1})
+
+
+async def test_refused_answers_are_dropped_and_the_rest_kept() -> None:
+    """DNS rebinding: a name that answers a public and a private address keeps the public one."""
+    inner = FixedResolver("127.0.0.1", "93.184.216.34", "169.254.169.254", "2606:2800::1")
+    resolver = _Resolver(reach=Reach.PUBLIC, inner=inner)
+    found = await resolver.resolve("rebind.test", 80)
+    assert [result["host"] for result in found] == ["93.184.216.34", "2606:2800::1"]
+    with pytest.raises(BlockedAddressError):
+        await _Resolver(reach=Reach.PUBLIC, inner=FixedResolver("10.0.0.1")).resolve("x.test")
+    assert len(await _Resolver(reach=Reach.ANY, inner=inner).resolve("rebind.test")) == 4
+
+
+# IP literals, and numeric spellings of loopback: aiohttp refuses the non-canonical ones as bad
+# URLs (loc.invalid) before any look-up; either way nothing is connected.
+@pytest.mark.parametrize(
+    ("host", "code"),
+    [
+        ("127.0.0.1", Code.NET_BLOCKED_ADDRESS),
+        ("[::1]", Code.NET_BLOCKED_ADDRESS),
+        ("[::ffff:127.0.0.1]", Code.NET_BLOCKED_ADDRESS),
+        ("[0:0:0:0:0:ffff:7f00:1]", Code.NET_BLOCKED_ADDRESS),
+        ("[::127.0.0.1]", Code.NET_BLOCKED_ADDRESS),
+        ("[64:ff9b::7f00:1]", Code.NET_BLOCKED_ADDRESS),
+        ("127.1", Code.LOC_INVALID),
+        ("2130706433", Code.LOC_INVALID),
+        ("0x7f000001", Code.NET_BLOCKED_ADDRESS),  # resolved (inet_aton), then refused
+        ("0177.0.0.1", Code.LOC_INVALID),
+    ],
+)
+async def test_a_public_run_refuses_every_spelling_of_loopback(host: str, code: Code) -> None:
+    async with serve(lambda base: {"/": Page(200, b"secret")}) as served:
+        port = served.base.rsplit(":", 1)[1]
+        with pytest.raises(FetchError) as caught:
+            await fetch_status(f"http://{host}:{port}/", Reach.PUBLIC)
+        hits = dict(served.hits)
+    assert caught.value.code is code
+    assert hits == {}
+
+
+# Where a redirect may try to lead, and what stops it (aiohttp: a non-canonical IPv4 is a bad URL).
+METADATA = [
+    ("http://169.254.169.254/latest/meta-data/", "net.blocked_address"),
+    ("http://[fe80::1]/", "net.blocked_address"),
+    ("http://[::ffff:169.254.169.254]/", "net.blocked_address"),
+    ("http://[64:ff9b::a9fe:a9fe]/", "net.blocked_address"),
+    ("http://0xa9fea9fe/", "net.blocked_address"),  # resolved (inet_aton), then refused
+    ("http://169.254.43518/", "loc.invalid"),
+    ("http://0.0.0.0/", "net.blocked_address"),
+]
+
+
+async def test_redirects_into_refused_addresses_are_refused(tmp_path: Path) -> None:
+    """A private target (a staging site) redirecting its URLs and a sitemap to cloud metadata."""
+
+    def routes(base: str) -> dict[str, Page]:
+        pages = {f"/r{n}": redirect(302, target) for n, (target, _) in enumerate(METADATA)}
+        listed = urlset([url(f"{base}/r{n}") for n in range(len(METADATA))])
+        return {
+            **pages,
+            "/s.xml": xml_page(listed),
+            "/moved.xml": redirect(301, "http://169.254.169.254/s.xml"),
+        }
+
+    async with serve(routes) as served:
+        audited = await run_audit(
+            tmp_path,
+            f"{served.base}/s.xml",
+            f"{served.base}/moved.xml",
+            allow_private=False,
+            no_check=False,
+            retries=0,
+        )
+    assert sorted(audited.url_codes()) == sorted(
+        (f"{served.base}/r{n}", [code]) for n, (_, code) in enumerate(METADATA)
+    )
+    assert [e["status"] for e in audited.report["urls"]] == [302] * len(METADATA)
+    assert audited.sitemap_codes("/moved.xml")["net.blocked_address"] == 1

@@ -7,7 +7,7 @@ from itertools import pairwise
 from xml.sax.saxutils import escape
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.codes import Code
@@ -30,6 +30,7 @@ from auditor.parse import (
     classify_root,
     parse_document,
 )
+from tests.helpers import deeper
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
 XHTML_NS = "http://www.w3.org/1999/xhtml"
@@ -682,9 +683,7 @@ def split_at(document: bytes, points: list[int]) -> list[bytes]:
     return [document[start:end] for start, end in pairwise([0, *cuts, len(document)])]
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@deeper(1.5)
 @given(urlsets(), st.lists(st.integers(min_value=0, max_value=100_000), max_size=12))
 def test_any_chunking_of_a_urlset_gives_the_whole_document_events(
     urlset: tuple[bytes, list[str]], points: list[int]
@@ -696,9 +695,7 @@ def test_any_chunking_of_a_urlset_gives_the_whole_document_events(
     assert findings(whole) == []
 
 
-@settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
-)
+@deeper(1.5)
 @given(
     st.sampled_from(
         [b"", b"\xef\xbb\xbf", _DECL.encode(), f'<urlset xmlns="{SITEMAP_NS}"><url><loc>'.encode()]
@@ -710,6 +707,81 @@ def test_random_bytes_never_raise(prefix: bytes, body: bytes, points: list[int])
     document = prefix + body
     for events in (parse_document(document), feed_chunks(split_at(document, points))):
         assert all(isinstance(event, _EVENT_TYPES) for event in events)
+
+
+# A grammar of sitemaps, valid and broken: every piece below is a way real sitemaps go wrong.
+_PREFIXES = ["", "", "", "\ufeff", "\n  ", "junk ", "\ufeff\n"]
+_DECLARATIONS = ["", _DECL, _DECL, '<?xml version="1.0" encoding="ISO-8859-1"?>', "<?xml?>"]
+_ROOTS = [
+    ("urlset", f' xmlns="{SITEMAP_NS}"'),
+    ("urlset", f' xmlns="{LEGACY_NS}"'),
+    ("urlset", ""),
+    ("sitemapindex", f' xmlns="{SITEMAP_NS}"'),
+    ("sitemapindex", ' xmlns="urn:wrong"'),
+    ("rss", ""),
+    ("feed", f' xmlns="{ATOM_NS}"'),
+    ("html", ""),
+]
+_VALUES = st.sampled_from(
+    ["https://example.com/a", "/relative", "", " https://e.com/\u00e9 ", "x" * 40, "2024-05-06",
+     "daily", "0.5", "1.5", "&amp;", "&bogus;", "&#0;", "<![CDATA[https://e.com/c]]>", "\ud7ff"]
+)  # fmt: skip
+_FIELDS = st.sampled_from(
+    ["loc", "loc", "lastmod", "changefreq", "priority", "link", "updated", "image:image", "b"]
+)
+_BREAKS = st.sampled_from(
+    [*[""] * 24, "<!DOCTYPE urlset>", '<!ENTITY x "y">', "<url>", "</url>", "<a b=>", "\x00",
+     "<!-- c -->", "<?pi x?>", "]]>", "<loc>https://e.com/open"]
+)  # fmt: skip
+
+
+@st.composite
+def sitemaps(draw: st.DrawFn) -> bytes:
+    """A document from the grammar above: prolog, root, entries of fields, breakage anywhere."""
+    tag, attributes = draw(st.sampled_from(_ROOTS))
+    entry_tag = {"sitemapindex": "sitemap", "rss": "item", "feed": "entry"}.get(tag, "url")
+    entries = []
+    for _ in range(draw(st.integers(0, 4))):
+        fields = []
+        for name in draw(st.lists(_FIELDS, max_size=4)):
+            value = draw(_VALUES)
+            if name == "link" and tag == "feed":
+                fields.append(f'<link href="{escape(value)}"/>')
+            else:
+                fields.append(f"<{name}>{value}</{name}>")
+            fields.append(draw(_BREAKS))
+        entries.append(f"<{entry_tag}>{''.join(fields)}</{entry_tag}>\n")
+    body = "".join(entries)
+    if tag == "rss":
+        body = f"<channel>{body}</channel>"
+    image = ' xmlns:image="http://www.google.com/schemas/sitemap-image/1.1"'
+    text = (
+        draw(st.sampled_from(_PREFIXES))
+        + draw(st.sampled_from(_DECLARATIONS))
+        + draw(_BREAKS)
+        + f"\n<{tag}{attributes}{image}>\n{body}</{tag}>\n"
+    )
+    document = text.encode("utf-8", "surrogatepass")
+    # Broken bytes (invalid UTF-8) and truncation, at drawn places.
+    if draw(st.integers(0, 3)) == 0:
+        at = draw(st.integers(0, len(document)))
+        document = (
+            document[:at] + draw(st.sampled_from([b"\xff", b"\xc3", b"\xe2\x82"])) + document[at:]
+        )
+    if draw(st.integers(0, 3)) == 0:
+        document = document[: draw(st.integers(0, len(document)))]
+    return document
+
+
+@deeper(2)
+@given(sitemaps(), st.lists(st.integers(min_value=0, max_value=100_000), max_size=12))
+def test_any_chunking_of_any_sitemap_gives_the_whole_document_events(
+    document: bytes, points: list[int]
+) -> None:
+    whole = parse_document(document)
+    assert all(isinstance(event, _EVENT_TYPES) for event in whole)
+    assert feed_chunks(split_at(document, points)) == whole
+    assert feed_chunks(split_at(document, list(range(len(document))))) == whole  # byte by byte
 
 
 # --- hostile entries stay bounded ---------------------------------------------------------------

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from auditor.codes import Code
 from auditor.models import Finding, Redirect
 from auditor.redirects import Hop, chain_findings, is_redirect, next_hop
-from tests.helpers import url_key
+from auditor.urls import parse_http_url
+from tests.helpers import deeper, url_key
 
 START = "https://example.com/a/b"
 
@@ -49,6 +52,8 @@ def test_next_hop_key_is_normalised() -> None:
         "ftp://example.com/x",
         "http://[::1",
         "https://example.com:99999/",
+        "HTTP:// [::]",  # a space in the authority (urlsplit would read the host "::")
+        "HTTP://[::]\x80",  # junk after an IPv6 literal
     ],
 )
 def test_next_hop_bad_location(location: str | None) -> None:
@@ -152,6 +157,51 @@ def test_a_non_ascii_host_is_idna_encoded_and_the_path_percent_encoded() -> None
     )
     assert isinstance(hop, Hop)
     assert hop.url == "https://xn--bcher-kva.example/stra%C3%9Fe?q=%C3%BC#teil"
+    user = next_hop(START, "http://\u00fc@bücher.example/", visited=set(), hops=0, max_redirects=5)
+    assert isinstance(user, Hop)
+    assert user.url == "http://%C3%BC@xn--bcher-kva.example/"  # user info encoded too
     bad = next_hop(START, "http://a\u3002\udcff.example/", visited=set(), hops=0, max_redirects=5)
     assert isinstance(bad, Finding)
     assert bad.code is Code.REDIRECT_BAD_LOCATION
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+_LOCATIONS = st.one_of(
+    st.text(max_size=30),
+    st.lists(
+        st.sampled_from(
+            ["https://", "http://", "//", "ftp:", "javascript:", "example.com", "other.org",
+             ":8080", "/", "..", ".", "a b", "\u00e9", "\u2603.com", "?q=1", "#f", "%zz", "%41",
+             "[::1]", "[", "@", " ", "\t", "\x00", "xn--", "\ud800"]
+        ),
+        max_size=8,
+    ).map("".join),
+)  # fmt: skip
+_BAD = {Code.REDIRECT_BAD_LOCATION, Code.REDIRECT_TOO_MANY, Code.REDIRECT_LOOP}
+
+
+@deeper(2)
+@given(
+    url=st.sampled_from([START, "http://example.com:8080/x?y#frag", "https://[::1]/"]),
+    location=st.none() | _LOCATIONS,
+    hops=st.integers(0, 12),
+    max_redirects=st.integers(0, 10),
+    seen_start=st.booleans(),
+)
+def test_next_hop_is_a_hop_to_an_unseen_http_url_or_a_redirect_finding(
+    url: str, location: str | None, hops: int, max_redirects: int, seen_start: bool
+) -> None:
+    visited = {url_key(url)} if seen_start else set()
+    decided = next_hop(url, location, visited=visited, hops=hops, max_redirects=max_redirects)
+    if isinstance(decided, Finding):
+        assert decided.code in _BAD
+        assert decided.url == url
+        return
+    assert hops < max_redirects
+    parsed = parse_http_url(decided.url)
+    assert parsed is not None
+    assert parsed.key == decided.key
+    assert decided.key not in visited
+    assert decided.url.isascii()  # what goes on the wire is encoded
+    assert not any(c in decided.url for c in " \t\r\n\x00")

@@ -135,3 +135,56 @@ def test_a_robots_txt_that_cannot_block_allows_what_protego_allows(
 def test_only_lines_that_can_forbid_make_rules_apply() -> None:
     assert not parse_robots("User-agent: *\nAllow: /\nDisallow:\n", url=ROBOTS_URL).may_block
     assert parse_robots(ROBOTS, url=ROBOTS_URL).may_block
+
+
+_NOISE = st.text(st.sampled_from("Sitemap:Disallow/Allow User-agent*$#?=% \t\r\n\ufeff\x00\u00e9"))
+
+
+@given(text=_NOISE | st.text(), path=st.text(max_size=20))
+def test_any_text_parses_and_answers(text: str, path: str) -> None:
+    robots = parse_robots(text, url=ROBOTS_URL)
+    url = f"https://example.com/{path}"
+    assert isinstance(robots.allows(url), bool)
+    if not robots.may_block:  # a robots.txt that cannot forbid allows whatever protego says
+        assert robots.rules is not None
+        assert robots.rules.can_fetch(url, "Googlebot")
+    for line in robots.sitemaps:
+        assert line.value
+        assert line.url is None or line.url.startswith(("http://", "https://", "HTTP", "Http"))
+    assert robots.without_rules().sitemap_keys == robots.sitemap_keys
+
+
+_SITEMAP_VALUES = st.sampled_from(
+    ["https://example.com/a.xml", "HTTPS://Example.com/b.xml", "/rel.xml", "rel/x.xml",
+     "//cdn.example.com/c.xml", "ftp://example.com/d.xml", "javascript:alert(1)"]
+)  # fmt: skip
+
+
+@given(
+    lines=st.lists(
+        st.tuples(
+            st.booleans(), _LINES, _SITEMAP_VALUES, st.sampled_from(["Sitemap:", "sitemap :"])
+        )
+    )
+)
+def test_every_sitemap_line_is_found_on_its_line(
+    lines: list[tuple[bool, str, str, str]],
+) -> None:
+    text_lines = [
+        f"{key} {value}" if is_sitemap else other for is_sitemap, other, value, key in lines
+    ]
+    expected = [
+        (number, value)
+        for number, (is_sitemap, _, value, _) in enumerate(lines, start=1)
+        if is_sitemap
+    ]
+    robots = parse_robots("\n".join(text_lines), url=ROBOTS_URL)
+    found = [(line.line, line.value) for line in robots.sitemaps if line.line in dict(expected)]
+    assert found == expected
+    for line in robots.sitemaps:
+        if line.value.startswith("/") and not line.value.startswith("//"):
+            assert (line.url, line.relative) == (f"https://example.com{line.value}", True)
+        elif line.value.lower().startswith("https://"):
+            assert (line.url, line.relative) == (line.value, False)
+        elif line.value.startswith(("ftp:", "javascript:")):
+            assert line.url is None

@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from auditor.codes import Code, Severity
 from auditor.config import FailOn
+from auditor.highlights import Highlights
 from auditor.models import (
+    CheckResult,
     FoundBy,
     SitemapKind,
     SitemapRecord,
@@ -14,6 +20,7 @@ from auditor.models import (
     finding,
 )
 from auditor.summary import ExitCode, Summary, exit_code
+from auditor.verdict import Outcome, judge
 
 ERROR_CODE, WARNING_CODE, NOTICE_CODE = Code.LOC_INVALID, Code.LOC_DUPLICATE, Code.URL_SLOW
 
@@ -85,3 +92,76 @@ def test_url_findings_are_counted() -> None:
     summary.add_url(UrlRecord("https://example.com/b", ("s",)))
     assert summary.urls == 2
     assert summary.by_code == {WARNING_CODE: 1}
+
+
+# --- properties -----------------------------------------------------------------------------------
+
+_CODES = st.sampled_from(list(Code))
+_FINDINGS = st.lists(_CODES, max_size=4).map(lambda codes: tuple(finding(c) for c in codes))
+_SITEMAPS = st.sampled_from(["https://example.com/a.xml", "https://example.com/b.xml"])
+_SITEMAP_RECORDS = st.builds(
+    SitemapRecord,
+    url=_SITEMAPS,
+    kind=st.none() | st.sampled_from(list(SitemapKind)),
+    parent=st.none(),
+    depth=st.just(0),
+    found_by=st.just(FoundBy.TARGET),
+    url_count=st.integers(0, 50_000),
+    bytes=st.integers(0, 10**8),
+    findings=_FINDINGS,
+    findings_omitted=st.dictionaries(_CODES, st.integers(1, 10**6), max_size=3),
+)
+_URL_RECORDS = st.builds(
+    UrlRecord,
+    loc=st.sampled_from(["https://example.com/1", "https://example.com/2"]),
+    sitemaps=st.lists(_SITEMAPS, min_size=1, max_size=2, unique=True).map(tuple),
+    findings=_FINDINGS,
+    check=st.none()
+    | st.builds(CheckResult, status=st.none() | st.integers(100, 999), findings=_FINDINGS),
+)
+_RECORDS = st.lists(_SITEMAP_RECORDS | _URL_RECORDS, max_size=12)
+
+
+def summed(records: list[SitemapRecord | UrlRecord]) -> Summary:
+    summary = Summary()
+    for record in records:
+        if isinstance(record, SitemapRecord):
+            summary.add_sitemap(record)
+        else:
+            summary.add_url(record)
+    return summary
+
+
+def all_codes(records: list[SitemapRecord | UrlRecord]) -> Counter[Code]:
+    """Every finding of the records, counted independently of Summary."""
+    counts: Counter[Code] = Counter()
+    for record in records:
+        counts.update(item.code for item in record.findings)
+        if isinstance(record, SitemapRecord):
+            counts.update(record.findings_omitted)
+        elif record.check is not None:
+            counts.update(item.code for item in record.check.findings)
+    return counts
+
+
+@given(records=_RECORDS, fail_on=st.sampled_from(list(FailOn)), data=st.data())
+def test_the_exit_code_is_the_worst_severity_against_the_threshold(
+    records: list[SitemapRecord | UrlRecord], fail_on: FailOn, data: st.DataObject
+) -> None:
+    summary = summed(records)
+    counts = all_codes(records)
+    assert summary.by_code == +counts
+    assert sum(summary.by_severity().values()) == counts.total()
+    assert summary.urls == sum(isinstance(r, UrlRecord) for r in records)
+    assert summary.checked == summary.by_status_class.total()
+    worst = max((code.severity.rank for code in counts), default=0)
+    threshold = {FailOn.ERROR: 3, FailOn.WARNING: 2, FailOn.NOTICE: 1}.get(fail_on, 4)
+    expected = ExitCode.FINDINGS if worst >= threshold else ExitCode.OK
+    assert exit_code(summary, fail_on) is expected
+    # The verdict says what the exit code does; the order records arrive in changes nothing.
+    verdict = judge(summary, Highlights(), complete=True, failed=False, fail_on=fail_on)
+    assert (verdict.outcome is Outcome.PASS) is (expected is ExitCode.OK)
+    shuffled = summed(data.draw(st.permutations(records)))
+    assert shuffled.to_json(duration_s=1.0) == summary.to_json(duration_s=1.0)
+    stopped = judge(summary, Highlights(), complete=False, failed=False, fail_on=fail_on)
+    assert stopped.outcome is Outcome.INCOMPLETE

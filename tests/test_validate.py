@@ -6,7 +6,7 @@ from datetime import UTC, datetime, timedelta, timezone
 from urllib.parse import urlsplit
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor import urls as urls_module
@@ -36,7 +36,8 @@ from auditor.validate import (
     check_url_entry,
     parse_w3c_datetime,
 )
-from tests.helpers import NOW
+from auditor.validate import _xsd_valid as xsd_valid
+from tests.helpers import NOW, deeper
 
 SITEMAP = "https://example.com/catalog/sitemap.xml"
 PLUS_14 = timezone(timedelta(hours=14))
@@ -206,6 +207,7 @@ def test_lastmod_future(text: str, now: datetime, future: bool) -> None:
         ("2024-05-06T10:20Z", [Code.LASTMOD_XSD_MISMATCH]),
         ("2024-05-06T10:20:30+02:00", []),
         ("2024-05-06T10:20:30.25Z", []),
+        ("2024-05-06T10:20:30+14:30", [Code.LASTMOD_XSD_MISMATCH]),  # XSD: zones to ±14:00
         ("2030", [Code.LASTMOD_FUTURE, Code.LASTMOD_XSD_MISMATCH]),
     ],
 )
@@ -215,6 +217,79 @@ def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
     for item in found:
         if item.code is Code.LASTMOD_XSD_MISMATCH:
             assert item.detail == {"value": text}
+
+
+# The six W3C Datetime forms, by how many of (year, month, day, hour, minute, second, fraction)
+# each one writes.
+_W3C_FORMS = (1, 2, 3, 5, 6, 7)
+
+
+def _designator(minutes: int) -> str:
+    sign = "-" if minutes < 0 else "+"
+    return f"{sign}{abs(minutes) // 60:02}:{abs(minutes) % 60:02}"
+
+
+_ZONES = st.one_of(
+    st.just("Z"),
+    st.integers(-14 * 60, 14 * 60).map(_designator),
+    st.sampled_from(
+        ["+14:01", "-15:00", "+23:59", "+24:00", "+05:60", "+5:00", "+0500", "", "UTC"]
+    ),
+)
+
+
+def _zone(text: str) -> timezone | None:
+    """The zone a W3C designator names (None: not a valid designator)."""
+    if text == "Z":
+        return UTC
+    if len(text) != 6 or text[3] != ":" or int(text[4:]) > 59 or int(text[1:3]) > 23:
+        return None
+    offset = timedelta(hours=int(text[1:3]), minutes=int(text[4:]))
+    return timezone(-offset if text[0] == "-" else offset)
+
+
+@given(
+    moment=st.datetimes(),  # naive: the zone is drawn on its own
+    kept=st.sampled_from(_W3C_FORMS),
+    digits=st.integers(1, 9),
+    zone=_ZONES,
+)
+def test_every_w3c_form_means_its_earliest_moment(
+    moment: datetime, kept: int, digits: int, zone: str
+) -> None:
+    m = moment
+    fraction = f"{m.microsecond:06}{'7' * 3}"[:digits]
+    written = [f"{m.year:04}", f"-{m.month:02}", f"-{m.day:02}", f"T{m.hour:02}", f":{m.minute:02}",
+               f":{m.second:02}", f".{fraction}"]  # fmt: skip
+    text = "".join(written[:kept]) + (zone if kept > 3 else "")
+    parsed = parse_w3c_datetime(text)
+    tz = _zone(zone) if kept > 3 else PLUS_14
+    if tz is None:
+        assert parsed is None, text
+        return
+    assert parsed is not None, text
+    values = [m.year, m.month, m.day, m.hour, m.minute, m.second, int(fraction[:6].ljust(6, "0"))]
+    year, month, day, hour, minute, second, micro = [*values[:kept], *(0, 1, 1, 0, 0, 0, 0)[kept:]]
+    expected = datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
+    assert parsed.earliest == expected
+    assert parsed.earliest.utcoffset() == expected.utcoffset()
+    assert parsed.xsd_valid is (
+        kept == 3 or (kept > 5 and abs(expected.utcoffset() or timedelta()) <= timedelta(hours=14))
+    )
+
+
+@given(st.text(st.sampled_from("0123456789-T:Z+.Z \u0663x"), max_size=32) | st.text(max_size=32))
+def test_any_lastmod_gives_findings_that_agree(text: str) -> None:
+    found = check_lastmod(text, folder_ctx(), url=None)
+    parsed = parse_w3c_datetime(text)
+    codes = found_codes(found)
+    assert (Code.LASTMOD_INVALID in codes) is (parsed is None)
+    if parsed is None:
+        [item] = found
+        assert (item.detail or {})["xsd_valid"] is xsd_valid(text)
+    else:  # the notice says "valid W3C, rejected by sitemap.xsd", exactly
+        assert (Code.LASTMOD_XSD_MISMATCH in codes) is not xsd_valid(text), text
+        assert parsed.xsd_valid is xsd_valid(text), text
 
 
 # --- changefreq and priority ---------------------------------------------------------------------
@@ -547,6 +622,10 @@ def test_origin(url: str, origin: str) -> None:
         "https://example.com:0x50/",
         "https://[::1/",
         "file:///etc/passwd",
+        "http:// [::1]/",  # urlsplit reads the host "::1" past the space
+        "http://u ser@example.com/",
+        "http://[::1]x/",  # urlsplit reads the host "::1" and drops the rest
+        "http://[::1]:8x/",
     ],
 )
 def test_parse_http_url_refuses(text: str) -> None:
@@ -605,7 +684,7 @@ _URL_PARTS = st.text(
 )
 
 
-@settings(max_examples=400, deadline=None)
+@deeper(4)
 @given(
     scheme=st.sampled_from(["http", "HTTPS", "ftp", "hTtP"]),
     host=st.sampled_from(["example.com", "EXAMPLE.com", "a", "[::1]", "ex ample", "", "x.y-z"]),
@@ -633,7 +712,7 @@ def test_common_urls_take_the_fast_path(text: str) -> None:
     assert parse_http_url(text) == split_http_url(text)
 
 
-@settings(max_examples=300, deadline=None)
+@deeper(3)
 @given(
     scheme=st.sampled_from(["http", "HTTPS"]),
     host=st.sampled_from(["example.com", "EXAMPLE.com", "a", "[::1]", "x.y-z", "u:p@h"]),
@@ -653,3 +732,67 @@ def test_netloc_of_agrees_with_urlsplit(scheme: str, host: str, port: str, rest:
         from_authority = parse_http_url(authority_of(text))
         assert from_authority is not None
         assert from_authority.origin == parsed.origin
+
+
+_HOSTS = st.sampled_from(["example.com", "EXAMPLE.com", "www.example.com", "shop.example.com", "a"])
+_SEGMENTS = st.sampled_from(
+    ["a", "B", ".", "..", "%41", "%7e", "%2F", "%2e", "%zz", "caf%C3%A9", ""]
+)
+
+
+@st.composite
+def http_urls(draw: st.DrawFn) -> str:
+    """An absolute http(s) URL with mixed case, explicit ports, dot segments and escapes."""
+    scheme = draw(st.sampled_from(["http", "https", "HTTPS", "hTtP"]))
+    port = draw(st.sampled_from(["", ":80", ":443", ":8080"]))
+    path = "/".join(draw(st.lists(_SEGMENTS, max_size=6)))
+    query = draw(st.sampled_from(["", "?", "?a=%7e", "?b=%2f&c"]))
+    return f"{scheme}://{draw(_HOSTS)}{port}/{path}{query}"
+
+
+@deeper(2)
+@given(http_urls())
+def test_a_key_is_its_own_key(text: str) -> None:
+    parsed = parse_http_url(text)
+    assert parsed is not None
+    again = parse_http_url(parsed.key)
+    assert again is not None
+    assert again.key == parsed.key  # normalising twice changes nothing
+    assert url_digest(again.key) == url_digest(parsed.key)
+    # Spelling the scheme and host in capitals, or the port out, is the same page.
+    origin = f"{parsed.scheme.upper()}://{parsed.host.upper()}:{parsed.port}"
+    spelt = parse_http_url(
+        f"{origin}{parsed.path or '/'}{'?' if parsed.query else ''}{parsed.query}"
+    )
+    assert spelt is not None
+    assert spelt.key == parsed.key
+
+
+@deeper(2)
+@given(http_urls(), http_urls())
+def test_the_host_rules_agree_with_the_origins(sitemap: str, listed: str) -> None:
+    base, url = parse_http_url(sitemap), parse_http_url(listed)
+    assert base is not None
+    assert url is not None
+    scope = Scope.of(base, with_folder=True)
+    assert scope.mismatch(base) is None
+    assert scope.contains_path(base)
+    kind = scope.mismatch(url)
+    assert (kind is None) is (url.origin == base.origin)
+    if kind is Mismatch.WWW:
+        assert url.host.removeprefix("www.") == base.host.removeprefix("www.")
+    back = Scope.of(url, with_folder=False).mismatch(base)
+    assert (kind is None) is (back is None)
+    assert (kind is Mismatch.WWW) is (back is Mismatch.WWW)  # www is the same either way
+
+
+@given(st.text(max_size=40) | http_urls().map(lambda url: url.replace("a", " a\u00e9")))
+def test_any_loc_gives_findings_never_an_error(text: str) -> None:
+    ctx = folder_ctx()
+    verdict = check_loc(text, ctx)
+    codes = found_codes(verdict.findings)
+    assert (verdict.url is None) is (not text or Code.LOC_INVALID in codes)
+    assert (Code.LOC_NOT_ESCAPED in codes) is (bool(text) and needs_escaping(text))
+    assert verdict.off_scope is any(
+        code in codes for code in (Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE)
+    )
