@@ -12,15 +12,11 @@ from typing import IO, Any
 
 import ijson
 
-from auditor.diff import BaselineFacts, pack
+from auditor.diff import BaselineError, BaselineFacts, pack
 from auditor.digests import DigestTable
 from auditor.models import StatusClass
 from auditor.report.encode import SCHEMA_VERSION
 from auditor.urls import parse_http_url, url_digest
-
-
-class BaselineError(Exception):
-    """A baseline that cannot be compared with: a usage error (exit 2), in one line."""
 
 
 def read_baseline(path: Path) -> BaselineFacts:

@@ -22,9 +22,9 @@ from typing import NoReturn
 from rich.console import Console
 
 from auditor._version import __version__
-from auditor.baseline import BaselineError
 from auditor.config import AuditConfig, ConfigError, FailOn, Method
 from auditor.config_file import ConfigFileError, parse_with_config, read_config_file
+from auditor.diff import BaselineError
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
 from auditor.report.schema import schema_text

@@ -37,6 +37,10 @@ def status_class_of(packed: int) -> StatusClass | None:
     return _CLASSES[packed & ((1 << _CLASS_BITS) - 1)]
 
 
+class BaselineError(Exception):
+    """A baseline that cannot be compared with: a usage error (exit 2), in one line."""
+
+
 @dataclass(frozen=True, slots=True)
 class BaselineFacts:
     """What the diff needs of the old report, kept compact."""

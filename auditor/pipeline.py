@@ -19,7 +19,6 @@ from urllib.parse import urlsplit
 import aiofiles.os
 
 from auditor.addresses import Reach
-from auditor.baseline import read_baseline, removed_locs
 from auditor.check import Checker, agent_token
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
@@ -38,7 +37,6 @@ from auditor.report.html_view import RunFacts, build_view, diff_view_of
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
 from auditor.report.junit import JunitCases, write_junit
-from auditor.report.metrics import RunMetrics, write_metrics
 from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
 from auditor.sink import Observer, SinkQueue, make_sink_queue, run_sink
@@ -100,10 +98,7 @@ async def audit(
     """
     clock = clock or SystemClock()
     started_at, started = clock.now(), clock.monotonic()
-    diff = None
-    if config.baseline is not None:  # before the report: a bad baseline is a usage error
-        baseline = await asyncio.to_thread(read_baseline, config.baseline)
-        diff = UrlDiff(baseline, config.fail_on)
+    diff = await _baseline_diff(config)  # before the report: a bad baseline is a usage error
     # An unusable state is a warning, and the run goes on as without one.
     state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
     writer = JsonReportWriter(await report_path(config, started_at))
@@ -168,6 +163,9 @@ async def audit(
     if code is ExitCode.OK and regressions:  # DESIGN §8: regressions fail even under --fail-on
         code = ExitCode.FINDINGS
     if config.metrics is not None:
+        # prometheus_client only for --metrics: a run without it does not pay for the import.
+        from auditor.report.metrics import RunMetrics, write_metrics  # noqa: PLC0415
+
         run_metrics = RunMetrics(
             target=" ".join(target.input for target in config.targets),
             complete=complete,
@@ -194,8 +192,19 @@ async def audit(
     )
 
 
+async def _baseline_diff(config: AuditConfig) -> UrlDiff | None:
+    """The comparison with `--baseline`, its file read (BaselineError when it cannot be)."""
+    if config.baseline is None:
+        return None
+    from auditor.baseline import read_baseline  # noqa: PLC0415 - ijson only for --baseline
+
+    return UrlDiff(await asyncio.to_thread(read_baseline, config.baseline), config.fail_on)
+
+
 async def _diff_json(diff: UrlDiff, summary: Summary) -> Json:
     """The report's `diff`; the removed URLs' examples come from a second pass over the file."""
+    from auditor.baseline import removed_locs  # noqa: PLC0415 - ijson only for --baseline
+
     unseen = diff.unseen()
     examples: list[str] = []
     if unseen:
