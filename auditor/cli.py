@@ -22,9 +22,10 @@ from typing import NoReturn
 from rich.console import Console
 
 from auditor._version import __version__
-from auditor.config import AuditConfig, ConfigError, FailOn, Method
+from auditor.config import AuditConfig, ConfigError, EventLoop, FailOn, Method
 from auditor.config_file import ConfigFileError, parse_with_config, read_config_file
 from auditor.diff import BaselineError
+from auditor.loops import LoopError, run_in_loop
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.json_writer import ReportError, ReportWriteError
 from auditor.report.schema import schema_text
@@ -65,6 +66,19 @@ def build_parser() -> argparse.ArgumentParser:
     add("--no-check", action="store_true", help="validate the sitemaps only")
     add("--concurrency", type=int, default=128, metavar="N", help="requests in flight (128)")
     add("--per-host", type=int, default=8, metavar="N", help="in flight per host (8)")
+    add(
+        "--workers",
+        type=int,
+        default=_cores(),
+        metavar="N",
+        help="checker processes (the cores: %(default)s); 1 checks in this process",
+    )
+    add(
+        "--loop",
+        choices=[e.value for e in EventLoop],
+        default=EventLoop.AUTO.value,
+        help="event loop: uvloop when installed (auto)",
+    )
     add("--rate", type=float, metavar="R", help="requests per second per host")
     add("--timeout", type=float, metavar="S", help="per request (default 15)")
     add("--retries", type=int, metavar="N", help="for 429, 5xx, timeouts, resets (default 2)")
@@ -100,6 +114,11 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _cores() -> int:
+    """The cores this process may run on (its CPU affinity), the default of --workers."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+
+
 def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> AuditConfig:
     """Check what argparse cannot and build the run's configuration."""
     for name in CHECK_ONLY:
@@ -132,6 +151,8 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         no_check=args.no_check,
         concurrency=args.concurrency,
         per_host=args.per_host,
+        workers=args.workers,
+        loop=EventLoop(args.loop),
         rate=args.rate,
         max_redirects=args.max_redirects,
         method=Method(args.method or Method.AUTO),
@@ -226,11 +247,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     try:
-        result = asyncio.run(_run(config, demo=args.demo, progress=show_progress))
+        result = run_in_loop(_run(config, demo=args.demo, progress=show_progress), config.loop)
     except ReportWriteError as exc:  # the run ended, its report could not be written
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.FAILED
-    except (ReportError, BaselineError) as exc:  # wrong before the run started
+    except (ReportError, BaselineError, LoopError) as exc:  # wrong before the run started
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return ExitCode.USAGE
     except KeyboardInterrupt:

@@ -7,7 +7,7 @@ has none: `timeout` is `timeout_s`). Pure: no I/O.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -39,6 +39,14 @@ class FailOn(StrEnum):
         return severity.rank >= Severity(self.value).rank
 
 
+class EventLoop(StrEnum):
+    """Which event loop runs the audit (`--loop`): uvloop when installed, unless told."""
+
+    AUTO = "auto"
+    ASYNCIO = "asyncio"
+    UVLOOP = "uvloop"
+
+
 class Method(StrEnum):
     """How URLs are requested (DESIGN §2 `--method`)."""
 
@@ -58,6 +66,8 @@ class AuditConfig:
     no_check: bool = False
     concurrency: int = 128
     per_host: int = 8
+    workers: int = 1  # checker processes; 1 checks in the audit's own process (the CLI: cores)
+    loop: EventLoop = EventLoop.AUTO
     rate: float | None = None
     timeout_s: float = 15.0
     retries: int = 2
@@ -90,7 +100,7 @@ class AuditConfig:
         """Refuse values that cannot work, naming the option."""
         if not self.targets:
             raise ConfigError("at least one target is needed")
-        for name in ("concurrency", "per_host", "sitemap_concurrency", "max_sitemaps"):
+        for name in ("concurrency", "per_host", "workers", "sitemap_concurrency", "max_sitemaps"):
             _at_least(name, getattr(self, name), 1)
         for name in ("retries", "max_redirects", "max_depth", "findings_per_sitemap"):
             _at_least(name, getattr(self, name), 0)
@@ -102,6 +112,30 @@ class AuditConfig:
             _at_least("sample", self.sample, 1)
         if self.max_sitemap_bytes < 1:
             raise ConfigError("max_sitemap_bytes must be positive")
+
+
+def shard_configs(config: AuditConfig) -> list[AuditConfig]:
+    """One configuration per checker process: the run's limits shared out between them.
+
+    Together the processes honour --concurrency, --per-host and --rate (any host's URLs go to
+    every process). Never more processes than the smallest limit: each needs one request per
+    host at least.
+    """
+    count = min(config.workers, config.concurrency, config.per_host)
+    rate = config.rate / count if config.rate is not None else None
+    shards = []
+    for index in range(count):
+        concurrency = _share(config.concurrency, count, index)
+        per_host = min(_share(config.per_host, count, index), concurrency)
+        shards.append(
+            replace(config, concurrency=concurrency, per_host=per_host, rate=rate, workers=1)
+        )
+    return shards
+
+
+def _share(total: int, parts: int, index: int) -> int:
+    """Part `index` of `total` split in `parts` as evenly as whole numbers allow."""
+    return total // parts + (index < total % parts)
 
 
 def _at_least(name: str, value: int, least: int) -> None:

@@ -9,47 +9,39 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Coroutine, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiofiles.os
 
 from auditor.addresses import Reach
-from auditor.check import Checker, agent_token
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig
+from auditor.config import AuditConfig, shard_configs
 from auditor.diff import MAX_EXAMPLES, UrlDiff, diff_json
-from auditor.discover import RobotsCache, fetch_robots
-from auditor.fetch import HttpClient, Timeouts, is_private_host
-from auditor.follow import FetchPolicy, Follower
-from auditor.gate import HostGate
 from auditor.highlights import Highlights
 from auditor.models import TargetRecord
-from auditor.pacing import Pacer
 from auditor.reader import ReadServices
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view, diff_view_of
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter, ReportWriteError
 from auditor.report.junit import JunitCases, write_junit
-from auditor.robots import RobotsFetch, RobotsTxt
 from auditor.selection import Reservoir, UrlFilter
+from auditor.shards import ShardPool
 from auditor.sink import Observer, SinkQueue, make_sink_queue, run_sink
 from auditor.state_store import StateStore
 from auditor.summary import ExitCode, Summary, exit_code
 from auditor.tree import SitemapTree, UrlDedup
 from auditor.verdict import Verdict, judge
 from auditor.walk import Frontier, Walker
-from auditor.workers import CheckStage
+from auditor.wiring import Followers, checker, followers, http_client, reach_of
+from auditor.workers import CheckLoop, Checks, CheckStage, records_checked
 
 log = logging.getLogger(__name__)
-# A robots.txt read only to check a cross-submission waits at most this long.
-QUICK_TIMEOUT_S = 5.0
 PROGRESS_INTERVAL_S = 0.25
 
 
@@ -274,18 +266,10 @@ class _Run:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
         config, clock = self._config, self._clock
         queue = make_sink_queue()
-        client = HttpClient(
-            user_agent=config.user_agent,
-            headers=config.headers,
-            header_hosts=_target_hosts(config),
-            concurrency=config.concurrency,
-            per_host=config.per_host,
-            # Each sitemap reader may hold a body and a cross-submission look-up; one more
-            # for a robots.txt a check asks for.
-            spare=2 * config.sitemap_concurrency + 1,
-            reach=await _reach(config),
-            ca_file=config.ca_file,
-        )
+        reach = await reach_of(config)
+        # Each sitemap reader may hold a body and a cross-submission look-up; one more for a
+        # robots.txt a check asks for.
+        client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup = UrlDedup()
         async with client, asyncio.TaskGroup() as group:
             sink = run_sink(
@@ -298,31 +282,15 @@ class _Run:
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
-            pacer = Pacer(
-                rate=config.rate,
-                backoff_base_s=config.backoff_base_s,
-                max_pause_s=config.max_retry_after_s,
-            )
-            gate = HostGate(pacer, per_host=config.per_host, clock=clock)
-            follower = Follower(client, self._policy(), clock=clock, rng=rng, gate=gate)
-            quick = Follower(client, self._quick_policy(), clock=clock, rng=rng, gate=gate)
-
-            def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
-                chosen = quick if quick_lookup else follower
-                return fetch_robots(chosen, url, clock=clock, rules=not quick_lookup)
-
-            robots_cache = RobotsCache(robots)
+            parts = followers(config, client, clock=clock, rng=rng)
             stage = None
             if not config.no_check:
-                checks = Follower(
-                    client, self._check_policy(), clock=clock, rng=rng, gate=gate, hold_slots=True
-                )
-                stage = self._check_stage(checks, robots_cache, queue, rng)
+                stage = self._check_stage(parts, reach, queue, rng)
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(
                 config=config,
-                follower=follower,
-                robots=robots_cache,
+                follower=parts.documents,
+                robots=parts.robots,
                 tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
                 dedup=dedup,
                 clock=clock,
@@ -346,24 +314,18 @@ class _Run:
         return finished
 
     def _check_stage(
-        self, follower: Follower, robots: RobotsCache, queue: SinkQueue, rng: random.Random
+        self, parts: Followers, reach: Reach, queue: SinkQueue, rng: random.Random
     ) -> CheckStage:
+        """URL checks in this process, or in `--workers` checker processes."""
         config = self._config
-
-        async def robots_for(origin: str) -> RobotsTxt | None:
-            fetched = await robots.get(origin)
-            return fetched.robots if fetched is not None else None
-
-        checker = Checker(
-            follower,
-            method=config.method,
-            slow_s=config.slow_s,
-            agent=agent_token(config.user_agent),
-            robots=robots_for,
-        )
+        emit = records_checked(queue.put)
+        checks: Checks
+        if config.workers > 1:
+            checks = ShardPool(shard_configs(config), reach=reach, emit=emit)
+        else:
+            checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=emit)
         return CheckStage(
-            checker,
-            workers=config.concurrency,
+            checks,
             emit=queue.put,
             select=UrlFilter(config.include, config.exclude),
             sample=Reservoir(config.sample, rng) if config.sample is not None else None,
@@ -386,49 +348,6 @@ class _Run:
                 )
             )
             await asyncio.sleep(PROGRESS_INTERVAL_S)
-
-    def _check_policy(self) -> FetchPolicy:
-        """URL checks: `--timeout` covers each whole request, and nothing else is needed."""
-        timeouts = Timeouts(total_s=self._config.timeout_s, idle_s=None)
-        return replace(self._policy(), timeouts=timeouts)
-
-    def _quick_policy(self) -> FetchPolicy:
-        """Cross-submission look-ups: one try, at most QUICK_TIMEOUT_S."""
-        quick_s = min(self._config.timeout_s, QUICK_TIMEOUT_S)
-        return replace(
-            self._policy(), timeouts=Timeouts(total_s=quick_s, idle_s=quick_s), retries=0
-        )
-
-    def _policy(self) -> FetchPolicy:
-        config = self._config
-        return FetchPolicy(
-            timeouts=Timeouts(total_s=config.sitemap_timeout_s, idle_s=config.timeout_s),
-            retries=config.retries,
-            max_redirects=config.max_redirects,
-            backoff_base_s=config.backoff_base_s,
-            max_retry_after_s=config.max_retry_after_s,
-        )
-
-
-def _target_hosts(config: AuditConfig) -> frozenset[str] | None:
-    """The hosts `--header` values are for: the URL targets'; None (every host) for files only."""
-    hosts = {
-        host
-        for target in config.targets
-        if target.path is None and (host := urlsplit(target.url).hostname)
-    }
-    return frozenset(hosts) or None
-
-
-async def _reach(config: AuditConfig) -> Reach:
-    """DESIGN §7: a target that is itself private allows private addresses for its run."""
-    if config.allow_private:
-        return Reach.ANY
-    for target in config.targets:
-        host = urlsplit(target.url).hostname if target.path is None else None
-        if host and await is_private_host(host):
-            return Reach.PRIVATE
-    return Reach.PUBLIC
 
 
 async def _produce(walker: Walker, stage: CheckStage | None) -> None:

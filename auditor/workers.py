@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
+from typing import Generic, Protocol, TypeVar
 
 from auditor.check import Checker
-from auditor.models import UrlRecord
+from auditor.models import CheckResult, UrlRecord
 from auditor.parse import MAX_FIELD_CHARS
 from auditor.selection import Reservoir, UrlFilter
 from auditor.urls import authority_of, parse_http_url
@@ -25,32 +26,39 @@ CHECK_QUEUE_RECORDS = 1024
 RESULT_BATCH = 64
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
+K = TypeVar("K")
+
+
+class Checks(Protocol):
+    """Where the stage's records are checked: in this process, or in checker processes."""
+
+    async def put(self, record: UrlRecord, loc: str, origin: str) -> None:
+        """Check `loc` (of `origin`) for `record`; waits while the backend is full."""
+
+    async def close(self) -> None:
+        """No more records: end once every record put is checked."""
+
+    async def run(self) -> None:
+        """Check records until closed and drained."""
 
 
 class CheckStage:
-    """`workers` tasks checking the records submitted; results go on in small batches."""
+    """Chooses the records to check and hands them to `checks`; the rest go straight on."""
 
     def __init__(
         self,
-        checker: Checker,
+        checks: Checks,
         *,
-        workers: int,
         emit: EmitUrls,
         select: UrlFilter,
         sample: Reservoir[tuple[UrlRecord, str]] | None,
     ) -> None:
-        self._checker = checker
-        self._workers = workers
+        self._checks = checks
         self._emit = emit
         self._select = select
         self._sample = sample
-        self._queue: asyncio.Queue[tuple[UrlRecord, str] | None] = asyncio.Queue(
-            CHECK_QUEUE_RECORDS
-        )
-        self._done: list[UrlRecord] = []
         self._origins: dict[str, str | None] = {}
-        self._waiting = 0  # records in the queue (not the end markers)
-        self.queued = 0  # records sent to the workers so far
+        self.queued = 0  # records sent to be checked so far
         self.discovered = False  # every record has been submitted
 
     async def submit(self, batch: list[UrlRecord]) -> None:
@@ -66,8 +74,7 @@ class CheckStage:
                     unchecked.append(left_out[0])
             else:
                 self.queued += 1
-                self._waiting += 1
-                await self._queue.put((record, origin))
+                await self._checks.put(record, record.loc, origin)
         if unchecked:
             await self._emit(unchecked)
 
@@ -90,18 +97,51 @@ class CheckStage:
         return origin
 
     async def finish(self) -> None:
-        """No more records: check the sample, if any, then let the workers end."""
+        """No more records: check the sample, if any, then let the checks end."""
         if self._sample is not None:
-            for item in self._sample.take():
+            for record, origin in self._sample.take():
                 self.queued += 1
-                self._waiting += 1
-                await self._queue.put(item)
+                await self._checks.put(record, record.loc, origin)
         self.discovered = True
+        await self._checks.close()
+
+    async def run(self) -> None:
+        """Check until `finish()` has been called and every record is checked."""
+        await self._checks.run()
+
+
+class CheckLoop(Generic[K]):
+    """`workers` tasks in this process checking (key, URL, origin) jobs from a bounded queue.
+
+    The (key, result) pairs go on in small batches.
+    """
+
+    def __init__(
+        self,
+        checker: Checker,
+        *,
+        workers: int,
+        emit: Callable[[list[tuple[K, CheckResult]]], Awaitable[None]],
+    ) -> None:
+        self._checker = checker
+        self._workers = workers
+        self._emit = emit
+        self._queue: asyncio.Queue[tuple[K, str, str] | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
+        self._done: list[tuple[K, CheckResult]] = []
+        self._waiting = 0  # jobs in the queue (not the end markers)
+
+    async def put(self, key: K, loc: str, origin: str) -> None:
+        """Queue one job; waits while the queue is full."""
+        self._waiting += 1
+        await self._queue.put((key, loc, origin))
+
+    async def close(self) -> None:
+        """No more jobs: each worker ends once the queue is drained."""
         for _ in range(self._workers):
             await self._queue.put(None)
 
     async def run(self) -> None:
-        """Run the workers until `finish()` has been called and the queue is drained."""
+        """Run the workers until closed and drained."""
         async with asyncio.TaskGroup() as group:
             for _ in range(self._workers):
                 group.create_task(self._work())
@@ -109,11 +149,22 @@ class CheckStage:
             await self._emit(self._done)
 
     async def _work(self) -> None:
-        while (item := await self._queue.get()) is not None:
+        while (job := await self._queue.get()) is not None:
             self._waiting -= 1
-            record, origin = item
-            result = await self._checker.check(record.loc, origin=origin)
-            self._done.append(record.with_check(result))
+            key, loc, origin = job
+            result = await self._checker.check(loc, origin=origin)
+            self._done.append((key, result))
             if len(self._done) >= RESULT_BATCH or not self._waiting:
                 batch, self._done = self._done, []
                 await self._emit(batch)
+
+
+def records_checked(
+    emit: EmitUrls,
+) -> Callable[[list[tuple[UrlRecord, CheckResult]]], Awaitable[None]]:
+    """An emit for (record, result) pairs: each record with its check, on to `emit`."""
+
+    def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
+        return emit([record.with_check(result) for record, result in pairs])
+
+    return checked

@@ -1,0 +1,97 @@
+"""A checker process (`--workers`): jobs in on stdin, results out on stdout (auditor.shards).
+
+Started by the audit's process only. It ignores SIGINT and SIGTERM: a Ctrl-C reaches the
+whole process group, and the parent decides how the run ends (it kills its children, or
+closes their stdin, on the way out).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import signal
+from typing import BinaryIO
+
+from auditor.clock import SystemClock
+from auditor.loops import run_in_loop
+from auditor.models import CheckResult
+from auditor.shards import ShardSetup, frame, pack_result, read_frame
+from auditor.wiring import checker, followers, http_client
+from auditor.workers import CheckLoop
+
+# Beyond its share of the check limits, a child's pool has room for one robots.txt fetch.
+SPARE_CONNECTIONS = 1
+
+
+def main() -> None:
+    """Read the set-up frame, then check jobs until the parent sends the end or goes away."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    jobs_in = os.fdopen(os.dup(0), "rb", buffering=0)
+    results_out = os.fdopen(os.dup(1), "wb", buffering=0)
+    os.dup2(2, 1)  # a stray print must not corrupt the frames
+    setup = _read_setup(jobs_in)
+    logging.basicConfig(
+        level=setup.log_level, format="sitemap-audit[checker]: %(levelname)s %(name)s: %(message)s"
+    )
+    run_in_loop(_serve(setup, jobs_in, results_out), setup.config.loop)
+
+
+def _read_setup(stream: BinaryIO) -> ShardSetup:
+    """The first frame, read before the event loop starts (exactly its bytes, no more)."""
+
+    def exactly(size: int) -> bytes:
+        data = b""
+        while len(data) < size:
+            chunk = stream.read(size - len(data))
+            if not chunk:
+                raise SystemExit("sitemap-audit checker: no set-up frame; start it via --workers")
+            data += chunk
+        return data
+
+    import pickle  # noqa: PLC0415 - only here, once
+
+    length = int.from_bytes(exactly(4), "big")
+    setup = pickle.loads(exactly(length))  # noqa: S301 - our parent's frame
+    assert isinstance(setup, ShardSetup)
+    return setup
+
+
+async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) -> None:
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), jobs_in)
+    transport, protocol = await loop.connect_write_pipe(
+        lambda: asyncio.StreamReaderProtocol(asyncio.StreamReader()), results_out
+    )
+    writer = asyncio.StreamWriter(transport, protocol, None, loop)
+    config = setup.config
+    client = http_client(config, reach=setup.reach, spare=SPARE_CONNECTIONS)
+
+    async def send(pairs: list[tuple[int, CheckResult]]) -> None:
+        writer.write(frame([pack_result(ident, result) for ident, result in pairs]))
+        await writer.drain()
+
+    async with client:
+        parts = followers(config, client, clock=SystemClock(), rng=random.Random())  # noqa: S311
+        checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=send)
+        async with asyncio.TaskGroup() as group:
+            group.create_task(checks.run())
+            while True:
+                try:
+                    jobs = await read_frame(reader)
+                except EOFError:  # the parent went away: finish what we hold
+                    break
+                if jobs is None:
+                    break
+                assert isinstance(jobs, list)
+                for ident, loc, origin in jobs:
+                    await checks.put(ident, loc, origin)
+            await checks.close()
+    writer.close()
+
+
+if __name__ == "__main__":
+    main()

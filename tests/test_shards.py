@@ -1,0 +1,241 @@
+"""Checker processes (--workers): limits shared out, same answers, failures and signals."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import sys
+import time
+from dataclasses import fields
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from auditor.addresses import Reach
+from auditor.codes import Code
+from auditor.config import AuditConfig, shard_configs
+from auditor.demo.server import DEMO_CA, Route, serve, serve_demo
+from auditor.demo.site import url, urlset, xml_page
+from auditor.models import CheckResult, Redirect, finding
+from auditor.shards import ShardError, ShardPool, pack_result, unpack_result
+from auditor.summary import ExitCode
+from tests.helpers import Report, run_audit, target, validate_report
+from tests.test_check import site_of, stalled
+
+
+@pytest.mark.parametrize(
+    ("workers", "concurrency", "per_host", "rate", "expected"),
+    [
+        (2, 128, 8, None, [(64, 4), (64, 4)]),
+        (3, 10, 8, 30.0, [(4, 3), (3, 3), (3, 2)]),
+        (4, 128, 2, None, [(64, 1), (64, 1)]),  # never more processes than per-host slots
+        (8, 3, 8, None, [(1, 1), (1, 1), (1, 1)]),
+        (1, 5, 5, 2.0, [(5, 5)]),
+    ],
+)
+def test_shard_configs_share_the_limits_out(
+    workers: int,
+    concurrency: int,
+    per_host: int,
+    rate: float | None,
+    expected: list[tuple[int, int]],
+) -> None:
+    config = AuditConfig(
+        targets=(target("https://example.com/"),),
+        workers=workers,
+        concurrency=concurrency,
+        per_host=per_host,
+        rate=rate,
+    )
+    shards = shard_configs(config)
+    assert [(shard.concurrency, shard.per_host) for shard in shards] == expected
+    assert sum(shard.concurrency for shard in shards) == concurrency
+    assert sum(shard.per_host for shard in shards) == min(per_host, concurrency)
+    assert {shard.workers for shard in shards} == {1}
+    if rate is not None:
+        assert sum(shard.rate or 0 for shard in shards) == pytest.approx(rate)
+
+
+def test_a_packed_result_unpacks_to_the_same_result() -> None:
+    result = CheckResult(
+        301,
+        final_url="https://example.com/b",
+        final_status=404,
+        redirects=(Redirect("https://example.com/a", 301),),
+        elapsed_ms=12,
+        method="GET",
+        findings=(finding(Code.HTTP_NOT_FOUND, url="https://example.com/a", status=404),),
+    )
+    assert unpack_result(pack_result(7, result)) == (7, result)
+    assert len(pack_result(7, result)) == len(fields(CheckResult)) + 1
+
+
+def _answers(report: Report) -> dict[str, tuple[object, ...]]:
+    """What each URL's check said, less what depends on timing."""
+    return {
+        entry["loc"]: (
+            entry.get("status"),
+            entry.get("final_url"),
+            entry.get("final_status"),
+            json.dumps(entry.get("redirects")),
+            sorted(f["code"] for f in entry["findings"] if f["code"] != "url.slow"),
+        )
+        for entry in report["urls"]
+    }
+
+
+async def test_checker_processes_give_the_same_answers_on_the_demo(tmp_path: Path) -> None:
+    """Every status, redirect and network code of the demo comes back alike from two processes."""
+    async with serve_demo() as site:
+        settings: dict[str, Any] = {
+            "no_check": False,
+            "allow_private": False,
+            "ca_file": DEMO_CA,
+            "timeout_s": 2.0,
+            "retries": 1,
+        }
+        one = await run_audit(tmp_path / "one", site, workers=1, **settings)
+        two = await run_audit(tmp_path / "two", site, workers=2, **settings)
+    assert _answers(two.report) == _answers(one.report)
+    assert two.report["summary"]["checked"] == one.report["summary"]["checked"] > 30
+    families = ("http.", "redirect.", "net.")
+    codes = {code for code in two.codes() if code.startswith(families)}
+    assert len(codes) > 10  # the demo's failures did go through the children
+
+
+async def test_per_host_and_concurrency_hold_in_total(tmp_path: Path) -> None:
+    in_flight, most = 0, 0
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        nonlocal in_flight, most
+        in_flight += 1
+        most = max(most, in_flight)
+        await asyncio.sleep(0.05)
+        in_flight -= 1
+        return web.Response(text="ok")
+
+    def routes(base: str) -> dict[str, Route]:
+        locs = [url(f"{base}/p/{n}") for n in range(40)]
+        return {"/s.xml": xml_page(urlset(locs)), **{f"/p/{n}": page for n in range(40)}}
+
+    async with serve(routes) as served:
+        audited = await run_audit(
+            tmp_path, f"{served.base}/s.xml", no_check=False, per_host=4, workers=2
+        )
+        assert most == 4  # both processes were busy, and never more than 4 together
+        most = 0
+        await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, concurrency=3, workers=2)
+        assert most == 3
+    assert audited.report["summary"]["by_status_class"] == {"2xx": 40}
+
+
+async def test_rate_holds_in_total(tmp_path: Path) -> None:
+    times: list[float] = []
+
+    async def page(request: web.Request) -> web.StreamResponse:
+        times.append(time.monotonic())
+        return web.Response(text="ok")
+
+    def routes(base: str) -> dict[str, Route]:
+        locs = [url(f"{base}/p/{n}") for n in range(12)]
+        return {"/s.xml": xml_page(urlset(locs)), **{f"/p/{n}": page for n in range(12)}}
+
+    async with serve(routes) as served:
+        await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, rate=20.0, workers=2)
+    assert len(times) == 12
+    # Two processes at 10/s each: 6 requests each, 5 gaps of 0.1 s. Were each at the full
+    # rate, the 12 would take 0.25 s.
+    assert times[-1] - times[0] > 0.45
+    busiest = max(sum(1 for at in times if start <= at < start + 0.2) for start in times)
+    assert busiest <= 6  # 20/s for 0.2 s, and the first request of each process
+
+
+async def test_a_checker_process_that_dies_fails_the_checks() -> None:
+    """A child that exits with jobs unanswered is an error, never a silent loss."""
+    config = AuditConfig(targets=(target("https://example.com/"),), workers=1)
+    answered: list[tuple[int, CheckResult]] = []
+
+    async def emit(pairs: list[tuple[int, CheckResult]]) -> None:
+        answered.extend(pairs)
+
+    quits = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(8); sys.exit(3)")
+    pool: ShardPool[int] = ShardPool([config], reach=Reach.ANY, emit=emit, command=quits)
+
+    async def feed() -> None:
+        for n in range(5):
+            await pool.put(n, f"https://example.com/{n}", "https://example.com")
+        await pool.close()
+
+    async def both() -> None:
+        async with asyncio.TaskGroup() as group:
+            group.create_task(pool.run())
+            group.create_task(feed())
+
+    with pytest.raises(ExceptionGroup) as caught:
+        await both()
+    assert caught.group_contains(ShardError)
+    assert answered == []
+
+
+def _children(pid: int) -> list[int]:
+    text = Path(f"/proc/{pid}/task/{pid}/children").read_text()
+    return [int(child) for child in text.split()]
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except FileNotFoundError:
+        return False
+    return state != "Z"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+async def test_a_signal_to_the_process_group_stops_every_process(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
+    """Ctrl-C reaches the children too: they ignore it, and the parent ends them and reports."""
+    report_path = tmp_path / "r.json"
+    async with serve(site_of(40, extra={f"/p/{n}": stalled for n in range(20, 40)})) as served:
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "auditor", "--json", str(report_path), "--allow-private"],
+            *["--per-host", "64", "--timeout", "60", "--workers", "2"],
+            f"{served.base}/s.xml",
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+            start_new_session=True,  # its own process group, as a shell gives a job
+        )
+        while sum(served.hits.get(f"/p/{n}", 0) for n in range(40)) < 40:
+            await asyncio.sleep(0.05)
+        children = _children(process.pid)
+        signalled = time.monotonic()
+        os.killpg(process.pid, signum)
+        returncode = await asyncio.wait_for(process.wait(), timeout=10)
+        took_s = time.monotonic() - signalled
+    assert len(children) == 2
+    assert returncode == ExitCode.FAILED
+    assert took_s < 2.0
+    assert not any(_alive(child) for child in children)
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert report["complete"] is False
+    assert report["summary"]["checked"] >= 20
+
+
+async def test_uvloop_runs_the_audit_and_its_checkers(tmp_path: Path) -> None:
+    pytest.importorskip("uvloop")
+    report_path = tmp_path / "r.json"
+    async with serve(site_of(30)) as served:
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "auditor", "--json", str(report_path), "--allow-private"],
+            *["--loop", "uvloop", "--workers", "2", f"{served.base}/s.xml"],
+            stdout=asyncio.subprocess.DEVNULL,
+        )
+        assert await asyncio.wait_for(process.wait(), timeout=30) == ExitCode.OK
+    report = json.loads(report_path.read_text())
+    assert report["summary"]["by_status_class"] == {"2xx": 30}
+    assert report["config"]["loop"] == "uvloop"
