@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta, timezone
 from decimal import Decimal
 
@@ -42,6 +42,10 @@ _SHOWN_CHARS = 200  # of a bad value, in a finding's detail
 _XSD_MAX_ZONE = timedelta(hours=14)  # XML Schema 1.1 §D.2.1: zones from -14:00 to +14:00
 # xsd:decimal: optional sign, digits with an optional fraction; no exponent, no comma.
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
+# The priorities sitemaps write (0, 0.5, 1.0, 0.80...): accepted without three Decimals.
+_COMMON_PRIORITIES = frozenset(
+    ["0", "1", *(f"{n / 10:.1f}" for n in range(11)), *(f"{n / 100:.2f}" for n in range(101))]
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +121,11 @@ class EntryContext:
     sitemap: str
     now: datetime
     scope: Scope | None = None  # None: no location rule (a local file before its first URL)
+    latest: datetime = field(init=False)  # a lastmod after this is in the future
+
+    def __post_init__(self) -> None:
+        """Work out `latest` once per sitemap, not once per lastmod."""
+        object.__setattr__(self, "latest", self.now + FUTURE_SKEW)
 
 
 @dataclass(slots=True)  # not frozen, as models.CheckResult: one is made per URL read
@@ -186,7 +195,9 @@ def check_lastmod(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Fin
             ),
         )
     found: list[Finding] = []
-    if parsed.earliest > ctx.now + FUTURE_SKEW:
+    if parsed.xsd_valid and parsed.earliest <= ctx.latest:
+        return ()  # the common case: nothing to say
+    if parsed.earliest > ctx.latest:
         found.append(
             finding(
                 Code.LASTMOD_FUTURE,
@@ -216,6 +227,8 @@ def check_changefreq(text: str, ctx: EntryContext, *, url: str | None) -> tuple[
 
 def check_priority(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Finding, ...]:
     """An xsd:decimal from 0.0 to 1.0 inclusive: never clamped nor replaced by 0.5."""
+    if text in _COMMON_PRIORITIES:
+        return ()
     if _DECIMAL.fullmatch(text) and Decimal(0) <= Decimal(text) <= Decimal(1):
         return ()
     return (
@@ -228,9 +241,10 @@ def check_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
     verdict = check_loc(entry.loc, ctx, line=entry.line, cut=entry.cut)
     if not entry.problems and entry.lastmod is entry.changefreq is entry.priority is None:
         return verdict  # a bare <loc>: nothing else to check (most entries of large sitemaps)
-    found = [*_located(entry.problems, ctx), *verdict.findings]
+    found = _located(entry.problems, ctx) if entry.problems else []
+    found += verdict.findings
     if entry.lastmod is not None:
-        found.extend(check_lastmod(entry.lastmod, ctx, url=entry.loc))
+        found += check_lastmod(entry.lastmod, ctx, url=entry.loc)
     if entry.changefreq is not None:
         found.extend(check_changefreq(entry.changefreq, ctx, url=entry.loc))
     if entry.priority is not None:

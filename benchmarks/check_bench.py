@@ -61,7 +61,7 @@ from serve_pages import page_url
 HERE = Path(__file__).resolve().parent
 AUDITOR = Path(sys.executable).parent / "sitemap-audit"
 DEFAULT_JSON = HERE / "results" / "check_bench.json"
-VARIANTS = ("bare-list", "bare-sitemaps", "auditor-get", "auditor-auto")
+VARIANTS = ("bare-list", "bare-sitemaps", "auditor-get", "auditor-auto", "auditor-uvloop")
 # Throughput ratios are given against each bare loop, round by round.
 REFERENCES = ("bare-list", "bare-sitemaps")
 _TICKS = os.sysconf("SC_CLK_TCK")
@@ -236,9 +236,11 @@ def command(variant: str, base: str, urls: int, concurrency: int, work: Path) ->
         argv = [sys.executable, str(Path(__file__).resolve()), "--bare", base]
         argv += ["--urls", str(urls), "--concurrency", str(concurrency)]
         return argv + (["--from-sitemaps"] if variant == "bare-sitemaps" else [])
-    method = variant.removeprefix("auditor-")
-    argv = [str(AUDITOR), f"{base}/", "--concurrency", str(concurrency)]
+    # One process, as the bare loop: --workers is the benchmark suite's concern.
+    method, loop = ("get", "uvloop") if variant == "auditor-uvloop" else (variant[8:], "asyncio")
+    argv = [str(AUDITOR), f"{base}/", "--concurrency", str(concurrency), "--workers", "1"]
     argv += ["--per-host", str(concurrency), "--method", method, "--no-progress", "--quiet"]
+    argv += ["--loop", loop]
     return [*argv, "--json", str(work / "report.json"), "--out", str(work), "--allow-private"]
 
 
