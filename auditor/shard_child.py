@@ -17,12 +17,14 @@ from typing import BinaryIO
 from auditor.clock import SystemClock
 from auditor.loops import run_in_loop
 from auditor.models import CheckResult
-from auditor.shards import ShardSetup, frame, pack_result, read_frame
+from auditor.shards import PackedResult, ShardSetup, frame, pack_result, read_frame
 from auditor.wiring import checker, followers, http_client
 from auditor.workers import CheckLoop
 
 # Beyond its share of the check limits, a child's pool has room for one robots.txt fetch.
 SPARE_CONNECTIONS = 1
+# Results written and not yet taken by the parent, before the workers wait for it.
+MAX_UNSENT_BYTES = 1 << 20
 
 
 def main() -> None:
@@ -70,9 +72,20 @@ async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) ->
     config = setup.config
     client = http_client(config, reach=setup.reach, spare=SPARE_CONNECTIONS)
 
+    unsent: list[PackedResult] = []
+
+    def flush() -> None:
+        if unsent:
+            writer.write(frame(unsent))
+            unsent.clear()
+
     async def send(pairs: list[tuple[int, CheckResult]]) -> None:
-        writer.write(frame([pack_result(ident, result) for ident, result in pairs]))
-        await writer.drain()
+        # Results of one turn of the loop leave in one frame, at its end.
+        if not unsent:
+            loop.call_soon(flush)
+        unsent.extend(pack_result(ident, result) for ident, result in pairs)
+        if writer.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
+            await writer.drain()
 
     async with client:
         parts = followers(config, client, clock=SystemClock(), rng=random.Random())  # noqa: S311
@@ -90,7 +103,10 @@ async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) ->
                 for ident, loc, origin in jobs:
                     await checks.put(ident, loc, origin)
             await checks.close()
+    flush()
+    await writer.drain()  # every answer is out before the process ends
     writer.close()
+    await writer.wait_closed()
 
 
 if __name__ == "__main__":

@@ -30,9 +30,10 @@ log = logging.getLogger(__name__)
 K = TypeVar("K")
 _LENGTH = struct.Struct(">I")
 # Jobs a child may hold per request it may have in flight: its queue never runs dry while the
-# next frame is on its way.
-WINDOW_PER_REQUEST = 2
-SEND_BATCH = 64  # jobs per frame at most (fewer when no job is waiting)
+# next frame is on its way. A full child is refilled once it has room for a request slot's
+# worth of jobs again: one frame per many jobs, never one per job.
+WINDOW_PER_REQUEST = 3
+SEND_BATCH = 256  # jobs per frame at most (fewer when no job is waiting)
 CHILD_MODULE = "auditor.shard_child"
 
 # One job: (id, URL, origin). One result: (id, then CheckResult's fields in order).
@@ -111,7 +112,8 @@ class _Shard(Generic[K]):
 
     number: int
     process: asyncio.subprocess.Process
-    window: int
+    window: int  # jobs unanswered at most
+    refill: int  # once full, jobs answered before it is sent more
     pending: dict[int, K] = field(default_factory=dict)
     unsent: list[Job] = field(default_factory=list)
 
@@ -145,10 +147,11 @@ class ShardPool(Generic[K]):
         if not self._started.is_set():
             await self._started.wait()
         shard = self._least_busy()
-        while len(shard.pending) >= shard.window:
-            self._room.clear()
-            await self._room.wait()
-            shard = self._least_busy()
+        if len(shard.pending) >= shard.window:
+            while len(shard.pending) > shard.window - shard.refill:
+                self._room.clear()
+                await self._room.wait()
+                shard = self._least_busy()
         ident = self._next_id
         self._next_id += 1
         shard.pending[ident] = key
@@ -205,7 +208,8 @@ class ShardPool(Generic[K]):
         assert process.stdin is not None
         setup = ShardSetup(config, self._reach, logging.getLogger().getEffectiveLevel())
         process.stdin.write(frame(setup))
-        return _Shard(number, process, window=WINDOW_PER_REQUEST * config.concurrency)
+        window = WINDOW_PER_REQUEST * config.concurrency
+        return _Shard(number, process, window=window, refill=config.concurrency)
 
     async def _receive(self, shard: _Shard[K]) -> None:
         stdout = shard.process.stdout
