@@ -34,9 +34,10 @@ _MESSAGE_CHARS = 300
 class Timeouts:
     """How long a request may take.
 
-    `total_s` bounds the whole request, body included; `idle_s` bounds connecting and each
-    silence while reading (a server that stalls). None: `total_s` alone bounds them, which
-    spares two timers per request (aiohttp re-arms the read timer at each chunk).
+    `total_s` bounds the whole request, body included; `idle_s` bounds the answer's head
+    (connecting included) and then each silence while reading the body (a server that stalls).
+    None: `total_s` alone bounds them, which spares timers per request (aiohttp re-arms the
+    read timer at each chunk).
     """
 
     total_s: float
@@ -275,10 +276,15 @@ class HttpClient:
         extra = self._custom if self._custom and (hosts is None or host in hosts) else None
         if headers:
             extra = {**(extra or {}), **headers}
+        request = self._session.request(
+            method, url, allow_redirects=False, timeout=timeout, headers=extra
+        )
         try:
-            raw = await self._session.request(
-                method, url, allow_redirects=False, timeout=timeout, headers=extra
-            )
+            if timeouts.idle_s is None:
+                raw = await request
+            else:  # a head trickling in byte by byte never falls silent: bound it as a whole
+                async with asyncio.timeout(timeouts.idle_s):
+                    raw = await request
         except _TRANSLATED as exc:
             raise translate_error(exc) from exc
         return Response(raw)
