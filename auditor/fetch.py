@@ -24,6 +24,7 @@ from aiohttp.resolver import DefaultResolver
 
 from auditor.addresses import Reach, address_allowed, ip_literal, is_public_address
 from auditor.codes import Code
+from auditor.models import Finding
 
 # Encodings `auditor.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -45,12 +46,20 @@ class Timeouts:
 
 
 class FetchError(Exception):
-    """A request that got no usable answer; `code` is the finding to report (net.*)."""
+    """A request that got no usable answer; `code` is the finding to report (net.*).
 
-    def __init__(self, code: Code, message: str) -> None:
+    `detail` goes into the finding's detail (`given_up_after`: the host was not asked).
+    """
+
+    def __init__(self, code: Code, message: str, **detail: int) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.detail = detail
+
+    def finding(self, *, url: str) -> Finding:
+        """The finding to report for `url`."""
+        return Finding(self.code, self.message, url, None, dict(self.detail) or None)
 
 
 # Foreign exceptions -> finding codes, most specific class first (several are subclasses of

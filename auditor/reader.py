@@ -105,7 +105,7 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
     try:
         await document.read()
     except FetchError as error:
-        document.tally.add(finding(error.code, error.message, url=job.url))
+        document.tally.add(error.finding(url=job.url))
     except OSError as error:  # a local file that cannot be read
         document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
     document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
