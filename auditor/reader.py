@@ -6,6 +6,7 @@ children go to the tree as they are met; the document's own record goes out at i
 
 from __future__ import annotations
 
+import asyncio
 from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -270,6 +271,9 @@ class _Document:
                 ended = not chunk
                 for events in stream.feed(chunk) if chunk else stream.close():
                     await self._handle(events)
+                    # A chunk can hold thousands of index entries, and handling them awaits
+                    # nothing: let the checks in flight run between pieces (64 KiB each).
+                    await asyncio.sleep(0)
         finally:
             self.tally.bytes = stream.bytes
             self.tally.compressed = stream.compressed
