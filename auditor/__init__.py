@@ -3,9 +3,33 @@
 Library use: `await audit(AuditConfig(targets=(parse_target("https://example.com/", ...),)))`.
 """
 
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from auditor._version import __version__
-from auditor.config import AuditConfig
-from auditor.pipeline import AuditResult, audit
-from auditor.targets import Target, parse_target
+
+if TYPE_CHECKING:
+    from auditor.config import AuditConfig
+    from auditor.pipeline import AuditResult, audit
+    from auditor.targets import Target, parse_target
 
 __all__ = ["AuditConfig", "AuditResult", "Target", "__version__", "audit", "parse_target"]
+
+# Imported on first use (PEP 562): the package itself stays light, so that `python -m auditor`
+# reaches its entry point, which turns a Ctrl-C during the heavy imports into exit 3.
+_LAZY = {
+    "AuditConfig": "auditor.config",
+    "AuditResult": "auditor.pipeline",
+    "audit": "auditor.pipeline",
+    "Target": "auditor.targets",
+    "parse_target": "auditor.targets",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'auditor' has no attribute {name!r}")
+    return getattr(importlib.import_module(module), name)

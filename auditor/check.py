@@ -71,7 +71,7 @@ class Checker:
             try:
                 opened = await self._follower.open(loc, method=self._method)
             except FetchError as error:
-                found.append(finding(error.code, error.message, url=loc))
+                found.append(error.finding(url=loc))
                 return CheckResult(None, findings=tuple(found))
             if isinstance(opened, Refused):
                 return self._refused(opened, found)

@@ -24,6 +24,7 @@ from aiohttp.resolver import DefaultResolver
 
 from auditor.addresses import Reach, address_allowed, ip_literal, is_public_address
 from auditor.codes import Code
+from auditor.models import Finding
 
 # Encodings `auditor.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -34,9 +35,10 @@ _MESSAGE_CHARS = 300
 class Timeouts:
     """How long a request may take.
 
-    `total_s` bounds the whole request, body included; `idle_s` bounds connecting and each
-    silence while reading (a server that stalls). None: `total_s` alone bounds them, which
-    spares two timers per request (aiohttp re-arms the read timer at each chunk).
+    `total_s` bounds the whole request, body included; `idle_s` bounds the answer's head
+    (connecting included) and then each silence while reading the body (a server that stalls).
+    None: `total_s` alone bounds them, which spares timers per request (aiohttp re-arms the
+    read timer at each chunk).
     """
 
     total_s: float
@@ -44,12 +46,20 @@ class Timeouts:
 
 
 class FetchError(Exception):
-    """A request that got no usable answer; `code` is the finding to report (net.*)."""
+    """A request that got no usable answer; `code` is the finding to report (net.*).
 
-    def __init__(self, code: Code, message: str) -> None:
+    `detail` goes into the finding's detail (`given_up_after`: the host was not asked).
+    """
+
+    def __init__(self, code: Code, message: str, **detail: int) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
+        self.detail = detail
+
+    def finding(self, *, url: str) -> Finding:
+        """The finding to report for `url`."""
+        return Finding(self.code, self.message, url, None, dict(self.detail) or None)
 
 
 # Foreign exceptions -> finding codes, most specific class first (several are subclasses of
@@ -275,10 +285,15 @@ class HttpClient:
         extra = self._custom if self._custom and (hosts is None or host in hosts) else None
         if headers:
             extra = {**(extra or {}), **headers}
+        request = self._session.request(
+            method, url, allow_redirects=False, timeout=timeout, headers=extra
+        )
         try:
-            raw = await self._session.request(
-                method, url, allow_redirects=False, timeout=timeout, headers=extra
-            )
+            if timeouts.idle_s is None:
+                raw = await request
+            else:  # a head trickling in byte by byte never falls silent: bound it as a whole
+                async with asyncio.timeout(timeouts.idle_s):
+                    raw = await request
         except _TRANSLATED as exc:
             raise translate_error(exc) from exc
         return Response(raw)

@@ -11,12 +11,13 @@ import random
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+from auditor.breaker import GivenUp
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.fetch import FetchError, HttpClient, Response, Timeouts
 from auditor.gate import HostGate
-from auditor.models import AlreadyRead, Finding, Redirect, finding
+from auditor.models import AlreadyRead, Finding, Redirect
 from auditor.pacing import MAX_HOSTS
 from auditor.redirects import is_redirect, next_hop
 from auditor.retry import RETRY_STATUSES, backoff_s, retry_after_s
@@ -24,6 +25,8 @@ from auditor.urls import netloc_of, parse_http_url
 
 # A timeout or a reset before any byte of the answer is worth another try; a DNS miss is not.
 RETRY_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT})
+# No answer at all from the host: what the breaker counts (auditor.breaker).
+FAILURE_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT, Code.NET_DNS})
 # Answers by which a host says "too many requests": it slows down for every worker.
 THROTTLE_STATUSES = frozenset({429, 503})
 # RFC 9110 §15.5.6, §15.6.2: the server does not do HEAD; ask with GET, and keep asking so.
@@ -62,6 +65,15 @@ class Refused:
 
 
 HopCheck = Callable[[str], Finding | AlreadyRead | None]  # next hop's key -> a reason to stop
+
+
+class GivenUpError(FetchError):
+    """The host was given up by the breaker: the request was not sent (never retried)."""
+
+    def __init__(self, host: str, given_up: GivenUp) -> None:
+        n = given_up.failures
+        message = f"{host} given up after {n} network failures in a row; not requested"
+        super().__init__(given_up.code, message, given_up_after=n)
 
 
 class Follower:
@@ -117,7 +129,7 @@ class Follower:
                 if not chain:
                     raise
                 # The redirect was followed; where it leads gives no answer.
-                problem = finding(error.code, error.message, url=current)
+                problem = error.finding(url=current)
                 return Refused(problem, tuple(chain), elapsed_s)
             elapsed_s += waited_s
             if not is_redirect(response.status):
@@ -167,7 +179,7 @@ class Follower:
     ) -> tuple[Response, float]:
         """The answer, after retries and the host's pacing; and how long that answer took."""
         policy, clock, host = self._policy, self._clock, netloc_of(url)
-        verb, pacer = method.value.upper(), self._gate.pacer
+        verb, pacer, breaker = method.value.upper(), self._gate.pacer, self._gate.breaker
         attempt = 0
         while True:
             asked: float | None = None
@@ -175,14 +187,16 @@ class Follower:
             await self._gate.acquire(host)
             try:
                 started = clock.monotonic()
+                self._refuse_given_up(host, started)
                 response = await self._client.open(
                     url, timeouts=policy.timeouts, method=verb, headers=headers
                 )
                 elapsed_s = clock.monotonic() - started
             except FetchError as error:
-                if attempt >= policy.retries or error.code not in RETRY_CODES:
+                if not self._retryable(host, error) or attempt >= policy.retries:
                     raise
             else:
+                breaker.answered(host)
                 if response.status in THROTTLE_STATUSES:
                     asked = retry_after_s(response.headers.get("Retry-After"), now=clock.now())
                     pacer.throttled(host, clock.monotonic(), retry_after_s=asked)
@@ -206,3 +220,17 @@ class Follower:
             )
             await asyncio.sleep(delay)
             attempt += 1
+
+    def _refuse_given_up(self, host: str, now: float) -> None:
+        """Raise GivenUpError when the breaker gave the host up (and this is no probe)."""
+        given_up = self._gate.breaker.refuse(host, now)
+        if given_up is not None:
+            raise GivenUpError(host, given_up)
+
+    def _retryable(self, host: str, error: FetchError) -> bool:
+        """Count a failure with no answer for the breaker; whether another try may help."""
+        if isinstance(error, GivenUpError):
+            return False
+        if error.code in FAILURE_CODES:
+            self._gate.breaker.failed(host, error.code, self._clock.monotonic())
+        return error.code in RETRY_CODES

@@ -1,7 +1,8 @@
 """Per-host politeness at run time: `per_host` slots per host, each request paced.
 
 At most `per_host` requests to a host at once, each started only when the pacer allows
-(DESIGN §2 --per-host, --rate; the slow-down after 429/503).
+(DESIGN §2 --per-host, --rate; the slow-down after 429/503); the breaker gives up hosts that
+only fail (`auditor.breaker`).
 
 The slot is taken before the pacer is asked, so a request already waiting for a slot still
 sees a pause that a 429 set meanwhile. aiohttp's connector keeps the same limit as a backstop.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 
+from auditor.breaker import GIVE_UP_AFTER, Breaker
 from auditor.clock import Clock
 from auditor.pacing import Pacer
 
@@ -36,6 +38,8 @@ class HostGate:
 
     def __init__(self, pacer: Pacer, *, per_host: int, clock: Clock) -> None:
         self.pacer = pacer
+        # Twice the slots: every request in flight failing at once, retried, is no reason.
+        self.breaker = Breaker(threshold=max(GIVE_UP_AFTER, 2 * per_host))
         self._per_host = per_host
         self._clock = clock
         self._hosts: dict[str, _Slots] = {}  # a host's entry goes when its last slot is freed

@@ -37,6 +37,10 @@ _REPLACEMENT = "\ufffd".encode()
 # A value longer than this is cut here (its length is still reported): a hostile 50 MiB <loc>
 # must not be copied into entries, findings and the report. Far above any valid value.
 MAX_FIELD_CHARS = 8192
+# One piece of markup (a tag, comment, processing instruction) may span no more than this:
+# expat 2.5 scans an unfinished one again from its start at each chunk (quadratic: a 50 MiB
+# comment costs minutes of CPU). Text is not markup: expat hands it over as it comes.
+MAX_MARKUP_CHARS = 1 << 20
 # Distinct problems kept per entry (repeats are counted, not repeated); the rest are folded.
 MAX_ENTRY_PROBLEMS = 16
 _URL_FIELDS = {"loc": _LOC, "lastmod": _LASTMOD, "changefreq": _CHANGEFREQ, "priority": _PRIORITY}
@@ -266,9 +270,23 @@ class _XmlReader:
         self._text: list[str] | None = None
         self._text_chars = 0  # characters met in the field, kept or not
         self._cut = False  # a value of this entry was longer than MAX_FIELD_CHARS
+        self._markup_at = -1  # expat's byte index of the markup it is still waiting to end
+        self._stalled = 0  # characters fed since that markup began, at least
 
     def feed(self, text: str) -> None:
         self._parse(text, final=False)
+        # Outside callbacks, expat's byte index is where its unfinished markup begins.
+        at = self._parser.CurrentByteIndex
+        if at != self._markup_at:
+            self._markup_at, self._stalled = at, 0
+            return
+        self._stalled += len(text)
+        if self._stalled > MAX_MARKUP_CHARS and not self.done:
+            line = self._parser.CurrentLineNumber + self._line_offset
+            column = self._parser.CurrentColumnNumber
+            message = f"XML markup longer than {MAX_MARKUP_CHARS:,} characters (line {line})"
+            error = "markup too long"
+            self._stop(finding(Code.XML_MALFORMED, message, line=line, column=column, error=error))
 
     def close(self) -> None:
         self._parse("", final=True)

@@ -6,6 +6,7 @@ children go to the tree as they are met; the document's own record goes out at i
 
 from __future__ import annotations
 
+import asyncio
 from array import array
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -105,7 +106,7 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
     try:
         await document.read()
     except FetchError as error:
-        document.tally.add(finding(error.code, error.message, url=job.url))
+        document.tally.add(error.finding(url=job.url))
     except OSError as error:  # a local file that cannot be read
         document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
     document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
@@ -270,6 +271,9 @@ class _Document:
                 ended = not chunk
                 for events in stream.feed(chunk) if chunk else stream.close():
                     await self._handle(events)
+                    # A chunk can hold thousands of index entries, and handling them awaits
+                    # nothing: let the checks in flight run between pieces (64 KiB each).
+                    await asyncio.sleep(0)
         finally:
             self.tally.bytes = stream.bytes
             self.tally.compressed = stream.compressed

@@ -10,6 +10,7 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "auditor"
 PURE = {
     "auditor.addresses",
+    "auditor.breaker",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterable, Mapping
 from itertools import pairwise
 from xml.sax.saxutils import escape
@@ -25,6 +26,7 @@ from auditor.parse import (
     LEGACY_NS,
     MAX_ENTRY_PROBLEMS,
     MAX_FIELD_CHARS,
+    MAX_MARKUP_CHARS,
     SITEMAP_NS,
     SitemapParser,
     classify_root,
@@ -829,3 +831,45 @@ def test_a_huge_text_sitemap_line_is_cut_and_flagged() -> None:
         (MAX_FIELD_CHARS, True),
         (15, False),
     ]
+
+
+@pytest.mark.parametrize(
+    "opening",
+    [b"<!--", b"<?pi ", b'<url a="', b"<url "],
+    ids=["comment", "processing_instruction", "attribute", "tag"],
+)
+def test_markup_that_never_ends_is_refused_past_its_limit_in_linear_time(opening: bytes) -> None:
+    """expat 2.5 scans unfinished markup again at each chunk: 50 MiB of it took minutes."""
+    head = f'{_DECL}<urlset xmlns="{SITEMAP_NS}"><url><loc>https://example.com/a</loc></url>'
+    parser = SitemapParser()
+    events = parser.feed(head.encode() + opening)
+    started = time.monotonic()
+    fed = 0
+    while not parser.done and fed < 8 * MAX_MARKUP_CHARS:
+        events += parser.feed(b" " * 65536)
+        fed += 65536
+    events += parser.close()
+    assert time.monotonic() - started < 2.0
+    assert fed <= MAX_MARKUP_CHARS + 2 * 65536
+    [problem] = [event for event in events if isinstance(event, Finding)]
+    assert (problem.code, (problem.detail or {})["error"]) == (
+        Code.XML_MALFORMED,
+        "markup too long",
+    )
+    assert [event.loc for event in events if isinstance(event, UrlEntry)] == [
+        "https://example.com/a"
+    ]  # the entries before it are kept
+
+
+def test_long_text_and_markup_under_the_limit_are_read() -> None:
+    comment = b"<!--" + b"c" * (MAX_MARKUP_CHARS // 2) + b"-->"
+    loc = "https://example.com/" + "a" * (MAX_MARKUP_CHARS * 2)  # text: not markup
+    document = f'{_DECL}<urlset xmlns="{SITEMAP_NS}">'.encode() + comment
+    document += f"<url><loc>{loc}</loc></url></urlset>".encode()
+    parser = SitemapParser()
+    events = [
+        e for n in range(0, len(document), 65536) for e in parser.feed(document[n : n + 65536])
+    ]
+    events += parser.close()
+    assert [e.code for e in events if isinstance(e, Finding)] == []
+    assert len([e for e in events if isinstance(e, UrlEntry)]) == 1

@@ -102,6 +102,7 @@ def _write(path: Path, summary: Summary, run: RunMetrics) -> None:
         previous = ""
     registry = metrics_registry(summary, run, last_success_s=last_success(previous, run.target))
     try:
+        path.parent.mkdir(parents=True, exist_ok=True)  # as for every other output
         write_to_textfile(str(path), registry)
     except OSError as exc:
         raise ReportWriteError(f"cannot write the metrics {path}: {exc.strerror}") from exc
