@@ -34,7 +34,7 @@ _LENGTH = struct.Struct(">I")
 # worth of jobs again: one frame per many jobs, never one per job.
 WINDOW_PER_REQUEST = 3
 SEND_BATCH = 256  # jobs per frame at most (fewer when no job is waiting)
-CHILD_MODULE = "auditor.shard_child"
+CHILD_COMMAND: Sequence[str] = (sys.executable, "-m", "auditor.shard_child")
 
 # One job: (id, URL, origin). One result: (id, then CheckResult's fields in order).
 Job = tuple[int, str, str]
@@ -127,13 +127,13 @@ class ShardPool(Generic[K]):
         *,
         reach: Reach,
         emit: Callable[[list[tuple[K, CheckResult]]], Awaitable[None]],
-        command: Sequence[str] = (sys.executable, "-m", CHILD_MODULE),
+        command: Sequence[str] | None = None,
     ) -> None:
         """One child per configuration (`config.shard_configs`); `command` starts a child."""
         self._configs = configs
         self._reach = reach
         self._emit = emit
-        self._command = command
+        self._command = command or CHILD_COMMAND
         self._shards: list[_Shard[K]] = []
         self._started = asyncio.Event()
         self._room = asyncio.Event()  # set when a child answered: its window has room again
