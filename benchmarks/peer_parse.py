@@ -19,7 +19,9 @@ import warnings
 
 
 def usp(base: str) -> dict[str, object]:
-    from usp.tree import sitemap_tree_for_homepage  # noqa: PLC0415 - in the peers' venv only
+    from usp.tree import (  # type: ignore[import-not-found]  # noqa: PLC0415 - peers' venv
+        sitemap_tree_for_homepage,
+    )
 
     tree = sitemap_tree_for_homepage(f"{base}/", use_robots=True, use_known_paths=False)
     sitemaps = sum(1 for _ in tree.all_sitemaps())
@@ -27,7 +29,7 @@ def usp(base: str) -> dict[str, object]:
 
 
 def advertools(base: str) -> dict[str, object]:
-    import advertools as adv  # noqa: PLC0415 - in the peers' venv only
+    import advertools as adv  # type: ignore[import-not-found]  # noqa: PLC0415 - peers' venv
 
     frame = adv.sitemap_to_df(f"{base}/robots.txt")
     locs = frame["loc"].notna().sum() if "loc" in frame else 0

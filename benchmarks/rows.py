@@ -135,7 +135,7 @@ def printed_json(measured: Measured, verdict: Verdict) -> dict[str, object] | No
     return answer
 
 
-def judge_printed(measured: Measured, ctx: Context, *, wanted: dict[str, object]) -> Verdict:
+def judge_printed(measured: Measured, *, wanted: dict[str, object]) -> Verdict:
     """A child's printed counts against `wanted` (its "urls" is the row's count)."""
     verdict = Verdict()
     if measured.exit_code != 0:
@@ -164,7 +164,7 @@ def bare_final(want: Expected) -> dict[str, int]:
 
 def judge_bare_parse(measured: Measured, ctx: Context) -> Verdict:
     wanted: dict[str, object] = {"urls": ctx.expected.urls, "sitemaps": ctx.expected.sitemaps}
-    return judge_printed(measured, ctx, wanted=wanted)
+    return judge_printed(measured, wanted=wanted)
 
 
 def judge_bare_check(measured: Measured, ctx: Context) -> Verdict:
@@ -175,7 +175,7 @@ def judge_bare_check(measured: Measured, ctx: Context) -> Verdict:
         "by_status_class": want.by_status_class,
         "final": bare_final(want),
     }
-    return judge_printed(measured, ctx, wanted=wanted)
+    return judge_printed(measured, wanted=wanted)
 
 
 # --- the peers -----------------------------------------------------------------------------
@@ -186,7 +186,7 @@ def peer_command(ctx: Context, peer: str) -> list[str]:
 
 
 def judge_peer_parse(measured: Measured, ctx: Context) -> Verdict:
-    return judge_printed(measured, ctx, wanted={"urls": ctx.expected.urls})
+    return judge_printed(measured, wanted={"urls": ctx.expected.urls})
 
 
 def lychee_command(ctx: Context) -> list[str]:

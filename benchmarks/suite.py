@@ -14,7 +14,7 @@ table of medians, min-max and same-round ratios, and issue 7's targets), suite-<
 run) and two plots of the parse rows against the URL count. Exits 1 when a run was wrong.
 
 Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plots); check 20k
-and 200k (3 rounds each). Quick mode: parse 100k (2) and 250k (1); check 20k (2).
+(3 rounds) and 200k (2). Quick mode: parse 100k (2) and 250k (1); check 20k (2).
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ FULL = (
     Task(TaskKind.PARSE, 250_000, 1),
     Task(TaskKind.PARSE, 500_000, 1),
     Task(TaskKind.CHECK, 20_000, 3),
-    Task(TaskKind.CHECK, 200_000, 3),
+    Task(TaskKind.CHECK, 200_000, 2),  # the longest task: 2 rounds keep full mode < 30 min
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
@@ -194,10 +194,7 @@ def versions(auditor: Path) -> dict[str, str]:
         peers = subprocess.run(
             [str(PEERS / "python"), "-c", script], capture_output=True, text=True, check=False
         )
-        for name, version in zip(
-            ("usp", "advertools", "lychee"), peers.stdout.split(), strict=False
-        ):
-            found[name] = version
+        found |= dict(zip(("usp", "advertools", "lychee"), peers.stdout.split(), strict=False))
     return found
 
 
@@ -254,16 +251,81 @@ def run_rounds(
     return runs
 
 
+TABLE_NOTE = (
+    "Medians (min-max) over the rounds. URLs/s: the tree's URLs over the wall time of the whole "
+    "child (start-up, discovery, parsing, checks, reports). Peak RSS: the summed RSS of the "
+    "child's process tree, sampled at 50 Hz. CPU s: user + sys of the child and its waited-for "
+    "descendants. Server CPU s: the server's processes meanwhile. Other CPU s: the rest of the "
+    "machine meanwhile (noise when well above 0). The ratios are of URLs/s to the named row's "
+    "in the same round."
+)
+
+
+def write_results(
+    runs: list[Run],
+    tasks: tuple[Task, ...],
+    *,
+    expected: dict[str, Expected],
+    env: dict[str, object],
+    skipped: list[str],
+    args: argparse.Namespace,
+) -> str:
+    """RESULTS-<mode>.md, suite-<mode>.json and the plots under --results; the markdown."""
+    mode = env["mode"]
+    order = [
+        (t.name, row.name, row.references) for t in tasks for row in ROWS if row.kind is t.kind
+    ]
+    parse_tasks = sorted((t for t in tasks if t.kind is TaskKind.PARSE), key=lambda t: t.urls)
+    check_tasks = [task.name for task in tasks if task.kind is TaskKind.CHECK]
+    found = targets(
+        runs,
+        parse_task=parse_tasks[-1].name if parse_tasks else "-",
+        small_parse_task=parse_tasks[0].name if len(parse_tasks) > 1 else None,
+        check_tasks=check_tasks or ["-"],
+        cores=CORES,
+    )
+    details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
+    text = "\n\n".join(
+        [
+            f"# Benchmark suite, {mode} mode",
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {details}.",
+            table(runs, order),
+            TABLE_NOTE,
+            targets_table(found),
+            *(["Skipped: " + "; ".join(skipped)] if skipped else []),
+        ]
+    )
+    args.results.mkdir(parents=True, exist_ok=True)
+    (args.results / f"RESULTS-{mode}.md").write_text(text + "\n")
+    results = {
+        "suite": "benchmarks/suite.py",
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "environment": env | {"platform": platform.platform()},
+        "tasks": [asdict(task) | {"name": task.name} for task in tasks],
+        "expected": {name: asdict(counts) for name, counts in expected.items()},
+        "skipped": skipped,
+        "summary": summarise(runs, order),
+        "targets": [asdict(target) | {"status": target.status} for target in found],
+        "runs": [asdict(run) | {"ok": run.ok, "urls_per_s": run.urls_per_s} for run in runs],
+    }
+    (args.results / f"suite-{mode}.json").write_text(json.dumps(results, indent=2) + "\n")
+    names = [task.name for task in parse_tasks]
+    plots = plot(runs, tasks=names, rows=PARSE_ROWS, folder=args.results, prefix=f"{mode}-")
+    written = [f"RESULTS-{mode}.md", f"suite-{mode}.json", *(path.name for path in plots)]
+    return text + f"\n\nwritten under {args.results}: {', '.join(written)}"
+
+
 def main() -> int:
     started = time.monotonic()
     args = parse_args()
     if args.setup:
         subprocess.run(["sh", str(HERE / "setup.sh"), sys.executable], check=True)
-    tasks = QUICK if args.quick else FULL
-    if args.rounds:
-        tasks = tuple(Task(task.kind, task.urls, args.rounds) for task in tasks)
-    mode = "quick" if args.quick else "full"
     rows, skipped = runnable(ROWS, args.only, args.auditor)
+    tasks = tuple(
+        Task(task.kind, task.urls, args.rounds or task.rounds)
+        for task in (QUICK if args.quick else FULL)
+        if any(row.kind is task.kind for row in rows)
+    )
     args.data.mkdir(parents=True, exist_ok=True)
     taken: set[int] = set()
     trees = {urls: prepare_tree(args.data, urls, taken) for urls in sorted({t.urls for t in tasks})}
@@ -275,9 +337,10 @@ def main() -> int:
     if args.server == "nginx" and not server.name.startswith("nginx"):
         server.stop()
         raise SystemExit("nginx is not installed (run benchmarks/setup.sh as root)")
-    env = {"code": code_state(), "cores": CORES, "server": server.name} | versions(args.auditor)
-    print(f"server: {server.name}, pids {server.pids}", flush=True)
-    print(f"code at {env['code']}, {CORES} cores, C = {args.concurrency}, mode {mode}", flush=True)
+    env: dict[str, object] = {"mode": "quick" if args.quick else "full", "code": code_state()}
+    env |= {"cores": CORES, "server": server.name, "concurrency": args.concurrency}
+    env |= versions(args.auditor)
+    print(", ".join(f"{key} {value}" for key, value in env.items()), flush=True)
     for line in skipped:
         print(f"SKIPPED {line}", flush=True)
     warm_up(args.auditor)
@@ -285,71 +348,9 @@ def main() -> int:
         runs = run_rounds(tasks, trees, rows, server, args)
     finally:
         server.stop()
-    order = [
-        (task.name, row.name, row.references)
-        for task in tasks
-        for row in ROWS
-        if row.kind is task.kind
-    ]
-    parse_tasks = [task for task in tasks if task.kind is TaskKind.PARSE]
-    check_tasks = [task for task in tasks if task.kind is TaskKind.CHECK]
-    biggest = max(parse_tasks, key=lambda task: task.urls)
-    smallest = min(parse_tasks, key=lambda task: task.urls)
-    found = targets(
-        runs,
-        parse_task=biggest.name,
-        small_parse_task=smallest.name if smallest != biggest else None,
-        check_task=check_tasks[0].name,
-        big_check_task=check_tasks[-1].name,
-        cores=CORES,
-    )
-    elapsed_s = time.monotonic() - started
-    text = "\n\n".join(
-        [
-            f"# Benchmark suite, {mode} mode",
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; code {env['code']}; "
-            f"{CORES} cores; server {server.name}; C = {args.concurrency}; "
-            + ", ".join(f"{k} {v}" for k, v in env.items() if k not in ("code", "cores", "server"))
-            + f"; the suite took {elapsed_s / 60:.1f} min.",
-            table(runs, order),
-            "Medians (min-max) over the rounds. URLs/s: the tree's URLs over the wall time of the "
-            "whole child (start-up, discovery, parsing, checks, reports). Peak RSS: the summed RSS "
-            "of the child's process tree, sampled at 50 Hz. CPU s: user + sys of the child and "
-            "its waited-for descendants. Server CPU s: the server's processes meanwhile. Other "
-            "CPU s: the rest of the machine meanwhile (noise when well above 0). The ratios are "
-            "of URLs/s to the named row's in the same round.",
-            targets_table(found),
-            *(["Skipped: " + "; ".join(skipped)] if skipped else []),
-        ]
-    )
-    args.results.mkdir(parents=True, exist_ok=True)
-    (args.results / f"RESULTS-{mode}.md").write_text(text + "\n")
-    results = {
-        "suite": "benchmarks/suite.py",
-        "mode": mode,
-        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
-        "elapsed_s": elapsed_s,
-        "environment": env | {"platform": platform.platform(), "concurrency": args.concurrency},
-        "tasks": [asdict(task) | {"name": task.name} for task in tasks],
-        "expected": {task.name: asdict(trees[task.urls].expected) for task in tasks},
-        "skipped": skipped,
-        "summary": summarise(runs, order),
-        "targets": [asdict(target) | {"status": target.status} for target in found],
-        "runs": [asdict(run) | {"ok": run.ok, "urls_per_s": run.urls_per_s} for run in runs],
-    }
-    (args.results / f"suite-{mode}.json").write_text(json.dumps(results, indent=2) + "\n")
-    plots = plot(
-        runs,
-        tasks=[task.name for task in parse_tasks],
-        rows=PARSE_ROWS,
-        folder=args.results,
-        prefix=f"{mode}-",
-    )
-    print("\n" + text + "\n")
-    print(
-        f"written: {args.results / f'RESULTS-{mode}.md'}, suite-{mode}.json, "
-        + ", ".join(path.name for path in plots)
-    )
+    env["minutes"] = round((time.monotonic() - started) / 60, 1)
+    expected = {task.name: trees[task.urls].expected for task in tasks}
+    print("\n" + write_results(runs, tasks, expected=expected, env=env, skipped=skipped, args=args))
     return 0 if all(run.ok for run in runs) else 1
 
 
