@@ -6,10 +6,10 @@ URL n of the tree is, by n % 1000 (and n // 1000 for the rare kinds):
   0-19   /e404/n   404                                       (2%)
   20-24  /e500/n   500                                       (0.5%)
   25-48  /rHK/n    a redirect chain of H = 1, 2 or 3 hops to /p/n, K = p (301) or t (302)
-  49     /loop/a/n a 302 loop (/loop/a/n -> /loop/b/n -> /loop/a/n), one in ten thousands
-  50     http://localhost:PORT/p/n, 200: another host than the sitemap's, one in two thousands
+  49     /loop/a/n a 302 loop (/loop/a/n -> /loop/b/n -> /loop/a/n), one in ten thousand
+  50     http://localhost:PORT/p/n, 200: another host than the sitemap's, one in two thousand
   else   /p/n      200, a small HTML page
-The children are most gzipped (sitemaps/sitemap-NN.xml.gz, served as plain files); one in five
+Most children are gzipped (sitemaps/sitemap-NN.xml.gz, served as plain files); one in five
 is plain XML. expected.json (written last: a tree with it is complete) holds the counts every
 tool should give; `expected_counts()` computes them without writing anything.
 """

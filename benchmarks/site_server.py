@@ -18,6 +18,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from measure import descendants
 from site_gen import OFF_HOST
 
 HERE = Path(__file__).resolve().parent
@@ -169,8 +170,6 @@ class Server:
 
     def refresh_pids(self) -> None:
         """The master and its workers (nginx) or the one process (aiohttp)."""
-        from measure import descendants  # noqa: PLC0415 - a sibling script, imported late
-
         self.pids = descendants(self.process.pid)
 
     def stop(self) -> None:
