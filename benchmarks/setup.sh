@@ -12,7 +12,7 @@ PEERS="$HERE/.venv-peers"
 if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     if [ "$(id -u)" = 0 ]; then
         apt-get update -qq
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx-light \
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends nginx
         # The suite starts its own nginx on 127.0.0.1; the packaged service is not wanted.
         if command -v service >/dev/null 2>&1; then service nginx stop >/dev/null 2>&1 || true; fi
     else

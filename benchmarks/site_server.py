@@ -198,7 +198,8 @@ def start_server(
         name = f"nginx {version.stderr.strip().rsplit('/', 1)[-1]} ({nginx})"
         argv = [nginx, "-p", str(work), "-c", str(conf), "-e", str(work / "error.log")]
     else:
-        name = "aiohttp (benchmarks/serve_site.py; nginx not found)"
+        why = "nginx not found" if prefer_nginx else "--server aiohttp"
+        name = f"aiohttp (benchmarks/serve_site.py; {why})"
         argv = [sys.executable, str(HERE / "serve_site.py"), "--log", str(log)]
         argv += [f"{root}:{port}" for root, port in trees]
     errors = work / "server-stderr.txt"
