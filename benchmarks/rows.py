@@ -21,7 +21,7 @@ from site_gen import Expected
 HERE = Path(__file__).resolve().parent
 AUDITOR = Path(sys.executable).parent / "sitemap-audit"
 PEERS = HERE / ".venv-peers" / "bin"
-CORES = os.cpu_count() or 1
+CORES = len(os.sched_getaffinity(0))  # the cores this process may use: --workers' default
 
 
 class TaskKind(StrEnum):

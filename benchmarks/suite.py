@@ -20,6 +20,7 @@ Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plot
 from __future__ import annotations
 
 import argparse
+import fcntl
 import json
 import platform
 import shutil
@@ -327,6 +328,11 @@ def main() -> int:
         if any(row.kind is task.kind for row in rows)
     )
     args.data.mkdir(parents=True, exist_ok=True)
+    lock = (args.data / ".lock").open("w")  # held until exit: one suite per --data at a time
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another suite is running on {args.data} (use another --data)") from None
     taken: set[int] = set()
     trees = {urls: prepare_tree(args.data, urls, taken) for urls in sorted({t.urls for t in tasks})}
     server = start_server(
