@@ -1,0 +1,279 @@
+"""The suite's results: runs added up into medians, min-max and same-round ratios; the table,
+the targets of issue 7, and the plots. Pure but for plot() (matplotlib, writes PNG files).
+"""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+from typing import assert_never
+
+
+@dataclass(slots=True)
+class Run:
+    """One row of one task in one round, measured and judged."""
+
+    task: str
+    urls: int  # the tree's size
+    row: str
+    round: int
+    wall_s: float
+    cpu_s: float
+    peak_rss_mb: float
+    max_rss_mb: float
+    processes: int
+    server_cpu_s: float
+    other_cpu_s: float
+    exit_code: int
+    counted: int = -1  # the URLs the row says it handled
+    problems: list[str] = field(default_factory=list)
+    details: dict[str, object] = field(default_factory=dict)
+    server_requests: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def urls_per_s(self) -> float:
+        return self.urls / self.wall_s if self.ok and self.wall_s > 0 else 0.0
+
+
+def spread(values: Sequence[float], fmt: str) -> str:
+    """`median (min-max)`, or the one value, or "-". Pure."""
+    if not values:
+        return "-"
+    median = format(statistics.median(values), fmt)
+    if len(values) == 1:
+        return median
+    return f"{median} ({format(min(values), fmt)}-{format(max(values), fmt)})"
+
+
+def stats(values: Sequence[float]) -> dict[str, float] | None:
+    if not values:
+        return None
+    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
+
+
+def ratios(runs: Sequence[Run], task: str, row: str, reference: str) -> list[float]:
+    """Per round: this row's URLs/s over the reference's in the same task, both right. Pure."""
+    found = []
+    for number in sorted({run.round for run in runs if run.task == task}):
+        mine = [r for r in runs if (r.task, r.row, r.round) == (task, row, number) and r.ok]
+        ref = [r for r in runs if (r.task, r.row, r.round) == (task, reference, number) and r.ok]
+        if mine and ref:
+            found.append(mine[0].urls_per_s / ref[0].urls_per_s)
+    return found
+
+
+# Columns of the table and of the JSON summary: name, attribute of a run, format.
+COLUMNS = (
+    ("wall s", "wall_s", ".2f"),
+    ("URLs/s", "urls_per_s", ",.0f"),
+    ("peak RSS MB", "peak_rss_mb", ".0f"),
+    ("CPU s", "cpu_s", ".1f"),
+    ("server CPU s", "server_cpu_s", ".1f"),
+    ("other CPU s", "other_cpu_s", ".1f"),
+)
+
+
+def values(runs: Sequence[Run], attribute: str) -> list[float]:
+    return [float(getattr(run, attribute)) for run in runs if run.ok]
+
+
+def cells_of(runs: Sequence[Run], task: str | None, row: str) -> list[Run]:
+    return [run for run in runs if run.task == task and run.row == row]
+
+
+def summarise(
+    runs: Sequence[Run], order: Sequence[tuple[str, str, tuple[str, ...]]]
+) -> list[dict[str, object]]:
+    """One entry per (task, row, references) of `order` that ran. Pure."""
+    found = []
+    for task, row, references in order:
+        mine = cells_of(runs, task, row)
+        if not mine:
+            continue
+        entry: dict[str, object] = {
+            "task": task,
+            "row": row,
+            "urls": mine[0].urls,
+            "runs": len(mine),
+            "ok": sum(run.ok for run in mine),
+        }
+        entry |= {attribute: stats(values(mine, attribute)) for _, attribute, _ in COLUMNS}
+        entry["vs"] = {
+            reference: {
+                "per_round": (per_round := ratios(runs, task, row, reference)),
+                "stats": stats(per_round),
+            }
+            for reference in references
+        }
+        found.append(entry)
+    return found
+
+
+def table(runs: Sequence[Run], order: Sequence[tuple[str, str, tuple[str, ...]]]) -> str:
+    """The markdown table: medians (min-max) over the rounds; ratios per round to the refs."""
+    names = [name for name, _, _ in COLUMNS]
+    lines = [
+        "| task | row | ok | " + " | ".join(names) + " | URLs/s vs (same round) |",
+        "|---|---|---|" + "---:|" * len(names) + "---|",
+    ]
+    for task, row, references in order:
+        mine = cells_of(runs, task, row)
+        if not mine:
+            continue
+        cells = [task, row, f"{sum(run.ok for run in mine)}/{len(mine)}"]
+        cells += [spread(values(mine, attribute), fmt) for _, attribute, fmt in COLUMNS]
+        versus = []
+        for reference in references:
+            per_round = ratios(runs, task, row, reference)
+            if per_round:
+                versus.append(f"{spread(per_round, '.2f')}x {reference}")
+        cells.append("; ".join(versus) or "-")
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+class Bound(StrEnum):
+    """How a target's value must compare with its limit."""
+
+    AT_LEAST = ">="
+    BELOW = "<"
+    AT_MOST = "<="
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One of issue 7's targets, and whether this run met it."""
+
+    text: str
+    value: float | None
+    bound: Bound
+    limit: float
+
+    @property
+    def status(self) -> str:
+        if self.value is None:
+            return "not measured"
+        match self.bound:
+            case Bound.AT_LEAST:
+                met = self.value >= self.limit
+            case Bound.BELOW:
+                met = self.value < self.limit
+            case Bound.AT_MOST:
+                met = self.value <= self.limit
+            case _:
+                assert_never(self.bound)
+        return "met" if met else "MISSED"
+
+
+def _median(found: Sequence[float]) -> float | None:
+    return statistics.median(found) if found else None
+
+
+def targets(
+    runs: Sequence[Run],
+    *,
+    parse_task: str,
+    small_parse_task: str | None,
+    check_tasks: Sequence[str],
+    cores: int,
+) -> list[Target]:
+    """Issue 7's targets (2-core machine), from the medians of this run. Pure."""
+
+    def ratio(task: str, row: str, ref: str) -> float | None:
+        return _median(ratios(runs, task, row, ref))
+
+    def rss(task: str | None, row: str) -> float | None:
+        return _median(values(cells_of(runs, task, row), "peak_rss_mb")) if task else None
+
+    parse, wide = "auditor --no-check", f"auditor get w{cores}"
+    big, small = rss(parse_task, parse), rss(small_parse_task, parse)
+    growth = big / small if big is not None and small else None
+    found = [
+        Target(
+            f"{parse_task}: auditor / bare parse",
+            ratio(parse_task, parse, "bare parse"),
+            Bound.AT_LEAST,
+            0.75,
+        ),
+        Target(
+            f"{parse_task}: auditor / usp", ratio(parse_task, parse, "usp"), Bound.AT_LEAST, 1.6
+        ),
+        Target(f"{parse_task}: auditor peak RSS MB", big, Bound.BELOW, 120),
+        Target(f"auditor peak RSS, {parse_task} / {small_parse_task}", growth, Bound.AT_MOST, 1.5),
+    ]
+    for task in check_tasks:
+        found += [
+            Target(
+                f"{task}: auditor get w1 / bare check",
+                ratio(task, "auditor get w1", "bare check"),
+                Bound.AT_LEAST,
+                0.9,
+            ),
+            Target(f"{task}: {wide} / lychee", ratio(task, wide, "lychee"), Bound.AT_LEAST, 1.0),
+        ]
+    found.append(
+        Target(
+            f"{check_tasks[-1]}: {wide} peak RSS MB (all processes)",
+            rss(check_tasks[-1], wide),
+            Bound.BELOW,
+            150,
+        )
+    )
+    return found
+
+
+def targets_table(found: Sequence[Target]) -> str:
+    lines = ["| target | this run | limit | |", "|---|---:|---:|---|"]
+    for target in found:
+        shown = "-" if target.value is None else f"{target.value:.2f}"
+        limit = f"{target.bound.value} {target.limit:g}"
+        lines.append(f"| {target.text} | {shown} | {limit} | {target.status} |")
+    return "\n".join(lines)
+
+
+def plot(
+    runs: Sequence[Run], *, tasks: Sequence[str], rows: Sequence[str], folder: Path, prefix: str
+) -> list[Path]:
+    """Throughput and peak RSS of the parse rows against the URL count (PNG files)."""
+    import matplotlib as mpl  # noqa: PLC0415 - only when plotting
+
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    written = []
+    for attribute, label, name in (
+        ("urls_per_s", "URLs/s (median)", "parse_throughput.png"),
+        ("peak_rss_mb", "peak RSS, MB (median, whole process tree)", "parse_peak_rss.png"),
+    ):
+        figure, axes = plt.subplots(figsize=(7, 4.5))
+        for row in rows:
+            points = []
+            for task in tasks:
+                mine = cells_of(runs, task, row)
+                found = values(mine, attribute)
+                if found:
+                    points.append((mine[0].urls, statistics.median(found)))
+            if points:
+                points.sort()
+                xs, ys = zip(*points, strict=True)
+                axes.plot(xs, ys, marker="o", label=row)
+        axes.set_xscale("log")
+        axes.set_xlabel("URLs in the tree")
+        axes.set_ylabel(label)
+        axes.set_title(f"Parse (+ validate for the auditor): {label.split(',')[0].split(' (')[0]}")
+        axes.grid(visible=True, which="both", alpha=0.3)
+        if points_drawn := axes.get_lines():
+            axes.legend(handles=points_drawn)
+        figure.tight_layout()
+        path = folder / f"{prefix}{name}"
+        figure.savefig(path, dpi=110)
+        plt.close(figure)
+        written.append(path)
+    return written

