@@ -27,6 +27,9 @@ _HARMLESS_LINE = re.compile(
     r"\s*(?:#.*|(?:user-?agent|allow|sitemap|crawl-delay|host)\s*:.*|disallow\s*:\s*(?:#.*)?)?",
     re.IGNORECASE,
 )
+# A Disallow of plain characters: protego's quoting leaves it, and the start of a path without
+# `%`, as they are, so "this path starts with none of them" is its answer too.
+_PLAIN_DISALLOW = re.compile(r"\s*disallow\s*:\s*([A-Za-z0-9/_.~-]+)\s*(?:#.*)?", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,11 +50,24 @@ class RobotsTxt:
     sitemaps: tuple[SitemapLine, ...]
     sitemap_keys: frozenset[str]  # the normalised URLs of `sitemaps`, for cross-submission
     rules: Protego | None
-    may_block: bool = True  # False: no line of it can forbid a URL
+    # The Disallow values of every group when all are plain (a URL whose path starts with none
+    # of them is allowed, whatever its group); None: protego decides every URL.
+    blocking: tuple[str, ...] | None = None
+
+    @property
+    def may_block(self) -> bool:
+        """Whether any line of it can forbid a URL."""
+        return self.blocking != ()
 
     def allows(self, url: str, agent: str = SEARCH_ENGINE_AGENT) -> bool:
         """Whether `agent` (its group, else `*`) may fetch `url` (longest match, `*` and `$`)."""
-        return self.rules is None or not self.may_block or bool(self.rules.can_fetch(url, agent))
+        if self.rules is None or self.blocking == ():
+            return True
+        if self.blocking is not None:
+            path = _plain_path(url)
+            if path is not None and not path.startswith(self.blocking):
+                return True  # checked once per URL: most sites forbid a few folders, plainly
+        return bool(self.rules.can_fetch(url, agent))
 
     def names_any(self, keys: frozenset[str]) -> bool:
         """Whether a `Sitemap:` line names one of these normalised URLs (cross-submission)."""
@@ -85,9 +101,32 @@ def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
             continue
         lines.append(SitemapLine(number, value, urljoin(url, value), relative=True))
         keys.add(resolved.key)
-    may_block = any(_HARMLESS_LINE.fullmatch(line) is None for line in text.splitlines())
     kept = Protego.parse(text) if rules else None
-    return RobotsTxt(url, tuple(lines), frozenset(keys), kept, may_block=may_block)
+    return RobotsTxt(url, tuple(lines), frozenset(keys), kept, blocking=_blocking(text))
+
+
+def _blocking(text: str) -> tuple[str, ...] | None:
+    """The plain Disallow values of the file; None when some line may forbid otherwise."""
+    found: list[str] = []
+    for line in text.splitlines():
+        if _HARMLESS_LINE.fullmatch(line) is not None:
+            continue
+        plain = _PLAIN_DISALLOW.fullmatch(line)
+        if plain is None:
+            return None
+        found.append(plain[1])
+    return tuple(found)
+
+
+def _plain_path(url: str) -> str | None:
+    """What follows the authority of an absolute URL, from its first `/`.
+
+    None without one, or with a `%` (percent-encoding is protego's to decode).
+    """
+    start = url.find("/", url.find("//") + 2)
+    if start < 0 or "%" in url:
+        return None
+    return url[start:]
 
 
 @dataclass(frozen=True, slots=True)

@@ -264,7 +264,7 @@ ROWS = (
     Row(
         "auditor get w1",
         _C,
-        _auditor_check("--method", "get", "--workers", "1"),
+        _auditor_check("--method", "get", "--workers", "1", "--loop", "asyncio"),
         _checks,
         ("bare check",),
         ("--workers",),
@@ -272,10 +272,10 @@ ROWS = (
     Row(
         "auditor head-first w1",
         _C,
-        _auditor_check("--method", "auto", "--workers", "1"),
+        _auditor_check("--method", "auto", "--workers", "1", "--loop", "asyncio"),
         _checks,
         ("bare check", "auditor get w1"),
-        ("--workers",),
+        ("--workers", "--loop"),
     ),
     Row(
         "auditor uvloop w1",
@@ -291,7 +291,7 @@ ROWS = (
         _auditor_check("--method", "get", "--workers", str(CORES)),
         _checks,
         ("lychee", "bare check"),
-        ("--workers",),
+        ("--workers", "--loop"),
     ),
     Row("lychee", _C, lychee_command, judge_lychee, ("bare check",)),
 )
