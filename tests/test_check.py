@@ -170,7 +170,10 @@ async def test_rate_spaces_requests_to_a_host(tmp_path: Path) -> None:
         await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, rate=20.0)
     gaps = [later - earlier for earlier, later in itertools.pairwise(times)]
     assert len(times) == 6
-    assert min(gaps) > 0.04  # 1/20 s, less the server's own clock jitter
+    # 1/20 s apart as sent; as seen by a server sharing the test's loop, one late arrival
+    # shortens the next gap, never the span.
+    assert times[-1] - times[0] > 5 * 0.05 * 0.95
+    assert min(gaps) > 0.02
 
 
 async def test_a_429_slows_the_host_down_for_every_worker(tmp_path: Path) -> None:
