@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import json
 import signal
@@ -11,6 +12,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
+import pytest
 from aiohttp import web
 
 from auditor.codes import Code
@@ -105,14 +107,20 @@ async def test_include_exclude_and_sample_choose_what_is_requested(tmp_path: Pat
     assert len(sampled.report["urls"]) == 20
 
 
-async def test_per_host_limit_holds_and_concurrency_is_used(tmp_path: Path) -> None:
-    in_flight, most = 0, 0
+@pytest.mark.parametrize("workers", [1, 2])  # 2: the limit holds across checker processes
+async def test_per_host_limit_holds_and_concurrency_is_used(tmp_path: Path, workers: int) -> None:
+    in_flight, most, limit = 0, 0, 0
+    full = asyncio.Event()  # the limit was reached: answers are held until then (at most 2 s)
 
     async def page(request: web.Request) -> web.StreamResponse:
         nonlocal in_flight, most
         in_flight += 1
         most = max(most, in_flight)
-        await asyncio.sleep(0.05)
+        if in_flight >= limit:
+            full.set()
+        with contextlib.suppress(TimeoutError):  # a late checker process does not hang it
+            await asyncio.wait_for(full.wait(), timeout=2.0)
+        await asyncio.sleep(0.01)
         in_flight -= 1
         return web.Response(text="ok")
 
@@ -121,11 +129,12 @@ async def test_per_host_limit_holds_and_concurrency_is_used(tmp_path: Path) -> N
         return {"/s.xml": xml_page(urlset(locs)), **{f"/p/{n}": page for n in range(24)}}
 
     async with serve(routes) as served:
-        await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, per_host=3)
-        assert most == 3
-        most = 0
-        await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, per_host=12)
-        assert most == 12
+        target = f"{served.base}/s.xml"
+        for limit in (3, 12):
+            most = 0
+            full.clear()
+            await run_audit(tmp_path, target, no_check=False, per_host=limit, workers=workers)
+            assert most == limit  # never more; and with 2 processes, both were busy at once
 
 
 async def test_per_host_counts_a_request_until_its_body_is_read(tmp_path: Path) -> None:

@@ -107,32 +107,6 @@ async def test_checker_processes_give_the_same_answers_on_the_demo(tmp_path: Pat
     assert len(codes) > 10  # the demo's failures did go through the children
 
 
-async def test_per_host_and_concurrency_hold_in_total(tmp_path: Path) -> None:
-    in_flight, most = 0, 0
-
-    async def page(request: web.Request) -> web.StreamResponse:
-        nonlocal in_flight, most
-        in_flight += 1
-        most = max(most, in_flight)
-        await asyncio.sleep(0.05)
-        in_flight -= 1
-        return web.Response(text="ok")
-
-    def routes(base: str) -> dict[str, Route]:
-        locs = [url(f"{base}/p/{n}") for n in range(40)]
-        return {"/s.xml": xml_page(urlset(locs)), **{f"/p/{n}": page for n in range(40)}}
-
-    async with serve(routes) as served:
-        audited = await run_audit(
-            tmp_path, f"{served.base}/s.xml", no_check=False, per_host=4, workers=2
-        )
-        assert most == 4  # both processes were busy, and never more than 4 together
-        most = 0
-        await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, concurrency=3, workers=2)
-        assert most == 3
-    assert audited.report["summary"]["by_status_class"] == {"2xx": 40}
-
-
 async def test_rate_holds_in_total(tmp_path: Path) -> None:
     times: list[float] = []
 
