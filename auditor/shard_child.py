@@ -8,6 +8,7 @@ closes their stdin, on the way out).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import random
@@ -25,6 +26,7 @@ from auditor.workers import CheckLoop
 SPARE_CONNECTIONS = 1
 # Results written and not yet taken by the parent, before the workers wait for it.
 MAX_UNSENT_BYTES = 1 << 20
+PARENT_POLL_S = 0.5  # how often a child looks whether the audit's process is still there
 
 
 def main() -> None:
@@ -75,9 +77,9 @@ async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) ->
     unsent: list[PackedResult] = []
 
     def flush() -> None:
-        if unsent:
+        if unsent and not writer.transport.is_closing():
             writer.write(frame(unsent))
-            unsent.clear()
+        unsent.clear()
 
     async def send(pairs: list[tuple[int, CheckResult]]) -> None:
         # Results of one turn of the loop leave in one frame, at its end.
@@ -90,23 +92,54 @@ async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) ->
     async with client:
         parts = followers(config, client, clock=SystemClock(), rng=random.Random())  # noqa: S311
         checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=send)
-        async with asyncio.TaskGroup() as group:
-            group.create_task(checks.run())
-            while True:
-                try:
-                    jobs = await read_frame(reader)
-                except EOFError:  # the parent went away: finish what we hold
-                    break
-                if jobs is None:
-                    break
-                assert isinstance(jobs, list)
-                for ident, loc, origin in jobs:
-                    await checks.put(ident, loc, origin)
-            await checks.close()
+        work = asyncio.ensure_future(_check_all(reader, checks))
+        # A parent that died (even killed, its end frame sent) ends the work: nobody is left
+        # to read the answers.
+        gone = asyncio.ensure_future(_parent_gone(os.getppid()))
+        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+        gone.cancel()
+        finished = False
+        if not work.done():
+            work.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            finished = await work
+        if not finished:
+            return
     flush()
     await writer.drain()  # every answer is out before the process ends
     writer.close()
     await writer.wait_closed()
+
+
+async def _parent_gone(parent: int) -> None:
+    """Return once this process has another parent: the audit's process died."""
+    while os.getppid() == parent:  # noqa: ASYNC110 - nothing signals a parent's death
+        await asyncio.sleep(PARENT_POLL_S)
+
+
+async def _check_all(reader: asyncio.StreamReader, checks: CheckLoop[int]) -> bool:
+    """Check every job sent until the end frame (True); False when the input just ends."""
+    async with asyncio.TaskGroup() as group:
+        running = group.create_task(checks.run())
+        if not await _take_jobs(reader, checks):
+            running.cancel()
+            return False
+        await checks.close()
+    return True
+
+
+async def _take_jobs(reader: asyncio.StreamReader, checks: CheckLoop[int]) -> bool:
+    """Queue the jobs of each frame: True at the end frame, False when the input just ends."""
+    while True:
+        try:
+            jobs = await read_frame(reader)
+        except EOFError:
+            return False
+        if jobs is None:
+            return True
+        assert isinstance(jobs, list)
+        for ident, loc, origin in jobs:
+            await checks.put(ident, loc, origin)
 
 
 if __name__ == "__main__":

@@ -200,6 +200,31 @@ async def test_a_signal_to_the_process_group_stops_every_process(
     assert report["summary"]["checked"] >= 20
 
 
+@pytest.mark.parametrize("loop", ["asyncio", "uvloop"])
+async def test_checker_processes_end_when_the_audit_is_killed(tmp_path: Path, loop: str) -> None:
+    """A killed audit (its end frame may be sent already) leaves no checker running on."""
+    pytest.importorskip(loop)
+    async with serve(site_of(40, extra={f"/p/{n}": stalled for n in range(40)})) as served:
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-m", "auditor", "--json", str(tmp_path / "r.json")],
+            *["--allow-private", "--timeout", "60", "--workers", "2", "--loop", loop],
+            f"{served.base}/s.xml",
+            stdout=asyncio.subprocess.DEVNULL,
+            stderr=asyncio.subprocess.DEVNULL,
+        )
+        while sum(served.hits.get(f"/p/{n}", 0) for n in range(40)) < 8:  # both busy
+            await asyncio.sleep(0.05)
+        children = _children(process.pid)
+        process.kill()
+        await process.wait()
+        killed = time.monotonic()
+        while any(_alive(child) for child in children) and time.monotonic() < killed + 10:
+            await asyncio.sleep(0.05)
+        took_s = time.monotonic() - killed
+    assert len(children) == 2
+    assert took_s < 3.0  # not the 60 s their requests could still take
+
+
 async def test_uvloop_runs_the_audit_and_its_checkers(tmp_path: Path) -> None:
     pytest.importorskip("uvloop")
     report_path = tmp_path / "r.json"
