@@ -14,8 +14,10 @@ rusage), and the server's CPU time over the same span (/proc/<pid>/stat):
   class) over the N page URLs generated directly, without reading any sitemap;
 - bare-sitemaps: the same loop, after fetching robots.txt, the index and the children and
   parsing them whole with defusedxml;
-- auditor-get / auditor-auto: `sitemap-audit http://127.0.0.1:PORT/ --concurrency C --per-host C
-  --method get|auto --no-progress --quiet --json FILE --allow-private` (auto asks with HEAD).
+- auditor-get / auditor-auto / auditor-uvloop: `sitemap-audit http://127.0.0.1:PORT/
+  --concurrency C --per-host C --workers 1 --method get|auto --loop asyncio|uvloop --no-progress
+  --quiet --json FILE --allow-private` (auto asks with HEAD; uvloop is GET on uvloop), in one
+  process as the bare loop (benchmarks/suite.py measures --workers).
 
 Two bare loops, because they differ by more than the sitemaps: under strace -c, bare-list makes
 one mmap, mremap and munmap per response, bare-sitemaps and the auditor none. asyncio reads a
