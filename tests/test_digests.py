@@ -26,15 +26,17 @@ def test_digest_table_grows_and_keeps_every_value() -> None:
     for value, digest in enumerate(digests):
         assert table.setdefault(digest, value % 2**32) is None
     assert len(table) == len(digests)
-    assert len(digests) > 99_000  # several resizes past the 4,096 first slots
+    assert len(digests) > 99_000  # several resizes of every segment past its 256 first slots
     for value, digest in enumerate(digests):
         assert table.setdefault(digest, 0) == value
     assert len(table) == len(digests)
+    assert sorted(table.digests()) == sorted(digests)
 
 
 def test_digest_table_colliding_low_bits_and_wraparound() -> None:
     table = DigestTable()
-    # Same low 12 bits: every digest aims at the last slot, so probing wraps to slot 0.
+    # One segment (the same top bits), the same low 12 bits: every digest aims at the last
+    # slot, so probing wraps to slot 0, and the segment grows on its own.
     digests = [(n << 32) | 0xFFF for n in range(1, 400)]
     for value, digest in enumerate(digests):
         assert table.setdefault(digest, value) is None
