@@ -8,9 +8,9 @@ closes their stdin, on the way out).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import os
+import pickle
 import random
 import signal
 from typing import BinaryIO
@@ -55,8 +55,6 @@ def _read_setup(stream: BinaryIO) -> ShardSetup:
             data += chunk
         return data
 
-    import pickle  # noqa: PLC0415 - only here, once
-
     length = int.from_bytes(exactly(4), "big")
     setup = pickle.loads(exactly(length))  # noqa: S301 - our parent's frame
     assert isinstance(setup, ShardSetup)
@@ -92,18 +90,14 @@ async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) ->
     async with client:
         parts = followers(config, client, clock=SystemClock(), rng=random.Random())  # noqa: S311
         checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=send)
-        work = asyncio.ensure_future(_check_all(reader, checks))
-        # A parent that died (even killed, its end frame sent) ends the work: nobody is left
-        # to read the answers.
-        gone = asyncio.ensure_future(_parent_gone(os.getppid()))
-        await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
-        gone.cancel()
-        finished = False
-        if not work.done():
-            work.cancel()
-        with contextlib.suppress(asyncio.CancelledError):
-            finished = await work
-        if not finished:
+        async with asyncio.TaskGroup() as group:
+            work = group.create_task(_check_all(reader, checks))
+            # A parent that died (even killed, its end frame sent) ends the work: nobody is
+            # left to read the answers.
+            gone = group.create_task(_parent_gone(os.getppid()))
+            await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
+            (work if gone.done() else gone).cancel()
+        if work.cancelled() or not work.result():
             return
     flush()
     await writer.drain()  # every answer is out before the process ends
