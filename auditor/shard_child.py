@@ -31,6 +31,7 @@ PARENT_POLL_S = 0.5  # how often a child looks whether the audit's process is st
 
 def main() -> None:
     """Read the set-up frame, then check jobs until the parent sends the end or goes away."""
+    parent = os.getppid()  # at once: the audit's process may die while this one starts
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
     jobs_in = os.fdopen(os.dup(0), "rb", buffering=0)
@@ -40,7 +41,7 @@ def main() -> None:
     logging.basicConfig(
         level=setup.log_level, format="sitemap-audit[checker]: %(levelname)s %(name)s: %(message)s"
     )
-    run_in_loop(_serve(setup, jobs_in, results_out), setup.config.loop)
+    run_in_loop(_serve(setup, jobs_in, results_out, parent=parent), setup.config.loop)
 
 
 def _read_setup(stream: BinaryIO) -> ShardSetup:
@@ -61,7 +62,9 @@ def _read_setup(stream: BinaryIO) -> ShardSetup:
     return setup
 
 
-async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) -> None:
+async def _serve(
+    setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO, *, parent: int
+) -> None:
     loop = asyncio.get_running_loop()
     reader = asyncio.StreamReader()
     await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), jobs_in)
@@ -94,7 +97,7 @@ async def _serve(setup: ShardSetup, jobs_in: BinaryIO, results_out: BinaryIO) ->
             work = group.create_task(_check_all(reader, checks))
             # A parent that died (even killed, its end frame sent) ends the work: nobody is
             # left to read the answers.
-            gone = group.create_task(_parent_gone(os.getppid()))
+            gone = group.create_task(_parent_gone(parent))
             await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
             (work if gone.done() else gone).cancel()
         if work.cancelled() or not work.result():
