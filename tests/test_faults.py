@@ -58,6 +58,8 @@ EXPECTED: dict[str, Expect] = {
 }
 # The child's resolver answers this name with cloud metadata's address (no DNS involved).
 NAMES = {"private_by_name": "metadata.test=169.254.169.254"}
+# Answers a route smuggles after its own (fault_server.longer_than_length sends 20).
+SMUGGLED = {"longer_than_length": 20}
 
 
 def codes_of(record: Report) -> Counter[str]:
@@ -88,16 +90,26 @@ def read_report(path: Path, *, sample: int | None = None) -> Report:
     return report
 
 
-def assert_healthy(report: Report, base: str, hits: Mapping[str, int]) -> None:
+def assert_healthy(
+    report: Report, base: str, hits: Mapping[str, int], *, smuggled: int = 0
+) -> None:
     """The healthy sitemaps were read and every healthy page checked: the run went on.
 
     Each answer came from the server (it saw the request): none was an answer smuggled onto a
-    reused connection, which a server stuck on that connection would never have seen.
+    reused connection, which a server stuck on that connection would never have seen; except,
+    at most `smuggled` times, for a route that smuggles answers on purpose. aiohttp pools
+    connections per origin, and a reused one may hold bytes that arrived after it went back
+    to the pool: the lying server then answers one of its own URLs without seeing it asked
+    (its own origin only; it could have answered that request the same way).
     """
     by_loc = {entry["loc"]: entry for entry in report["urls"]}
+    unseen = 0
     for path in [*(f"/ok/{n}" for n in range(PAGES)), "/ok/after"]:
         entry = by_loc[base + path]
-        assert (entry["status"], codes_of(entry), hits.get(path)) == (200, Counter(), 1), path
+        assert (entry["status"], codes_of(entry)) == (200, Counter()), path
+        assert hits.get(path, 0) <= 1, path
+        unseen += hits.get(path) is None
+    assert unseen <= smuggled
     assert (hits.get("/healthy.xml"), hits.get("/after.xml")) == (1, 1)
     for name in ("/healthy.xml", "/after.xml"):
         [record] = [s for s in report["sitemaps"] if s["url"] == base + name]
@@ -128,7 +140,7 @@ async def test_a_fault_route_as_sitemap_and_as_url(fault: str, tmp_path: Path) -
     [entry] = [e for e in report["urls"] if e["loc"] == f"{base}/fault/{fault}"]
     assert set(codes_of(record)) == expect.sitemap
     assert tuple(sorted(codes_of(entry))) == expect.url
-    assert_healthy(report, base, hits)
+    assert_healthy(report, base, hits, smuggled=SMUGGLED.get(fault, 0))
     assert run.exit_code == (ExitCode.FINDINGS if expect.sitemap or expect.url else ExitCode.OK)
 
 
