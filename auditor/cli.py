@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import importlib
 import logging
 import os
 import re
@@ -229,12 +228,7 @@ def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Audit
         raise UsageError("give at least one TARGET, or --demo")
     # The demo site's URL is only known once its server runs: a placeholder until then.
     targets = (_DEMO_PLACEHOLDER,) if args.demo else _targets(args.targets)
-    config = config_from_args(args, targets)
-    if config.metrics is not None:
-        # prometheus_client reads /proc/self/stat as it is imported: here, before the event
-        # loop, not in the middle of the run (a blocking call).
-        importlib.import_module("auditor.report.metrics")
-    return args, config
+    return args, config_from_args(args, targets)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

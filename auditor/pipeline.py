@@ -7,6 +7,7 @@ targets -> walker (discovery, sitemap readers) -> check stage (bounded queue, N 
 from __future__ import annotations
 
 import asyncio
+import importlib
 import logging
 import random
 from collections.abc import Callable, Coroutine, Sequence
@@ -155,7 +156,9 @@ async def audit(
     if code is ExitCode.OK and regressions:  # DESIGN §8: regressions fail even under --fail-on
         code = ExitCode.FINDINGS
     if config.metrics is not None:
-        # prometheus_client only for --metrics: a run without it does not pay for the import.
+        # prometheus_client only for --metrics: a run without it does not pay for the import,
+        # made in a thread since it reads /proc/self/stat (a blocking call) as it loads.
+        await asyncio.to_thread(importlib.import_module, "auditor.report.metrics")
         from auditor.report.metrics import RunMetrics, write_metrics  # noqa: PLC0415
 
         run_metrics = RunMetrics(

@@ -17,11 +17,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 import weakref
 from collections import Counter
+from collections.abc import Callable
 
 from aiohttp import web
-from serve_tree import run_on_loopback
 
 NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -30,6 +31,33 @@ _PAGE_TAIL = (
     b"</title></head>\n<body><h1>A page</h1><p>Small, static, and always 200 OK: the check "
     b"stage is what is measured here.</p></body></html>\n"
 )
+
+
+async def run_on_loopback(
+    app: web.Application, port: int, *, name: str, on_bound: Callable[[int], None] | None = None
+) -> None:
+    """Serve `app` on 127.0.0.1:`port`, print the port bound, run until SIGTERM or SIGINT.
+
+    `on_bound` gets the port before it is printed (a site whose documents name their URL).
+    """
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    try:
+        try:
+            await web.TCPSite(runner, "127.0.0.1", port).start()
+        except OSError as exc:  # the port is taken: say so in one line, exit 1
+            raise SystemExit(f"{name}: {exc}") from None
+        bound: int = runner.addresses[0][1]
+        if on_bound is not None:
+            on_bound(bound)
+        print(bound, flush=True)
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for signum in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(signum, stop.set)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
 
 
 def page_url(base: str, n: int) -> str:
