@@ -21,10 +21,11 @@ import aiofiles.os
 from auditor.addresses import Reach
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig, shard_configs
+from auditor.config import AuditConfig, parse_helpers, shard_configs
 from auditor.diff import MAX_EXAMPLES, UrlDiff, diff_json
 from auditor.highlights import Highlights
 from auditor.models import TargetRecord
+from auditor.parse_pool import ParsePool
 from auditor.reader import ReadServices
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view, diff_view_of
@@ -274,7 +275,8 @@ class _Run:
         # robots.txt a check asks for.
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup = UrlDedup()
-        async with client, asyncio.TaskGroup() as group:
+        parsers = ParsePool(parse_helpers(config))
+        async with client, parsers, asyncio.TaskGroup() as group:
             sink = run_sink(
                 queue,
                 writer=writer,
@@ -302,6 +304,7 @@ class _Run:
                 emit_urls=stage.submit if stage is not None else queue.put,
                 emit_sitemap=queue.put,
                 state=self._state,
+                parsers=parsers,
             )
             walker = Walker(services, frontier)
             ticker = None

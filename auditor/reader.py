@@ -6,16 +6,16 @@ children go to the tree as they are met; the document's own record goes out at i
 
 from __future__ import annotations
 
-import asyncio
 from array import array
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.discover import RobotsCache
+from auditor.entries import Checked, CheckedSitemap, CheckedUrl, DocumentSpec
 from auditor.fetch import FetchError, Response
 from auditor.follow import Follower, Refused
 from auditor.local import LocalFile
@@ -23,23 +23,19 @@ from auditor.models import (
     AlreadyRead,
     Finding,
     FoundBy,
-    ParseEvent,
     Relisted,
     RootFound,
-    SitemapEntry,
     SitemapKind,
     SitemapRecord,
-    UrlEntry,
     UrlRecord,
     finding,
 )
+from auditor.parse_pool import BodyRead, Parse, ParsePool
 from auditor.robots import SEARCH_ENGINE_AGENT, RobotsTxt
 from auditor.state_store import StateStore, Stored
-from auditor.stream import DocumentStream
 from auditor.tally import DocumentTally
 from auditor.tree import Job, SitemapTree, UrlDedup
-from auditor.urls import HttpUrl, Scope, parse_http_url, url_digest
-from auditor.validate import EntryContext, check_sitemap_entry, check_url_entry
+from auditor.urls import HttpUrl, Scope, parse_http_url
 
 _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
 # URL records per batch to the sink: one chunk of a gzipped sitemap can hold ~10k entries, and
@@ -69,6 +65,7 @@ class ReadServices:
     emit_urls: EmitUrls
     emit_sitemap: EmitSitemap
     state: StateStore | None = None  # --state: sitemaps' validators and kept bodies
+    parsers: ParsePool = field(default_factory=lambda: ParsePool(0))  # --workers, --no-check
 
     def new_tally(
         self, url: str, *, parent: str | None, depth: int, found_by: FoundBy
@@ -101,15 +98,16 @@ _BROKEN_SITEMAP_CODES = frozenset(
 
 async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
     """Read one document and emit its record (a probe's, only when it found a sitemap)."""
-    document = _Document(job, services)
-    started = services.clock.monotonic()
-    try:
-        await document.read()
-    except FetchError as error:
-        document.tally.add(error.finding(url=job.url))
-    except OSError as error:  # a local file that cannot be read
-        document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
-    document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
+    async with services.parsers.parser() as parse:
+        document = _Document(job, services, parse)
+        started = services.clock.monotonic()
+        try:
+            await document.read()
+        except FetchError as error:
+            document.tally.add(error.finding(url=job.url))
+        except OSError as error:  # a local file that cannot be read
+            document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
+        document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
     record = document.tally.finish()
     found = document.found(record)
     if job.found_by is not FoundBy.PROBE or found:
@@ -122,13 +120,13 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
 class _Document:
     """The state of one document's reading."""
 
-    def __init__(self, job: Job, services: ReadServices) -> None:
+    def __init__(self, job: Job, services: ReadServices, parse: Parse) -> None:
         self.job = job
         self._services = services
+        self._parse = parse
         self.tally = services.new_tally(
             job.url, parent=job.parent, depth=job.depth, found_by=job.found_by
         )
-        self._context = EntryContext(job.url, services.now)
         self._keys = frozenset({job.key}) | job.ancestors  # this document and the indexes above
         self._final: HttpUrl | None = None
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
@@ -260,71 +258,71 @@ class _Document:
         self, read: Callable[[], Awaitable[bytes]], *, content_encoding: str | None
     ) -> bool:
         """Parse the body; True when it was read to its end (not stopped early)."""
-        config = self._services.config
-        stream = DocumentStream(
-            content_encoding=content_encoding, max_bytes=config.max_sitemap_bytes
-        )
-        ended = False
+        body = BodyRead()
         try:
-            while not stream.stopped:
-                chunk = await read()
-                ended = not chunk
-                for events in stream.feed(chunk) if chunk else stream.close():
-                    await self._handle(events)
-                    # A chunk can hold thousands of index entries, and handling them awaits
-                    # nothing: let the checks in flight run between pieces (64 KiB each).
-                    await asyncio.sleep(0)
+            await self._parse(self._spec(content_encoding), read, self._handle, body)
         finally:
-            self.tally.bytes = stream.bytes
-            self.tally.compressed = stream.compressed
-        return ended
+            self.tally.bytes = body.bytes
+            self.tally.compressed = body.compressed
+        return body.ended
 
-    async def _handle(self, events: list[ParseEvent]) -> None:
+    def _spec(self, content_encoding: str | None) -> DocumentSpec:
+        """What checking the entries needs: the location rule's scope, known before the body."""
+        config, final = self._services.config, self._final
+        urlset = index = None
+        if final is not None:  # the location rule is relative to where the document is
+            # Named in its own host's robots.txt (itself or an index above it), a sitemap may
+            # list any URL of that host: decided once here, not waived URL by URL.
+            robots = self._own_robots
+            submitted = robots is not None and robots.names_any(self._keys)
+            urlset = Scope.of(final, with_folder=not submitted)
+            index = Scope.of(final, with_folder=False)
+        return DocumentSpec(
+            self.job.url,
+            self._services.now,
+            content_encoding,
+            config.max_sitemap_bytes,
+            urlset_scope=urlset,
+            index_scope=index,
+            local=self.job.path is not None,
+        )
+
+    async def _handle(self, entries: list[Checked]) -> None:
         batch: list[UrlRecord] = []
-        for event in events:
-            match event:
-                case UrlEntry():
-                    record = await self._url_entry(event)
+        for entry in entries:
+            match entry:
+                case CheckedUrl():
+                    record = await self._url_entry(entry)
                     if record is not None:
                         batch.append(record)
                     if len(batch) >= BATCH_RECORDS:
                         await self._services.emit_urls(batch)
                         batch = []
-                case SitemapEntry():
-                    self._sitemap_entry(event)
+                case CheckedSitemap():
+                    self._sitemap_entry(entry)
                 case RootFound():
-                    self._root(event)
+                    self._root(entry)
                 case Finding():
-                    self.tally.add(event)
+                    self.tally.add(entry)
         if batch:
             await self._services.emit_urls(batch)
 
     def _root(self, event: RootFound) -> None:
         self.tally.kind = event.kind
         index = event.kind is SitemapKind.SITEMAPINDEX
-        if self._final is not None:  # the location rule is relative to where the document is
-            # Named in its own host's robots.txt (itself or an index above it), a sitemap may
-            # list any URL of that host: decided once here, not waived URL by URL.
-            robots = self._own_robots
-            submitted = robots is not None and robots.names_any(self._keys)
-            scope = Scope.of(self._final, with_folder=not index and not submitted)
-            self._context = replace(self._context, scope=scope)
         if index and self.job.parent_kind is SitemapKind.SITEMAPINDEX:
             self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))
 
-    async def _url_entry(self, entry: UrlEntry) -> UrlRecord | None:
+    async def _url_entry(self, entry: CheckedUrl) -> UrlRecord | None:
         self.tally.count_entry(entry.lastmod)
-        if self._context.scope is None and self.job.path is not None:
-            self._scope_from_first_url(entry.loc)
-        verdict = check_url_entry(entry, self._context)
-        findings = verdict.findings
-        if verdict.off_scope and verdict.url is not None and await self._waived(verdict.url):
+        findings = entry.findings
+        if entry.waivable is not None and await self._waived(entry.waivable):
             findings = tuple(item for item in findings if item.code not in _SCOPE_CODES)
         if not entry.loc:
             for item in findings:
                 self.tally.add(item)
             return None
-        digest = url_digest(verdict.url.key if verdict.url is not None else entry.loc)
+        digest = entry.digest
         first = self._services.dedup.first_listing(digest, self.job.url)
         if first is not None:
             self.tally.add(
@@ -343,24 +341,15 @@ class _Document:
             entry.changefreq,
             entry.priority,
             findings,
-            digest=digest if verdict.url is not None else 0,
+            digest=digest if entry.parsed else 0,
         )
 
-    def _scope_from_first_url(self, loc: str | None) -> None:
-        """A local file has no URL of its own: its first URL's origin is the one to keep."""
-        first = parse_http_url(loc) if loc else None
-        if first is not None:
-            self._context = replace(self._context, scope=Scope.of(first, with_folder=False))
-
-    async def _waived(self, url: HttpUrl) -> bool:
+    async def _waived(self, origin: str) -> bool:
         """Whether the location rule is waived by a robots.txt cross-submission.
 
-        sitemaps.org: the URL's host names this sitemap (or an index above it) in its robots.txt.
-        A local file has no URL a robots.txt could name.
+        sitemaps.org: the URL's host (`origin`) names this sitemap (or an index above it) in
+        its robots.txt. A local file has no URL a robots.txt could name (DocumentCheck).
         """
-        if self.job.path is not None:
-            return False
-        origin = url.origin
         known = self._cross_submitted.get(origin)
         if known is not None:
             return known
@@ -371,17 +360,16 @@ class _Document:
         known = self._cross_submitted[origin] = robots is not None and robots.names_any(self._keys)
         return known
 
-    def _sitemap_entry(self, entry: SitemapEntry) -> None:
+    def _sitemap_entry(self, entry: CheckedSitemap) -> None:
         self.tally.count_entry(entry.lastmod)
-        verdict = check_sitemap_entry(entry, self._context)
-        for item in verdict.findings:
+        for item in entry.findings:
             self.tally.add(item)
-        if verdict.url is None or entry.loc is None:
+        if entry.key is None or entry.loc is None:
             return
         child = self._services.tree.add_child(
             self.job,
             loc=entry.loc,
-            key=verdict.url.key,
+            key=entry.key,
             parent_keys=self._keys,
             position=self.tally.entries,
         )

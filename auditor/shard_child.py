@@ -10,15 +10,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-import pickle
 import random
 import signal
 from typing import BinaryIO
 
 from auditor.clock import SystemClock
+from auditor.frames import frame, read_frame, read_frame_blocking
 from auditor.loops import run_in_loop
 from auditor.models import CheckResult
-from auditor.shards import PackedResult, ShardSetup, frame, pack_result, read_frame
+from auditor.shards import PackedResult, ShardSetup, pack_result
 from auditor.wiring import checker, followers, http_client
 from auditor.workers import CheckLoop
 
@@ -46,18 +46,10 @@ def main() -> None:
 
 def _read_setup(stream: BinaryIO) -> ShardSetup:
     """The first frame, read before the event loop starts (exactly its bytes, no more)."""
-
-    def exactly(size: int) -> bytes:
-        data = b""
-        while len(data) < size:
-            chunk = stream.read(size - len(data))
-            if not chunk:
-                raise SystemExit("sitemap-audit checker: no set-up frame; start it via --workers")
-            data += chunk
-        return data
-
-    length = int.from_bytes(exactly(4), "big")
-    setup = pickle.loads(exactly(length))  # noqa: S301 - our parent's frame
+    try:
+        setup = read_frame_blocking(stream)
+    except EOFError:
+        raise SystemExit("sitemap-audit checker: no set-up frame; start it via --workers") from None
     assert isinstance(setup, ShardSetup)
     return setup
 

@@ -3,8 +3,7 @@
 The audit's process reads and validates the sitemaps and keeps the only sink; each child
 (`python -m auditor.shard_child`) runs its own event loop, client and limits (its share of
 the run's, `config.shard_configs`) and checks the jobs it is sent. They talk over the child's
-stdin and stdout in frames: a 4-byte length, then a pickle. Only our own children's frames are
-ever unpickled.
+stdin and stdout in frames (auditor.frames).
 
 Each job goes to the child with the fewest unanswered (at most a window each), so a child that
 answers faster is sent more.
@@ -15,8 +14,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import pickle
-import struct
 import sys
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
@@ -24,11 +21,11 @@ from typing import Generic, TypeVar
 
 from auditor.addresses import Reach
 from auditor.config import AuditConfig
+from auditor.frames import FrameError, frame, read_frame
 from auditor.models import CheckResult, Finding, Redirect
 
 log = logging.getLogger(__name__)
 K = TypeVar("K")
-_LENGTH = struct.Struct(">I")
 # Jobs a child may hold per request it may have in flight: its queue never runs dry while the
 # next frame is on its way. A full child is refilled once it has room for a request slot's
 # worth of jobs again: one frame per many jobs, never one per job.
@@ -50,7 +47,7 @@ PackedResult = tuple[
 ]
 
 
-class ShardError(Exception):
+class ShardError(FrameError):
     """A checker process ended before answering every job sent to it."""
 
 
@@ -83,27 +80,6 @@ def unpack_result(packed: PackedResult) -> tuple[int, CheckResult]:
     return ident, CheckResult(
         status, final_url, final_status, redirects, elapsed_ms, method, findings
     )
-
-
-def frame(payload: object) -> bytes:
-    """One frame: the length of the pickle, then the pickle."""
-    data = pickle.dumps(payload, protocol=pickle.HIGHEST_PROTOCOL)
-    return _LENGTH.pack(len(data)) + data
-
-
-async def read_frame(reader: asyncio.StreamReader) -> object:
-    """The next frame's payload; EOFError when the stream ended between frames."""
-    try:
-        head = await reader.readexactly(_LENGTH.size)
-    except asyncio.IncompleteReadError as exc:
-        if exc.partial:
-            raise ShardError("a frame broke off in its length") from exc
-        raise EOFError from None
-    try:
-        data = await reader.readexactly(_LENGTH.unpack(head)[0])
-    except asyncio.IncompleteReadError as exc:
-        raise ShardError("a frame broke off") from exc
-    return pickle.loads(data)  # noqa: S301 - our own child's frame, never the network's
 
 
 @dataclass(slots=True)

@@ -16,6 +16,8 @@ DEFAULT_PORTS = {"http": 80, "https": 443}
 # RFC 3986 §2: these never appear raw in a URL; non-ASCII must be percent-encoded too, and a
 # '%' must start a two-digit escape.
 _NEEDS_ESCAPING = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]|[^\x00-\x7f]|%(?![0-9A-Fa-f]{2})')
+# The same for a URL of ASCII characters without '%' (nearly all): a character class alone.
+_RAW_CHARS = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f]')
 _BAD_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f/?#@]')
 # What urlsplit lets through around a host, and the fast path does not: whitespace or control
 # characters in the authority ("http:// [::1]"), anything but a port after an IPv6 literal.
@@ -154,6 +156,8 @@ def _remove_dot_segments(path: str) -> str:
 
 def needs_escaping(text: str) -> bool:
     """True when the URL has characters that must be percent-encoded (sitemaps.org: escaping)."""
+    if text.isascii() and "%" not in text:
+        return _RAW_CHARS.search(text) is not None
     return _NEEDS_ESCAPING.search(text) is not None
 
 

@@ -32,6 +32,13 @@ _W3C = re.compile(
     r"(?P<tz>Z|[+-]\d{2}:\d{2})?)?)?)?",
     re.ASCII,
 )
+# The forms sitemaps write (a day; a time to the second with a zone) are parsed by
+# datetime.fromisoformat, a few times faster than the general pattern; a test keeps both equal.
+# Hours, minutes and seconds in range: what fromisoformat might read otherwise stays W3C's.
+_COMMON_W3C = re.compile(
+    r"\d{4}-\d{2}-\d{2}(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?",
+    re.ASCII,
+)
 # sitemap.xsd: the union of xsd:date and xsd:dateTime, where the zone is optional.
 _XSD = re.compile(
     r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"
@@ -61,6 +68,20 @@ class W3CDatetime:
 @functools.lru_cache(maxsize=4096)
 def parse_w3c_datetime(text: str) -> W3CDatetime | None:
     """Parse one of the six W3C Datetime forms exactly; None when the text is none of them."""
+    if _COMMON_W3C.fullmatch(text):
+        try:
+            moment = datetime.fromisoformat(text)
+        except ValueError:  # February 30...
+            return None
+        if moment.tzinfo is None:  # a day: it starts earliest at UTC+14
+            return W3CDatetime(moment.replace(tzinfo=_EARLIEST_ZONE), xsd_valid=True)
+        offset = moment.utcoffset()
+        return W3CDatetime(moment, xsd_valid=offset is not None and abs(offset) <= _XSD_MAX_ZONE)
+    return _parse_any_w3c(text)
+
+
+def _parse_any_w3c(text: str) -> W3CDatetime | None:
+    """`parse_w3c_datetime` through the general pattern: every form, every edge."""
     match = _W3C.fullmatch(text)
     if match is None:
         return None

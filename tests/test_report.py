@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-import auditor.reader
+import auditor.entries
 import auditor.sink
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
@@ -88,7 +88,7 @@ async def test_a_bug_while_reading_one_document_is_reported_and_the_run_goes_on(
             raise RuntimeError("a bug")
         return check_url_entry(entry, ctx)
 
-    monkeypatch.setattr(auditor.reader, "check_url_entry", explode_on_b)
+    monkeypatch.setattr(auditor.entries, "check_url_entry", explode_on_b)
 
     def routes(base: str) -> dict[str, Page]:
         return {

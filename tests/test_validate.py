@@ -10,6 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor import urls as urls_module
+from auditor import validate as validate_module
 from auditor.codes import Code
 from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
 from auditor.urls import (
@@ -796,3 +797,35 @@ def test_any_loc_gives_findings_never_an_error(text: str) -> None:
     assert verdict.off_scope is any(
         code in codes for code in (Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE)
     )
+
+
+_URLISH = st.text(alphabet=st.sampled_from('htps:/.%2Fa9 "<>{|}^`\x00\x7fé'), max_size=40)
+
+
+@given(st.one_of(_URLISH, st.text(max_size=40)))
+def test_the_ascii_escaping_shortcut_agrees_with_the_full_rule(text: str) -> None:
+    full = urls_module._NEEDS_ESCAPING.search(text) is not None
+    assert needs_escaping(text) is full
+
+
+_W3C_SHAPED = st.one_of(
+    st.from_regex(r"\A\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?(Z|[+-]\d{2}:\d{2})?)?\Z"),
+    st.builds(  # real moments, as sitemaps write them
+        lambda moment, zone, day: (
+            moment.strftime("%Y-%m-%d" if day else "%Y-%m-%dT%H:%M:%S") + zone
+        ),
+        st.datetimes(min_value=datetime(1000, 1, 1)),  # noqa: DTZ001 - written without a zone
+        st.sampled_from(["Z", "+14:00", "-14:00", "+14:01", "+05:30", "-23:59", "+24:00", ""]),
+        st.booleans(),
+    ),
+)
+
+
+@deeper(2)
+@given(_W3C_SHAPED)
+def test_the_common_w3c_forms_parse_as_the_general_pattern_does(text: str) -> None:
+    fast = parse_w3c_datetime.__wrapped__(text)
+    general = validate_module._parse_any_w3c(text)
+    assert fast == general
+    if fast is not None and general is not None:
+        assert fast.earliest.utcoffset() == general.earliest.utcoffset()
