@@ -27,7 +27,7 @@ log = logging.getLogger(__name__)
 HELPER_COMMAND: Sequence[str] = (sys.executable, "-m", "auditor.parse_child")
 # A helper's answers may wait in this process's buffer up to twice this while it is busy:
 # enough for the helper to run on while this process parses a piece of its own.
-HELPER_BUFFER_BYTES = 4 << 20
+HELPER_BUFFER_BYTES = 1 << 20
 
 Read = Callable[[], Awaitable[bytes]]
 Handle = Callable[[list[Checked]], Awaitable[None]]
