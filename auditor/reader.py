@@ -1,7 +1,9 @@
 """Read one sitemap document: open it, stream it through the parser, check every entry.
 
-URLs go out in batches as each chunk is parsed (never a list of the whole document); index
-children go to the tree as they are met; the document's own record goes out at its end.
+Parsing and the value rules run in this process or in a parse helper (auditor.parse_pool);
+what needs the run's state (robots.txt, the tree, dedup, the tally) stays here. URLs go out
+in batches as each chunk is parsed (never a list of the whole document); index children go
+to the tree as they are met; the document's own record goes out at its end.
 """
 
 from __future__ import annotations

@@ -17,6 +17,7 @@ PURE = {
     "auditor.decompress",
     "auditor.diff",
     "auditor.digests",
+    "auditor.entries",
     "auditor.highlights",
     "auditor.models",
     "auditor.pacing",
