@@ -106,8 +106,8 @@ class DocumentCheck:
                 return self._url(event)
             case SitemapEntry():
                 verdict = check_sitemap_entry(event, self._context)
-                usable = verdict.url is not None and event.loc is not None
-                key = verdict.url.key if verdict.url is not None and usable else None
+                url = verdict.url
+                key = url.key if url is not None and event.loc is not None else None
                 return CheckedSitemap(event.loc, event.lastmod, verdict.findings, key)
             case RootFound():
                 index = event.kind is SitemapKind.SITEMAPINDEX

@@ -15,7 +15,7 @@ import signal
 from typing import BinaryIO
 
 from auditor.clock import SystemClock
-from auditor.frames import frame, read_frame, read_frame_blocking
+from auditor.frames import FrameError, frame, read_frame, read_frame_blocking
 from auditor.loops import run_in_loop
 from auditor.models import CheckResult
 from auditor.shards import PackedResult, ShardSetup, pack_result
@@ -48,7 +48,7 @@ def _read_setup(stream: BinaryIO) -> ShardSetup:
     """The first frame, read before the event loop starts (exactly its bytes, no more)."""
     try:
         setup = read_frame_blocking(stream)
-    except EOFError:
+    except (EOFError, FrameError):
         raise SystemExit("sitemap-audit checker: no set-up frame; start it via --workers") from None
     assert isinstance(setup, ShardSetup)
     return setup

@@ -44,7 +44,6 @@ import platform
 import re
 import shutil
 import signal
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -58,6 +57,9 @@ from pathlib import Path
 
 import aiohttp
 from defusedxml import ElementTree
+from measure import cpu_seconds, machine_busy_s
+from results import spread, stats
+from rows import read_summary
 from serve_pages import page_url
 
 HERE = Path(__file__).resolve().parent
@@ -66,7 +68,6 @@ DEFAULT_JSON = HERE / "results" / "check_bench.json"
 VARIANTS = ("bare-list", "bare-sitemaps", "auditor-get", "auditor-auto", "auditor-uvloop")
 # Throughput ratios are given against each bare loop, round by round.
 REFERENCES = ("bare-list", "bare-sitemaps")
-_TICKS = os.sysconf("SC_CLK_TCK")
 _SITEMAP_NS = "{http://www.sitemaps.org/schemas/sitemap/0.9}"
 
 
@@ -202,35 +203,11 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
 
 
-def cpu_seconds(pid: int) -> float:
-    """utime + stime of a process, from /proc/<pid>/stat."""
-    stat = Path(f"/proc/{pid}/stat").read_text()
-    fields = stat[stat.rindex(")") + 2 :].split()
-    return (int(fields[11]) + int(fields[12])) / _TICKS  # fields 14 and 15 of proc(5)
-
-
-def machine_busy_s() -> float:
-    """CPU seconds all CPUs spent busy since boot, from /proc/stat (everything but idle)."""
-    ticks = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
-    return (sum(ticks) - ticks[3] - ticks[4]) / _TICKS  # less idle and iowait
-
-
 def server_stats(base: str, *, reset: bool) -> dict[str, int]:
     with urllib.request.urlopen(f"{base}/_stats{'?reset=1' if reset else ''}") as answer:
         stats = json.load(answer)
     assert isinstance(stats, dict)
     return {str(key): int(value) for key, value in stats.items()}
-
-
-def read_summary(report: Path) -> dict[str, object]:
-    """The report's `summary` object: the last member, so only the file's tail is read."""
-    with report.open("rb") as file:
-        file.seek(max(0, report.stat().st_size - (1 << 20)))
-        tail = file.read().decode(errors="replace")
-    start = tail.rindex('"summary":') + len('"summary":')
-    summary, _ = json.JSONDecoder().raw_decode(tail, start)
-    assert isinstance(summary, dict)
-    return summary
 
 
 def command(variant: str, base: str, urls: int, concurrency: int, work: Path) -> list[str]:
@@ -294,16 +271,6 @@ def measure(
     return run
 
 
-def spread(values: Sequence[float], fmt: str) -> str:
-    """`median (min-max)`, or the one value."""
-    if not values:
-        return "-"
-    median = format(statistics.median(values), fmt)
-    if len(values) == 1:
-        return median
-    return f"{median} ({format(min(values), fmt)}-{format(max(values), fmt)})"
-
-
 def ratios(runs: Sequence[Run], variant: str, reference: str) -> list[float]:
     """Per round: this variant's URLs/s over the reference's, both runs right."""
     found = []
@@ -313,12 +280,6 @@ def ratios(runs: Sequence[Run], variant: str, reference: str) -> list[float]:
         if mine and ref:
             found.append(mine[0].urls_per_s / ref[0].urls_per_s)
     return found
-
-
-def stats(values: Sequence[float]) -> dict[str, float] | None:
-    if not values:
-        return None
-    return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
 # Columns of the table and of the JSON summary: name, value of a run, format.
