@@ -8,12 +8,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from auditor._version import __version__
+__version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from auditor.config import AuditConfig
+    from auditor.config import AuditConfig, Target
+    from auditor.discovery.targets import parse_target
     from auditor.pipeline import AuditResult, audit
-    from auditor.targets import Target, parse_target
 
 __all__ = ["AuditConfig", "AuditResult", "Target", "__version__", "audit", "parse_target"]
 
@@ -23,8 +23,8 @@ _LAZY = {
     "AuditConfig": "auditor.config",
     "AuditResult": "auditor.pipeline",
     "audit": "auditor.pipeline",
-    "Target": "auditor.targets",
-    "parse_target": "auditor.targets",
+    "Target": "auditor.config",
+    "parse_target": "auditor.discovery.targets",
 }
 
 

@@ -8,7 +8,7 @@ _INTERRUPTED = 3
 
 if __name__ == "__main__":
     try:
-        from auditor.cli import run
+        from auditor.cli.main import run
 
         run()
     except KeyboardInterrupt:

@@ -11,17 +11,42 @@ from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 
-from auditor._version import __version__
+from auditor import __version__
 from auditor.codes import Severity
-from auditor.targets import Target
+from auditor.errors import ConfigError
+from auditor.limits import MAX_SITEMAP_BYTES
+from auditor.urls import parse_http_url
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
-# sitemaps.org: 52,428,800 bytes uncompressed per sitemap or index.
-MAX_SITEMAP_BYTES = 52_428_800
 
 
-class ConfigError(ValueError):
-    """A configuration value out of its range: a usage error (exit 2)."""
+class TargetKind(StrEnum):
+    """How discovery starts from a target."""
+
+    SITE = "site"  # robots.txt, then the known locations
+    ROBOTS = "robots"  # the Sitemap: lines of this robots.txt
+    SITEMAP = "sitemap"  # this document (urlset, index, text, RSS or Atom)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """One target the user asked for (auditor.discovery.targets classifies the argument).
+
+    `path` is set for a local file; `url` is then its file: URI.
+    """
+
+    input: str
+    kind: TargetKind
+    url: str
+    path: Path | None = None
+
+    @property
+    def label(self) -> str:
+        """A short name for report files: the host, or the file's stem."""
+        if self.path is not None:
+            return self.path.stem or "file"
+        parsed = parse_http_url(self.url)
+        return parsed.host if parsed else "target"
 
 
 class FailOn(StrEnum):
@@ -116,7 +141,7 @@ class AuditConfig:
             raise ConfigError("max_sitemap_bytes must be positive")
 
 
-def shard_configs(config: AuditConfig) -> list[AuditConfig]:
+def checker_configs(config: AuditConfig) -> list[AuditConfig]:
     """One configuration per checker process: the run's limits shared out between them.
 
     Together the processes honour --concurrency, --per-host and --rate (any host's URLs go to

@@ -64,7 +64,7 @@ class FoundBy(StrEnum):
     INDEX = "index"
 
 
-# --- parser events (auditor.parse) -------------------------------------------------------------
+# --- parser events (auditor.sitemap.parse) -----------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,7 +85,7 @@ class UrlEntry:
     changefreq: str | None = None
     priority: str | None = None
     problems: tuple[Finding, ...] = ()
-    cut: bool = False  # a value was longer than parse.MAX_FIELD_CHARS and was cut there
+    cut: bool = False  # a value was longer than limits.MAX_FIELD_CHARS and was cut there
 
 
 @dataclass(frozen=True, slots=True)

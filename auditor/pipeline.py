@@ -18,30 +18,32 @@ from typing import Any
 
 import aiofiles.os
 
-from auditor.addresses import Reach
+from auditor.checks.selection import Reservoir, UrlFilter
+from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig, parse_helpers, shard_configs
-from auditor.diff import MAX_EXAMPLES, UrlDiff, diff_json
-from auditor.highlights import Highlights
+from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.errors import ExitCode, ReportWriteError
+from auditor.http_stack import Openers, checker, http_client, openers, reach_of
 from auditor.models import TargetRecord
-from auditor.parse_pool import ParsePool
-from auditor.reader import ReadServices
+from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
+from auditor.net.address_guard import Reach
+from auditor.processes.check_pool import CheckPool
+from auditor.processes.parse_pool import ParsePool
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view, diff_view_of
 from auditor.report.html_writer import write_html
-from auditor.report.json_writer import JsonReportWriter, ReportWriteError
+from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, write_junit
-from auditor.selection import Reservoir, UrlFilter
-from auditor.shards import ShardPool
-from auditor.sink import Observer, SinkQueue, make_sink_queue, run_sink
-from auditor.state_store import StateStore
-from auditor.summary import ExitCode, Summary, exit_code
-from auditor.tree import SitemapTree, UrlDedup
-from auditor.verdict import Verdict, judge
-from auditor.walk import Frontier, Walker
-from auditor.wiring import Followers, checker, followers, http_client, reach_of
-from auditor.workers import CheckLoop, Checks, CheckStage, records_checked
+from auditor.results.dedup import UrlDedup
+from auditor.results.samples import Samples
+from auditor.results.sink import Observer, SinkQueue, make_sink_queue, run_sink
+from auditor.results.summary import Summary, exit_code
+from auditor.results.verdict import Verdict, judge
+from auditor.sitemap.read_services import ReadServices
+from auditor.sitemap.state_store import StateStore
+from auditor.sitemap.tree_rules import SitemapTree
+from auditor.sitemap.walker import Frontier, Walker
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 0.25
@@ -74,7 +76,7 @@ class AuditResult:
     duration_s: float
     exit_code: ExitCode
     html_path: Path
-    highlights: Highlights  # bounded examples, for the HTML report and the terminal
+    samples: Samples  # bounded examples, for the HTML report and the terminal
     verdict: Verdict
     diff: Json | None = None  # the report's `diff` (with --baseline)
 
@@ -97,14 +99,14 @@ async def audit(
     state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
-    summary, highlights = Summary(), Highlights()
+    summary, samples = Summary(), Samples()
     junit = JunitCases(config.fail_on) if config.junit is not None else None
     run = _Run(
         config,
         clock,
         started_at,
         summary,
-        highlights=highlights,
+        samples=samples,
         on_progress=on_progress,
         observers=[item for item in (junit, diff) if item is not None],
         state=state,
@@ -125,7 +127,7 @@ async def audit(
     targets = run.targets
     for target in targets:
         summary.add_target(target)
-        highlights.add_target(target)
+        samples.add_target(target)
         if junit is not None:
             junit.add_target(target)
     head = head_json(generated_at=started_at, complete=complete, config=config)
@@ -136,7 +138,7 @@ async def audit(
         summary=summary.to_json(duration_s=duration_s),
         diff=diff_out,
     )
-    verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=config.fail_on)
+    verdict = judge(summary, samples, complete=complete, failed=failed, fail_on=config.fail_on)
     facts = RunFacts(
         title=config.targets[0].label,
         generated_at=started_at,
@@ -148,7 +150,7 @@ async def audit(
     )
     diff_view = diff_view_of(diff_out) if diff_out is not None else None
     view = build_view(
-        summary, highlights, verdict=verdict, facts=facts, targets=targets, diff=diff_view
+        summary, samples, verdict=verdict, facts=facts, targets=targets, diff=diff_view
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
@@ -182,7 +184,7 @@ async def audit(
         duration_s,
         code,
         html_path=html_path,
-        highlights=highlights,
+        samples=samples,
         verdict=verdict,
         diff=diff_out,
     )
@@ -192,14 +194,14 @@ async def _baseline_diff(config: AuditConfig) -> UrlDiff | None:
     """The comparison with `--baseline`, its file read (BaselineError when it cannot be)."""
     if config.baseline is None:
         return None
-    from auditor.baseline import read_baseline  # noqa: PLC0415 - ijson only for --baseline
+    from auditor.monitoring.baseline import read_baseline  # noqa: PLC0415 - ijson only for --baseline
 
     return UrlDiff(await asyncio.to_thread(read_baseline, config.baseline), config.fail_on)
 
 
 async def _diff_json(diff: UrlDiff, summary: Summary) -> Json:
     """The report's `diff`; the removed URLs' examples come from a second pass over the file."""
-    from auditor.baseline import removed_locs  # noqa: PLC0415 - ijson only for --baseline
+    from auditor.monitoring.baseline import removed_locs  # noqa: PLC0415 - ijson only for --baseline
 
     unseen = diff.unseen()
     examples: list[str] = []
@@ -250,7 +252,7 @@ class _Run:
         started_at: datetime,
         summary: Summary,
         *,
-        highlights: Highlights,
+        samples: Samples,
         on_progress: OnProgress | None,
         observers: Sequence[Observer],
         state: StateStore | None,
@@ -260,7 +262,7 @@ class _Run:
         self._clock = clock
         self._started_at = started_at
         self._summary = summary
-        self._highlights = highlights
+        self._highlights = samples
         self._on_progress = on_progress
         self._observers = observers
         self._state = state
@@ -282,19 +284,19 @@ class _Run:
                 writer=writer,
                 summary=self._summary,
                 dedup=dedup,
-                highlights=self._highlights,
+                samples=self._highlights,
                 observers=self._observers,
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
-            parts = followers(config, client, clock=clock, rng=rng)
+            parts = openers(config, client, clock=clock, rng=rng)
             stage = None
             if not config.no_check:
                 stage = self._check_stage(parts, reach, queue, rng)
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(
                 config=config,
-                follower=parts.documents,
+                opener=parts.documents,
                 robots=parts.robots,
                 tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
                 dedup=dedup,
@@ -320,14 +322,14 @@ class _Run:
         return finished
 
     def _check_stage(
-        self, parts: Followers, reach: Reach, queue: SinkQueue, rng: random.Random
+        self, parts: Openers, reach: Reach, queue: SinkQueue, rng: random.Random
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self._config
         emit = records_checked(queue.put)
         checks: Checks
         if config.workers > 1:
-            checks = ShardPool(shard_configs(config), reach=reach, emit=emit)
+            checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
         else:
             checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=emit)
         return CheckStage(

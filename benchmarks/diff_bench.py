@@ -12,10 +12,10 @@ from pathlib import Path
 
 import orjson
 
-from auditor.baseline import read_baseline, removed_locs
 from auditor.config import FailOn
-from auditor.diff import MAX_EXAMPLES, UrlDiff
 from auditor.models import CheckResult, UrlRecord
+from auditor.monitoring.baseline import read_baseline, removed_locs
+from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff
 from auditor.urls import parse_http_url, url_digest
 
 

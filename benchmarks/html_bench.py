@@ -14,12 +14,12 @@ from datetime import UTC, datetime
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.highlights import Highlights
 from auditor.models import CheckResult, Redirect, UrlRecord, finding
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html
-from auditor.summary import Summary
-from auditor.verdict import judge
+from auditor.results.samples import Samples
+from auditor.results.summary import Summary
+from auditor.results.verdict import judge
 
 BATCH = 500  # records per sink batch, as the check stage hands them over
 
@@ -46,15 +46,15 @@ def main() -> None:
     parser.add_argument("--failing", type=float, default=0.1, help="share of URLs with a finding")
     args = parser.parse_args()
     made = records(args.urls, args.failing)
-    summary, highlights = Summary(), Highlights()
+    summary, samples = Summary(), Samples()
     started = time.perf_counter()
     for start in range(0, len(made), BATCH):
         batch = made[start : start + BATCH]
         for record in batch:
             summary.add_url(record)
-        highlights.add_urls(batch)
+        samples.add_urls(batch)
     fed = time.perf_counter()
-    highlights_only = Highlights()
+    highlights_only = Samples()
     for start in range(0, len(made), BATCH):
         highlights_only.add_urls(made[start : start + BATCH])
     sampled = time.perf_counter()
@@ -67,16 +67,14 @@ def main() -> None:
         config={},
         json_name="r.json",
     )
-    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
-    view = build_view(summary, highlights, verdict=verdict, facts=facts, targets=())
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
+    view = build_view(summary, samples, verdict=verdict, facts=facts, targets=())
     built = time.perf_counter()
     page = render_html(view)
     rendered = time.perf_counter()
     print(f"records                    {args.urls:>12,}  ({args.failing:.0%} with a finding)")
-    print(f"summary + highlights fed   {fed - started:>10.3f} s")
-    print(
-        f"highlights alone           {sampled - fed:>10.3f} s  (the cost the HTML adds to the sink)"
-    )
+    print(f"summary + samples fed   {fed - started:>10.3f} s")
+    print(f"samples alone           {sampled - fed:>10.3f} s  (the cost the HTML adds to the sink)")
     print(f"view built                 {built - sampled:>10.3f} s")
     print(f"HTML rendered              {rendered - built:>10.3f} s")
     print(f"HTML size                  {len(page.encode()):>12,} bytes")

@@ -391,29 +391,29 @@ def cli_with_names() -> None:
     """The CLI, with the names of NAMES_ENV answered by a resolver of the test (in the child),
     in its checker processes too.
     """
-    import auditor.shards  # noqa: PLC0415
-    from auditor import cli  # noqa: PLC0415
+    import auditor.processes.check_pool  # noqa: PLC0415
+    from auditor.cli import main as cli  # noqa: PLC0415
 
     _answer_names()
     checker = "import tests.fault_server as f; f.checker_with_names()"
-    auditor.shards.__dict__["CHILD_COMMAND"] = (sys.executable, "-c", checker)
+    auditor.processes.check_pool.__dict__["CHILD_COMMAND"] = (sys.executable, "-c", checker)
     sys.argv[0] = "sitemap-audit"
     sys.exit(cli.main(sys.argv[1:]))
 
 
 def checker_with_names() -> None:
     """A checker process (--workers) of `cli_with_names`: the same names, the same answers."""
-    from auditor import shard_child  # noqa: PLC0415
+    from auditor.processes import check_child as shard_child  # noqa: PLC0415
 
     _answer_names()
     shard_child.main()
 
 
 def _answer_names() -> None:
-    import auditor.fetch  # noqa: PLC0415
+    import auditor.net.client  # noqa: PLC0415
 
     pairs = (item.partition("=") for item in os.environ[NAMES_ENV].split(",") if item)
     names = {name: address for name, _, address in pairs}
     default = aiohttp.resolver.DefaultResolver
-    # auditor.fetch makes its inner resolver from this name: the test's answers come first.
-    auditor.fetch.__dict__["DefaultResolver"] = lambda: _NamedResolver(names, default())
+    # auditor.net.client makes its inner resolver from this name: the test's answers come first.
+    auditor.net.client.__dict__["DefaultResolver"] = lambda: _NamedResolver(names, default())

@@ -18,12 +18,12 @@ import trustme
 from hypothesis import settings
 
 from auditor.clock import FixedClock
-from auditor.config import AuditConfig
+from auditor.config import AuditConfig, Target
 from auditor.demo.server import serve
 from auditor.demo.site import Page
+from auditor.discovery.targets import parse_target
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema
-from auditor.targets import Target, parse_target
 from auditor.urls import parse_http_url
 from tests.html_checks import assert_inert
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.addresses import Reach, address_allowed, ip_literal, is_public_address
+from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
 
 
 @pytest.mark.parametrize(

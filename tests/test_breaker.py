@@ -8,11 +8,11 @@ from pathlib import Path
 
 from aiohttp import web
 
-from auditor.breaker import MAX_HOSTS, Breaker, GivenUp
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.demo.server import Route, serve
 from auditor.demo.site import Page, url, urlset, xml_page
+from auditor.net.breaker import MAX_HOSTS, Breaker, GivenUp
 from tests.helpers import run_audit
 
 T, C = Code.NET_TIMEOUT, Code.NET_CONNECT

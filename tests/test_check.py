@@ -19,8 +19,8 @@ from auditor.codes import Code
 from auditor.config import Method
 from auditor.demo.server import DEMO_CA, Route, RoutesFor, serve, serve_demo
 from auditor.demo.site import Page, sitemapindex, url, urlset, xml_page
+from auditor.errors import ExitCode
 from auditor.pipeline import Progress
-from auditor.summary import ExitCode
 from tests.helpers import run_audit, validate_report
 
 HTML = Page(200, b"<title>ok</title>")

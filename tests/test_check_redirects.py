@@ -41,7 +41,7 @@ def codes(entry: Report) -> list[str]:
 
 
 @dataclass(frozen=True)
-class Checked:
+class Validated:
     """The report entry of the one listed URL, and what the server saw."""
 
     entry: Report
@@ -51,7 +51,7 @@ class Checked:
 
 async def check_listed(
     tmp_path: Path, routes_for: RoutesFor, listed: str = "{base}/start", **overrides: Any
-) -> Checked:
+) -> Validated:
     """Serve `routes_for` plus a sitemap listing `listed`, audit it with URL checks."""
 
     def site(base: str) -> dict[str, Route]:
@@ -66,7 +66,7 @@ async def check_listed(
         hits = dict(served.hits)
     [entry] = audited.report["urls"]
     assert entry["loc"] == expand(listed, served.base)
-    return Checked(entry, served.base, hits)
+    return Validated(entry, served.base, hits)
 
 
 async def multiple(request: web.Request) -> web.StreamResponse:

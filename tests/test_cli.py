@@ -14,11 +14,11 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-from auditor.cli import main
+from auditor.cli.main import main
 from auditor.demo.server import serve
 from auditor.demo.site import Page, url, urlset, xml_page
+from auditor.errors import ExitCode
 from auditor.report.schema import report_schema
-from auditor.summary import ExitCode
 from tests.helpers import validate_report
 
 

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from auditor.cli import build_parser, main, parse_command
+from auditor.cli.main import build_parser, main, parse_command
 from auditor.config import FailOn, Method
 from auditor.demo.site import url, urlset
-from auditor.summary import ExitCode
+from auditor.errors import ExitCode
 
 
 def write(path: Path, text: str) -> Path:

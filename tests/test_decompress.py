@@ -1,4 +1,4 @@
-"""auditor.decompress: transport and file gzip layers, bounded lazy output, bad input refused."""
+"""net.decompress: transport and file gzip layers, bounded lazy output, bad input refused."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
 
-from auditor.decompress import GZIP_MAGIC, OUTPUT_CHUNK_BYTES, BodyDecoder, CompressionError
+from auditor.errors import CompressionError
+from auditor.net.decompress import GZIP_MAGIC, OUTPUT_CHUNK_BYTES, BodyDecoder
 
 DOCUMENT = (
     b'<?xml version="1.0" encoding="UTF-8"?>\n'

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from auditor.digests import DigestTable
+from auditor.results.digest_table import DigestTable
 
 
 def test_digest_table_setdefault() -> None:

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 import asyncio
 
-from auditor.discover import (
+from auditor.discovery.probes import probe_urls
+from auditor.discovery.robots import RobotsFetch, parse_robots
+from auditor.discovery.robots_fetch import (
     MAX_QUICK_LOOKUPS,
     MAX_ROBOTS_ORIGINS,
     MAX_RULE_ORIGINS,
     RobotsCache,
-    probe_urls,
 )
-from auditor.robots import RobotsFetch, parse_robots
 
 ROBOTS = "User-agent: *\nDisallow: /private/\nSitemap: https://a.example/s.xml\n"
 

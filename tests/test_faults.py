@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from auditor.demo.server import Route, serve
-from auditor.summary import ExitCode
+from auditor.errors import ExitCode
 from tests.fault_server import CHILDREN, FAULTS, CliRun, fault_site, run_cli, serve_black_hole
 from tests.helpers import Report, validate_report
 

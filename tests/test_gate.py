@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 
 from auditor.clock import SystemClock
-from auditor.gate import HostGate
-from auditor.pacing import Pacer
+from auditor.net.host_gate import HostGate
+from auditor.net.pacer import Pacer
 
 
 def _gate(per_host: int) -> HostGate:

@@ -8,11 +8,12 @@ from pathlib import Path
 import pytest
 from aiohttp.abc import AbstractResolver, ResolveResult
 
-from auditor.addresses import Reach
 from auditor.codes import Code
 from auditor.demo.server import serve
 from auditor.demo.site import Page, redirect, sitemapindex, url, urlset, xml_page
-from auditor.fetch import BlockedAddressError, FetchError, HttpClient, Timeouts, _Resolver
+from auditor.errors import BlockedAddressError, FetchError
+from auditor.net.address_guard import Reach
+from auditor.net.client import HttpClient, Timeouts, _Resolver
 from tests.helpers import run_audit
 
 

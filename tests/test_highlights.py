@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from auditor.codes import Code, Severity
-from auditor.highlights import MAX_HOPS, MAX_TEXT_CHARS, Highlights, clip
 from auditor.models import (
     CheckResult,
     FoundBy,
@@ -13,6 +12,7 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
+from auditor.results.samples import MAX_HOPS, MAX_TEXT_CHARS, Samples, clip
 
 SITE = "https://example.com"
 
@@ -36,30 +36,30 @@ def document(n: int, *codes: Code, omitted: dict[Code, int] | None = None) -> Si
 
 
 def test_examples_stop_at_the_cap_and_counts_go_on() -> None:
-    highlights = Highlights(examples_per_code=3)
-    highlights.add_urls(checked(n, Code.HTTP_NOT_FOUND) for n in range(1_000))
-    assert [e.url.value for e in highlights.examples[Code.HTTP_NOT_FOUND] if e.url] == [
+    samples = Samples(examples_per_code=3)
+    samples.add_urls(checked(n, Code.HTTP_NOT_FOUND) for n in range(1_000))
+    assert [e.url.value for e in samples.examples[Code.HTTP_NOT_FOUND] if e.url] == [
         f"{SITE}/0",
         f"{SITE}/1",
         f"{SITE}/2",
     ]
-    assert highlights.broken_urls == 1_000
-    assert highlights.url_errors == {f"{SITE}/s.xml": 1_000}
+    assert samples.broken_urls == 1_000
+    assert samples.url_errors == {f"{SITE}/s.xml": 1_000}
 
 
 def test_response_times_fall_in_fixed_buckets() -> None:
-    highlights = Highlights()
+    samples = Samples()
     times = [0, 99, 100, 249, 999, 1_000, 9_999, 10_000, 600_000]
-    highlights.add_urls(checked(n, elapsed_ms=ms) for n, ms in enumerate(times))
-    assert highlights.times == [2, 2, 0, 1, 1, 0, 1, 2]
-    assert highlights.examples == {}  # records without findings are only counted
+    samples.add_urls(checked(n, elapsed_ms=ms) for n, ms in enumerate(times))
+    assert samples.times == [2, 2, 0, 1, 1, 0, 1, 2]
+    assert samples.examples == {}  # records without findings are only counted
 
 
 def test_long_values_and_chains_are_kept_cut_with_their_length() -> None:
     long_url = f"{SITE}/" + "a" * 5_000
     hops = tuple(Redirect(f"{SITE}/hop/{n}", 301) for n in range(12))
-    highlights = Highlights()
-    highlights.add_urls(
+    samples = Samples()
+    samples.add_urls(
         [
             UrlRecord(
                 long_url,
@@ -74,7 +74,7 @@ def test_long_values_and_chains_are_kept_cut_with_their_length() -> None:
             )
         ]
     )
-    (example,) = highlights.examples[Code.REDIRECT_TOO_MANY]
+    (example,) = samples.examples[Code.REDIRECT_TOO_MANY]
     assert example.url is not None
     assert len(example.url.value) == MAX_TEXT_CHARS
     assert example.url.length == len(long_url)
@@ -84,13 +84,13 @@ def test_long_values_and_chains_are_kept_cut_with_their_length() -> None:
 
 
 def test_sitemap_rows_are_capped_with_broken_ones_first() -> None:
-    highlights = Highlights(sitemap_rows=5)
+    samples = Samples(sitemap_rows=5)
     for n in range(20):
         broken = n in {7, 15}
-        highlights.add_sitemap(document(n, *([Code.XML_MALFORMED] if broken else [])))
-    highlights.add_urls([checked(1, Code.HTTP_NOT_FOUND)])  # s.xml is not among the rows
+        samples.add_sitemap(document(n, *([Code.XML_MALFORMED] if broken else [])))
+    samples.add_urls([checked(1, Code.HTTP_NOT_FOUND)])  # s.xml is not among the rows
     failing = {f"{SITE}/s3.xml": 2}  # its URLs fail (a listing the sink counted)
-    rows = highlights.sitemap_rows(failing)
+    rows = samples.sitemap_rows(failing)
     assert [row.url.rsplit("/", 1)[1] for row in rows] == [
         "s3.xml",
         "s7.xml",
@@ -98,16 +98,16 @@ def test_sitemap_rows_are_capped_with_broken_ones_first() -> None:
         "s0.xml",
         "s1.xml",
     ]
-    assert highlights.documents == 20
-    assert highlights.erring_sitemaps == {f"{SITE}/s7.xml", f"{SITE}/s15.xml"}
+    assert samples.documents == 20
+    assert samples.erring_sitemaps == {f"{SITE}/s7.xml", f"{SITE}/s15.xml"}
 
 
 def test_a_row_counts_omitted_findings_and_lists_codes_worst_first() -> None:
-    highlights = Highlights()
-    highlights.add_sitemap(
+    samples = Samples()
+    samples.add_sitemap(
         document(1, Code.LOC_DUPLICATE, Code.ENTRY_UNKNOWN_TAG, omitted={Code.LOC_INVALID: 9})
     )
-    (row,) = highlights.sitemap_rows()
+    (row,) = samples.sitemap_rows()
     assert row.by_severity == {Severity.ERROR: 9, Severity.WARNING: 1, Severity.NOTICE: 1}
     assert row.codes == (Code.LOC_INVALID, Code.LOC_DUPLICATE, Code.ENTRY_UNKNOWN_TAG)
 
@@ -127,13 +127,13 @@ def test_document_findings_show_where_it_is_listed_and_how_it_answered() -> None
             finding(Code.LOC_INVALID, url="ftp://example.com/x"),
         ),
     )
-    highlights = Highlights()
-    highlights.add_sitemap(record)
-    (moved,) = highlights.examples[Code.SITEMAP_REDIRECTED]
+    samples = Samples()
+    samples.add_sitemap(record)
+    (moved,) = samples.examples[Code.SITEMAP_REDIRECTED]
     assert (moved.status, moved.final_status) == (301, 200)
     assert moved.sitemap == clip(f"{SITE}/index.xml")
     assert moved.final_url == clip(f"{SITE}/new.xml")
-    (entry,) = highlights.examples[Code.LOC_INVALID]
+    (entry,) = samples.examples[Code.LOC_INVALID]
     assert entry.url == clip("ftp://example.com/x")
     assert entry.sitemap == clip(f"{SITE}/old.xml")
     assert entry.status is None

@@ -14,7 +14,7 @@ from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.demo.server import serve
 from auditor.demo.site import CLEAN_SECTIONS, Page, clean_routes, redirect, url, urlset, xml_page
-from auditor.highlights import EXAMPLES_PER_CODE, SITEMAP_ROWS, Highlights
+from auditor.errors import ReportWriteError
 from auditor.models import (
     CheckResult,
     FoundBy,
@@ -26,9 +26,9 @@ from auditor.models import (
 )
 from auditor.report.html_view import DiffView, RunFacts, UrlChange, build_view, link
 from auditor.report.html_writer import render_html, write_html
-from auditor.report.json_writer import ReportWriteError
-from auditor.summary import Summary
-from auditor.verdict import Outcome, judge
+from auditor.results.samples import EXAMPLES_PER_CODE, SITEMAP_ROWS, Samples
+from auditor.results.summary import Summary
+from auditor.results.verdict import Outcome, judge
 from tests.helpers import run_audit
 from tests.html_checks import inspect_html
 
@@ -91,9 +91,9 @@ def test_only_whole_http_urls_become_links(value: str, href: str | None) -> None
     assert link(value).href == href
 
 
-def big_run(records: int) -> tuple[Summary, Highlights]:
+def big_run(records: int) -> tuple[Summary, Samples]:
     """`records` URLs with findings of many codes, long URLs and redirect chains."""
-    summary, highlights = Summary(), Highlights()
+    summary, samples = Summary(), Samples()
     codes = [code for code in Code if code.value.startswith(("http.", "redirect.", "net."))]
     hops = tuple(Redirect(f"https://example.com/{'r' * 250}/{n}", 301) for n in range(10))
     batch = []
@@ -109,7 +109,7 @@ def big_run(records: int) -> tuple[Summary, Highlights]:
         batch.append(UrlRecord(f"https://example.com/{'u' * 280}/{n}", ("s",), check=check))
     for record in batch:
         summary.add_url(record)
-    highlights.add_urls(batch)
+    samples.add_urls(batch)
     for n in range(SITEMAP_ROWS * 3):
         document = SitemapRecord(
             f"https://example.com/{'s' * 250}/{n}.xml",
@@ -120,11 +120,11 @@ def big_run(records: int) -> tuple[Summary, Highlights]:
             findings=tuple(finding(code) for code in Code)[: n % 40],
         )
         summary.add_sitemap(document)
-        highlights.add_sitemap(document)
-    return summary, highlights
+        samples.add_sitemap(document)
+    return summary, samples
 
 
-def render(summary: Summary, highlights: Highlights, diff: DiffView | None = None) -> str:
+def render(summary: Summary, samples: Samples, diff: DiffView | None = None) -> str:
     facts = RunFacts(
         title="example.com",
         generated_at=datetime(2026, 1, 1, tzinfo=UTC),
@@ -134,15 +134,15 @@ def render(summary: Summary, highlights: Highlights, diff: DiffView | None = Non
         config={"fail_on": "error", "headers": {"Cookie": "<redacted>"}},
         json_name="r.json",
     )
-    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
-    view = build_view(summary, highlights, verdict=verdict, facts=facts, targets=(), diff=diff)
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
+    view = build_view(summary, samples, verdict=verdict, facts=facts, targets=(), diff=diff)
     return render_html(view)
 
 
 @pytest.mark.slow
 def test_the_report_of_a_huge_run_stays_small_and_states_its_caps() -> None:
-    summary, highlights = big_run(200_000)
-    page = render(summary, highlights)
+    summary, samples = big_run(200_000)
+    page = render(summary, samples)
     assert len(page.encode()) < 5_000_000
     assert inspect_html(page)[0] == []
     caps = re.findall(
@@ -157,8 +157,8 @@ def test_the_report_of_a_huge_run_stays_small_and_states_its_caps() -> None:
 
 
 def test_the_diff_section_is_there_only_with_a_baseline() -> None:
-    summary, highlights = big_run(10)
-    assert 'id="changes"' not in render(summary, highlights)
+    summary, samples = big_run(10)
+    assert 'id="changes"' not in render(summary, samples)
     diff = DiffView(
         baseline="reports/old.json",
         regressions=2,
@@ -169,7 +169,7 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
         changed=[UrlChange("https://example.com/<b>", "200", "404")],
         changed_total=1,
     )
-    page = render(summary, highlights, diff)
+    page = render(summary, samples, diff)
     assert 'id="changes"' in page
     assert 'href="#changes"' in page
     assert "https://example.com/&lt;b&gt;" in page
@@ -177,12 +177,12 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
 
 
 async def test_a_report_that_cannot_be_written_leaves_nothing_behind(tmp_path: Path) -> None:
-    summary, highlights = big_run(3)
+    summary, samples = big_run(3)
     target = tmp_path / "taken"
     target.mkdir()  # a folder where the file should go: the rename fails
     facts = RunFacts("t", datetime(2026, 1, 1, tzinfo=UTC), "t", True, 1.0, {}, "r.json")
-    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
-    view = build_view(summary, highlights, verdict=verdict, facts=facts, targets=())
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
+    view = build_view(summary, samples, verdict=verdict, facts=facts, targets=())
     with pytest.raises(ReportWriteError):
         await write_html(target, view)
     assert [path.name for path in tmp_path.iterdir()] == ["taken"]

@@ -1,4 +1,8 @@
-"""The package's layers (STYLE.md): a pure core without I/O, and aiohttp at one edge only."""
+"""The package's layers (STYLE.md): rooms along the data's way, a pure core, aiohttp at one edge.
+
+Packages import one way, along the pipeline: a module may import the base modules and the
+packages before its own, never one after it. The pure core does no I/O.
+"""
 
 from __future__ import annotations
 
@@ -8,40 +12,76 @@ from pathlib import Path
 import pytest
 
 PACKAGE = Path(__file__).parent.parent / "auditor"
-PURE = {
-    "auditor.addresses",
-    "auditor.breaker",
+# Modules every room may import: records, configuration, codes, URL rules, time, errors, limits.
+BASE = {
     "auditor.clock",
     "auditor.codes",
     "auditor.config",
-    "auditor.decompress",
-    "auditor.diff",
-    "auditor.digests",
-    "auditor.entries",
-    "auditor.highlights",
+    "auditor.errors",
+    "auditor.files",
+    "auditor.limits",
     "auditor.models",
-    "auditor.pacing",
-    "auditor.page",
-    "auditor.parse",
-    "auditor.redirects",
+    "auditor.urls",
+}
+# The rooms in the order the data goes through them; a room imports only earlier ones.
+ORDER = (
+    "auditor.net",
+    "auditor.discovery",
+    "auditor.sitemap",
+    "auditor.checks",
+    "auditor.http_stack",
+    "auditor.processes",
+    "auditor.results",
+    "auditor.report",
+    "auditor.monitoring",
+    "auditor.pipeline",
+    "auditor.demo",
+    "auditor.cli",
+)
+# The front doors: the package's lazy library names and `python -m auditor` may name any room.
+FRONT = {"auditor", "auditor.__main__"}
+PURE = {
+    "auditor.checks.answer_rules",
+    "auditor.checks.selection",
+    "auditor.clock",
+    "auditor.codes",
+    "auditor.config",
+    "auditor.discovery.probes",
+    "auditor.discovery.robots",
+    "auditor.discovery.targets",
+    "auditor.errors",
+    "auditor.limits",
+    "auditor.models",
+    "auditor.monitoring.diff",
+    "auditor.net.address_guard",
+    "auditor.net.breaker",
+    "auditor.net.decompress",
+    "auditor.net.pacer",
+    "auditor.net.redirects",
+    "auditor.net.retry",
     "auditor.report.charts",
     "auditor.report.encode",
     "auditor.report.html_view",
-    "auditor.retry",
-    "auditor.robots",
-    "auditor.selection",
-    "auditor.state",
-    "auditor.stream",
-    "auditor.summary",
-    "auditor.tally",
-    "auditor.targets",
-    "auditor.tree",
+    "auditor.results.dedup",
+    "auditor.results.digest_table",
+    "auditor.results.samples",
+    "auditor.results.summary",
+    "auditor.results.verdict",
+    "auditor.sitemap.body_stream",
+    "auditor.sitemap.document_tally",
+    "auditor.sitemap.parse",
+    "auditor.sitemap.parse.sniff",
+    "auditor.sitemap.parse.text_reader",
+    "auditor.sitemap.parse.utf8",
+    "auditor.sitemap.parse.xml_reader",
+    "auditor.sitemap.state_file",
+    "auditor.sitemap.tree_rules",
+    "auditor.sitemap.validate",
+    "auditor.sitemap.validated_entries",
     "auditor.urls",
-    "auditor.validate",
-    "auditor.verdict",
 }
 IO_MODULES = {"asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3"}
-AIOHTTP_ALLOWED = {"auditor.fetch", "auditor.demo.server"}
+AIOHTTP_ALLOWED = {"auditor.net.client", "auditor.demo.server"}
 
 
 def module_name(path: Path) -> str:
@@ -62,8 +102,41 @@ def imports(path: Path) -> set[str]:
 MODULES = {module_name(path): imports(path) for path in sorted(PACKAGE.rglob("*.py"))}
 
 
-def test_the_pure_list_names_real_modules() -> None:
+def room(name: str) -> int:
+    """-1 for a base module, else the position of its room in ORDER (the front doors last)."""
+    if name in BASE:
+        return -1
+    if name in FRONT:
+        return len(ORDER)
+    for rank, prefix in enumerate(ORDER):
+        if name == prefix or name.startswith(prefix + "."):
+            return rank
+    raise AssertionError(f"{name} is in no room: add it to BASE or ORDER")
+
+
+def test_the_lists_name_real_modules() -> None:
     assert PURE - set(MODULES) == set()
+    assert BASE - set(MODULES) == set()
+    assert all(any(m == p or m.startswith(p + ".") for m in MODULES) for p in ORDER)
+
+
+def test_at_most_twelve_modules_at_the_top() -> None:
+    top = list(PACKAGE.glob("*.py"))
+    assert len(top) <= 12, sorted(path.name for path in top)
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_go_one_way(name: str) -> None:
+    own = room(name)
+    for imported in MODULES[name]:
+        # The root itself is imported for `__version__` only: it loads no room eagerly.
+        if imported.startswith("auditor."):
+            target = room(imported)
+            assert target <= own, f"{name} imports {imported}, a later room"
+    if name.startswith("auditor.demo"):  # the demo site stands alone: the CLI and tests use it
+        assert {i for i in MODULES[name] if i.startswith("auditor.")} <= {
+            m for m in MODULES if m.startswith("auditor.demo")
+        }
 
 
 @pytest.mark.parametrize("name", sorted(PURE))
@@ -72,10 +145,21 @@ def test_pure_core_does_no_io(name: str) -> None:
     assert roots & IO_MODULES == set()
     # ...and depends on nothing but the pure core.
     own = {imported for imported in MODULES[name] if imported.startswith("auditor.")}
-    assert own - PURE - {"auditor._version"} == set()
+    assert own - PURE == set()
 
 
 @pytest.mark.parametrize("name", sorted(MODULES))
 def test_aiohttp_only_at_the_fetch_edge(name: str) -> None:
     uses_aiohttp = any(imported.split(".")[0] == "aiohttp" for imported in MODULES[name])
     assert not uses_aiohttp or name in AIOHTTP_ALLOWED
+
+
+def test_the_root_loads_no_room_eagerly() -> None:
+    """`import auditor` stays light: `python -m auditor` reaches its Ctrl-C handler at once."""
+    tree = ast.parse((PACKAGE / "__init__.py").read_text())
+    eager = [
+        node
+        for node in tree.body
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("auditor")
+    ]
+    assert eager == []

@@ -11,7 +11,7 @@ from prometheus_client.samples import Sample
 from auditor.demo.server import serve
 from auditor.demo.site import Page, url, urlset, xml_page
 from auditor.report.metrics import RunMetrics, last_success, metrics_registry
-from auditor.summary import Summary
+from auditor.results.summary import Summary
 from tests.helpers import run_audit
 
 

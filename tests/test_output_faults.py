@@ -28,7 +28,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.demo.server import Route, Served, serve
 from auditor.demo.site import sitemapindex, url, urlset, xml_page
-from auditor.summary import ExitCode
+from auditor.errors import ExitCode
 from tests.helpers import validate_report
 
 ROOT = Path(__file__).parent.parent

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.pacing import MAX_GAP_S, MIN_GAP_S, Pacer
+from auditor.net.pacer import MAX_GAP_S, MIN_GAP_S, Pacer
 
 
 def pacer(rate: float | None = None) -> Pacer:

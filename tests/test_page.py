@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.page import bot_challenge, header_noindex, meta_noindex, slow_finding, status_findings
+from auditor.checks.answer_rules import (
+    bot_challenge,
+    header_noindex,
+    meta_noindex,
+    slow_finding,
+    status_findings,
+)
 
 AGENTS = frozenset({"robots", "googlebot", "sitemap-auditor"})
 

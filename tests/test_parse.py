@@ -1,4 +1,4 @@
-"""auditor.parse: the same events whatever the chunking, and the right events for each document."""
+"""sitemap.parse: the same events whatever the chunking, and the right events for each document."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.codes import Code
+from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import (
     Finding,
     JsonScalar,
@@ -21,11 +22,10 @@ from auditor.models import (
     SitemapKind,
     UrlEntry,
 )
-from auditor.parse import (
+from auditor.sitemap.parse import (
     ATOM_NS,
     LEGACY_NS,
     MAX_ENTRY_PROBLEMS,
-    MAX_FIELD_CHARS,
     MAX_MARKUP_CHARS,
     SITEMAP_NS,
     SitemapParser,

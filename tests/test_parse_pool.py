@@ -15,8 +15,15 @@ from auditor.codes import Code
 from auditor.config import AuditConfig, parse_helpers
 from auditor.demo.server import DEMO_CA, serve_demo
 from auditor.demo.site import sitemapindex, url, urlset
-from auditor.entries import Checked, CheckedSitemap, CheckedUrl, DocumentSpec
-from auditor.parse_pool import BodyRead, ParseHelperError, ParsePool, parse_here
+from auditor.errors import ParseHelperError
+from auditor.processes.parse_pool import ParsePool
+from auditor.sitemap.parsers import BodyRead, parse_here
+from auditor.sitemap.validated_entries import (
+    DocumentSpec,
+    Validated,
+    ValidatedSitemap,
+    ValidatedUrl,
+)
 from auditor.urls import Scope, parse_http_url
 from tests.helpers import NOW, run_audit, target
 
@@ -59,10 +66,10 @@ def chunks_of(data: bytes, size: int = 5000) -> Callable[[], Awaitable[bytes]]:
 
 async def entries_of(
     parse: Callable[..., Awaitable[None]], spec_: DocumentSpec, data: bytes
-) -> tuple[list[Checked], BodyRead]:
-    got: list[Checked] = []
+) -> tuple[list[Validated], BodyRead]:
+    got: list[Validated] = []
 
-    async def handle(piece: list[Checked]) -> None:
+    async def handle(piece: list[Validated]) -> None:
         got.extend(piece)
 
     body = BodyRead()
@@ -93,7 +100,7 @@ async def test_a_helper_gives_what_this_process_gives(
         compress,
         True,
     )
-    urls = [entry for entry in there if isinstance(entry, CheckedUrl)]
+    urls = [entry for entry in there if isinstance(entry, ValidatedUrl)]
     assert len(urls) == 3005
     codes = {item.code for entry in urls for item in entry.findings}
     wanted = {Code.LOC_HOST_MISMATCH, Code.LASTMOD_INVALID, Code.LOC_NOT_ESCAPED}
@@ -112,7 +119,7 @@ async def test_an_index_is_checked_by_the_helper_too(pool: ParsePool) -> None:
     async with pool.parser() as parse:
         there, _ = await entries_of(parse, spec(), data.encode())
     assert there == here
-    keys = [entry.key for entry in there if isinstance(entry, CheckedSitemap)]
+    keys = [entry.key for entry in there if isinstance(entry, ValidatedSitemap)]
     assert keys == ["https://example.com/sitemaps/a.xml.gz", "https://other.example/b.xml", None]
 
 
@@ -126,7 +133,7 @@ async def test_a_document_over_the_cap_stops_its_body_and_the_helper_goes_on(
         reads += 1
         return b"<urlset>" if reads == 1 else b"<!-- " + b"x" * 60_000 + b" -->"
 
-    async def ignore(_piece: list[Checked]) -> None:
+    async def ignore(_piece: list[Validated]) -> None:
         pass
 
     capped = spec(max_bytes=1_000_000)
@@ -155,9 +162,9 @@ async def test_a_body_that_fails_is_the_documents_failure_not_the_helpers(
             raise OSError("the connection broke")
         return await read()
 
-    got: list[Checked] = []
+    got: list[Validated] = []
 
-    async def handle(piece: list[Checked]) -> None:
+    async def handle(piece: list[Validated]) -> None:
         got.extend(piece)
 
     body = BodyRead()
@@ -192,7 +199,7 @@ async def test_a_stopped_document_ends_its_helper() -> None:
         await forever.wait()
         return b""
 
-    async def ignore(_piece: list[Checked]) -> None:
+    async def ignore(_piece: list[Validated]) -> None:
         pass
 
     async with ParsePool(1) as pool:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from auditor.codes import Code
 from auditor.models import Finding, Redirect
-from auditor.redirects import Hop, chain_findings, is_redirect, next_hop
+from auditor.net.redirects import Hop, chain_findings, is_redirect, next_hop
 from auditor.urls import parse_http_url
 from tests.helpers import deeper, url_key
 

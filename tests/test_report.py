@@ -9,16 +9,16 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
-import auditor.entries
-import auditor.sink
+import auditor.report.json_writer
+import auditor.sitemap.validated_entries
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import Handler, serve
 from auditor.demo.site import SITEMAP_NS, Page, sitemapindex, url, urlset, xml_page
+from auditor.errors import ExitCode
 from auditor.models import UrlEntry, UrlRecord
 from auditor.pipeline import audit
-from auditor.summary import ExitCode
-from auditor.validate import EntryContext, LocVerdict, check_url_entry
+from auditor.sitemap.validate import EntryContext, LocVerdict, validate_url_entry
 from tests.helpers import NOW, run_audit, target, validate_report
 
 HEAD = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="{SITEMAP_NS}">'
@@ -86,9 +86,9 @@ async def test_a_bug_while_reading_one_document_is_reported_and_the_run_goes_on(
     def explode_on_b(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
         if entry.loc and entry.loc.endswith("/boom"):
             raise RuntimeError("a bug")
-        return check_url_entry(entry, ctx)
+        return validate_url_entry(entry, ctx)
 
-    monkeypatch.setattr(auditor.entries, "check_url_entry", explode_on_b)
+    monkeypatch.setattr(auditor.sitemap.validated_entries, "validate_url_entry", explode_on_b)
 
     def routes(base: str) -> dict[str, Page]:
         return {
@@ -111,7 +111,7 @@ async def test_a_failure_in_the_sink_still_writes_an_incomplete_report(
     def broken(record: UrlRecord) -> dict[str, object]:
         raise RuntimeError("a bug in the writer")
 
-    monkeypatch.setattr(auditor.sink, "url_json", broken)
+    monkeypatch.setattr(auditor.report.json_writer, "url_json", broken)
     async with serve(lambda base: {"/s.xml": xml_page(urlset([url(f"{base}/a")]))}) as served:
         config = AuditConfig(
             targets=(target(f"{served.base}/s.xml"),), json=tmp_path / "r.json", no_check=True

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from auditor.retry import backoff_s, retry_after_s
+from auditor.net.retry import backoff_s, retry_after_s
 from tests.helpers import NOW
 
 

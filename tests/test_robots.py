@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.robots import SitemapLine, parse_robots
+from auditor.discovery.robots import SitemapLine, parse_robots
 
 ROBOTS_URL = "https://example.com/robots.txt"
 ROBOTS = """# a comment line

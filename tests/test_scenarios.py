@@ -29,7 +29,7 @@ from auditor.demo.site import (
     urlset,
     xml_page,
 )
-from auditor.summary import ExitCode
+from auditor.errors import ExitCode
 from tests.helpers import Audited, run_audit
 
 LIMIT = 52_428_800  # sitemaps.org: bytes per sitemap, uncompressed

@@ -13,7 +13,7 @@ from aiohttp import web
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor import cli
+from auditor.cli import main as cli
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import Handler, Route, serve

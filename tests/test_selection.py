@@ -8,7 +8,7 @@ from collections import Counter
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.selection import Reservoir, UrlFilter
+from auditor.checks.selection import Reservoir, UrlFilter
 
 
 def test_filter_include_any_exclude_none() -> None:

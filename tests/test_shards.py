@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from auditor.addresses import Reach
 from auditor.codes import Code
-from auditor.config import AuditConfig, shard_configs
+from auditor.config import AuditConfig, checker_configs
 from auditor.demo.server import DEMO_CA, Route, serve, serve_demo
 from auditor.demo.site import url, urlset, xml_page
+from auditor.errors import CheckerProcessError, ExitCode
 from auditor.models import CheckResult, Redirect, finding
-from auditor.shards import ShardError, ShardPool, pack_result, unpack_result
-from auditor.summary import ExitCode
+from auditor.net.address_guard import Reach
+from auditor.processes.check_pool import CheckPool, pack_result, unpack_result
 from tests.helpers import Report, run_audit, target, validate_report
 from tests.test_check import site_of, stalled
 
@@ -51,7 +51,7 @@ def test_shard_configs_share_the_limits_out(
         per_host=per_host,
         rate=rate,
     )
-    shards = shard_configs(config)
+    shards = checker_configs(config)
     assert [(shard.concurrency, shard.per_host) for shard in shards] == expected
     assert sum(shard.concurrency for shard in shards) == concurrency
     assert sum(shard.per_host for shard in shards) == min(per_host, concurrency)
@@ -137,7 +137,7 @@ async def test_a_checker_process_that_dies_fails_the_checks() -> None:
         answered.extend(pairs)
 
     quits = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(8); sys.exit(3)")
-    pool: ShardPool[int] = ShardPool([config], reach=Reach.ANY, emit=emit, command=quits)
+    pool: CheckPool[int] = CheckPool([config], reach=Reach.ANY, emit=emit, command=quits)
 
     async def feed() -> None:
         for n in range(5):
@@ -151,7 +151,7 @@ async def test_a_checker_process_that_dies_fails_the_checks() -> None:
 
     with pytest.raises(ExceptionGroup) as caught:
         await both()
-    assert caught.group_contains(ShardError)
+    assert caught.group_contains(CheckerProcessError)
     assert answered == []
 
 

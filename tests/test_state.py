@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from auditor.state import (
+from auditor.errors import StateFormatError
+from auditor.sitemap.state_file import (
     STATE_FORMAT,
     STATE_VERSION,
     StateEntry,
-    StateFormatError,
     body_name,
     entry_problem,
     is_body_name,

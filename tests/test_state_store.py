@@ -19,11 +19,11 @@ from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import serve
 from auditor.demo.site import sitemapindex, url, urlset
+from auditor.errors import ExitCode
 from auditor.pipeline import Progress
 from auditor.pipeline import audit as run
-from auditor.state import StateEntry, body_name, is_body_name, parse_state
-from auditor.state_store import StateStore, body_folder
-from auditor.summary import ExitCode
+from auditor.sitemap.state_file import StateEntry, body_name, is_body_name, parse_state
+from auditor.sitemap.state_store import StateStore, body_folder
 from tests.helpers import NOW, Audited, Report, run_audit, target
 
 MODIFIED = "Mon, 23 Nov 2026 10:00:00 GMT"
@@ -273,7 +273,7 @@ async def test_an_unusable_state_file_is_ignored_with_one_warning(
         answers = site.answers()
     assert statuses(answers) == dict.fromkeys(SITEMAPS, (200, False))
     warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
-    assert [record.name for record in warnings] == ["auditor.state_store"]
+    assert [record.name for record in warnings] == ["auditor.sitemap.state_store"]
     assert audited.report["complete"] is True
     assert len(read_state(state)) == len(SITEMAPS)  # replaced by a good one
 
@@ -390,7 +390,7 @@ async def test_a_state_that_cannot_be_written_is_one_warning(
         audited = await audit(tmp_path, served.base, "1", state=state)
         assert statuses(site.answers()) == dict.fromkeys(SITEMAPS, (200, False))
     warnings = [record for record in caplog.records if record.levelno >= logging.WARNING]
-    assert [record.name for record in warnings] == ["auditor.state_store"]
+    assert [record.name for record in warnings] == ["auditor.sitemap.state_store"]
     assert audited.report["complete"] is True
     assert audited.report["summary"]["sitemaps"] == len(SITEMAPS)
 

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from auditor.codes import Code, Severity
 from auditor.config import FailOn
-from auditor.highlights import Highlights
+from auditor.errors import ExitCode
 from auditor.models import (
     CheckResult,
     FoundBy,
@@ -19,8 +19,9 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.summary import ExitCode, Summary, exit_code
-from auditor.verdict import Outcome, judge
+from auditor.results.samples import Samples
+from auditor.results.summary import Summary, exit_code
+from auditor.results.verdict import Outcome, judge
 
 ERROR_CODE, WARNING_CODE, NOTICE_CODE = Code.LOC_INVALID, Code.LOC_DUPLICATE, Code.URL_SLOW
 
@@ -159,9 +160,9 @@ def test_the_exit_code_is_the_worst_severity_against_the_threshold(
     expected = ExitCode.FINDINGS if worst >= threshold else ExitCode.OK
     assert exit_code(summary, fail_on) is expected
     # The verdict says what the exit code does; the order records arrive in changes nothing.
-    verdict = judge(summary, Highlights(), complete=True, failed=False, fail_on=fail_on)
+    verdict = judge(summary, Samples(), complete=True, failed=False, fail_on=fail_on)
     assert (verdict.outcome is Outcome.PASS) is (expected is ExitCode.OK)
     shuffled = summed(data.draw(st.permutations(records)))
     assert shuffled.to_json(duration_s=1.0) == summary.to_json(duration_s=1.0)
-    stopped = judge(summary, Highlights(), complete=False, failed=False, fail_on=fail_on)
+    stopped = judge(summary, Samples(), complete=False, failed=False, fail_on=fail_on)
     assert stopped.outcome is Outcome.INCOMPLETE

@@ -5,13 +5,14 @@ from __future__ import annotations
 import pytest
 
 from auditor.codes import Code
+from auditor.limits import MAX_ENTRIES
 from auditor.models import (
     FoundBy,
     SitemapKind,
     SitemapRecord,
     finding,
 )
-from auditor.tally import MAX_ENTRIES, DocumentTally
+from auditor.sitemap.document_tally import DocumentTally
 from tests.helpers import NOW
 
 

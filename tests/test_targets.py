@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor.targets import Target, TargetError, TargetKind, parse_target
+from auditor.config import Target, TargetKind
+from auditor.discovery.targets import parse_target
+from auditor.errors import TargetError
 
 
 def no_files(_path: Path) -> bool:

@@ -6,8 +6,8 @@ from pathlib import Path
 
 from rich.console import Console
 
+from auditor.cli.terminal import TOP_CODES, plain_lines, rich_summary
 from auditor.demo.site import url, urlset
-from auditor.terminal import TOP_CODES, plain_lines, rich_summary
 from tests.helpers import run_audit
 
 HOSTILE = "https://example.com/[bold red]markup[/bold red]\x1b[2J"

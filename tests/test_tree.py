@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from auditor.codes import Code
+from auditor.limits import MAX_ENTRIES
 from auditor.models import (
     AlreadyRead,
     Finding,
@@ -12,8 +13,8 @@ from auditor.models import (
     SitemapKind,
     StatusClass,
 )
-from auditor.tally import MAX_ENTRIES
-from auditor.tree import Job, SitemapTree, UrlDedup
+from auditor.results.dedup import UrlDedup
+from auditor.sitemap.tree_rules import Job, SitemapTree
 from auditor.urls import url_digest
 from tests.helpers import url_key
 

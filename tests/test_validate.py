@@ -1,4 +1,4 @@
-"""auditor.validate and auditor.urls: the value rules of sitemap entries, and URL normalisation."""
+"""sitemap.validate and urls: the value rules of sitemap entries, and URL normalisation."""
 
 from __future__ import annotations
 
@@ -10,9 +10,23 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor import urls as urls_module
-from auditor import validate as validate_module
 from auditor.codes import Code
+from auditor.limits import MAX_LOC_CHARS
 from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
+from auditor.sitemap import validate as validate_module
+from auditor.sitemap.validate import (
+    CHANGEFREQS,
+    EntryContext,
+    W3CDatetime,
+    parse_w3c_datetime,
+    validate_changefreq,
+    validate_lastmod,
+    validate_loc,
+    validate_priority,
+    validate_sitemap_entry,
+    validate_url_entry,
+)
+from auditor.sitemap.validate import _xsd_valid as xsd_valid
 from auditor.urls import (
     HttpUrl,
     Mismatch,
@@ -24,20 +38,6 @@ from auditor.urls import (
     split_http_url,
     url_digest,
 )
-from auditor.validate import (
-    CHANGEFREQS,
-    MAX_LOC_CHARS,
-    EntryContext,
-    W3CDatetime,
-    check_changefreq,
-    check_lastmod,
-    check_loc,
-    check_priority,
-    check_sitemap_entry,
-    check_url_entry,
-    parse_w3c_datetime,
-)
-from auditor.validate import _xsd_valid as xsd_valid
 from tests.helpers import NOW, deeper
 
 SITEMAP = "https://example.com/catalog/sitemap.xml"
@@ -161,7 +161,7 @@ def test_not_w3c(text: str) -> None:
     ],
 )
 def test_lastmod_invalid(text: str, xsd_valid: bool) -> None:
-    found = check_lastmod(text, folder_ctx(), url="https://example.com/catalog/a")
+    found = validate_lastmod(text, folder_ctx(), url="https://example.com/catalog/a")
     assert view(found) == [(Code.LASTMOD_INVALID, {"value": text, "xsd_valid": xsd_valid})]
     assert found[0].url == "https://example.com/catalog/a"
     assert found[0].sitemap == SITEMAP
@@ -191,7 +191,7 @@ def test_lastmod_invalid(text: str, xsd_valid: bool) -> None:
     ],
 )
 def test_lastmod_future(text: str, now: datetime, future: bool) -> None:
-    found = check_lastmod(text, folder_ctx(now=now), url=None)
+    found = validate_lastmod(text, folder_ctx(now=now), url=None)
     assert (Code.LASTMOD_FUTURE in found_codes(found)) is future
     assert Code.LASTMOD_INVALID not in found_codes(found)
     if future:
@@ -213,7 +213,7 @@ def test_lastmod_future(text: str, now: datetime, future: bool) -> None:
     ],
 )
 def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
-    found = check_lastmod(text, folder_ctx(), url=None)
+    found = validate_lastmod(text, folder_ctx(), url=None)
     assert found_codes(found) == expected
     for item in found:
         if item.code is Code.LASTMOD_XSD_MISMATCH:
@@ -281,7 +281,7 @@ def test_every_w3c_form_means_its_earliest_moment(
 
 @given(st.text(st.sampled_from("0123456789-T:Z+.Z \u0663x"), max_size=32) | st.text(max_size=32))
 def test_any_lastmod_gives_findings_that_agree(text: str) -> None:
-    found = check_lastmod(text, folder_ctx(), url=None)
+    found = validate_lastmod(text, folder_ctx(), url=None)
     parsed = parse_w3c_datetime(text)
     codes = found_codes(found)
     assert (Code.LASTMOD_INVALID in codes) is (parsed is None)
@@ -298,7 +298,7 @@ def test_any_lastmod_gives_findings_that_agree(text: str) -> None:
 
 @pytest.mark.parametrize("text", sorted(CHANGEFREQS))
 def test_changefreq_allowed(text: str) -> None:
-    assert check_changefreq(text, folder_ctx(), url=None) == ()
+    assert validate_changefreq(text, folder_ctx(), url=None) == ()
 
 
 def test_changefreq_has_the_seven_values() -> None:
@@ -308,7 +308,7 @@ def test_changefreq_has_the_seven_values() -> None:
 
 @pytest.mark.parametrize("text", ["Daily", "DAILY", " daily", "weekly ", "", "sometimes", "1"])
 def test_changefreq_invalid_is_never_coerced(text: str) -> None:
-    found = check_changefreq(text, folder_ctx(), url="https://example.com/catalog/a")
+    found = validate_changefreq(text, folder_ctx(), url="https://example.com/catalog/a")
     assert view(found) == [(Code.CHANGEFREQ_INVALID, {"value": text})]
     assert found[0].url == "https://example.com/catalog/a"
 
@@ -317,7 +317,7 @@ def test_changefreq_invalid_is_never_coerced(text: str) -> None:
     "text", ["0", "0.0", "1", "1.0", ".5", "+0.5", "0.5", "1.", "+1.000", "-0", "0.123456789"]
 )
 def test_priority_valid(text: str) -> None:
-    assert check_priority(text, folder_ctx(), url=None) == ()
+    assert validate_priority(text, folder_ctx(), url=None) == ()
 
 
 @pytest.mark.parametrize(
@@ -325,7 +325,7 @@ def test_priority_valid(text: str) -> None:
     ["1.5", "-0.1", "1e-1", "0,5", "", "abc", " 0.5", "NaN", "inf", "1.0000001", "0x1", "."],
 )
 def test_priority_invalid_is_never_coerced(text: str) -> None:
-    found = check_priority(text, folder_ctx(), url=None)
+    found = validate_priority(text, folder_ctx(), url=None)
     assert view(found) == [(Code.PRIORITY_INVALID, {"value": text})]
 
 
@@ -334,7 +334,7 @@ def test_priority_invalid_is_never_coerced(text: str) -> None:
 
 @pytest.mark.parametrize(("text", "empty"), [(None, False), ("", True)])
 def test_loc_missing(text: str | None, empty: bool) -> None:
-    verdict = check_loc(text, folder_ctx(), line=7)
+    verdict = validate_loc(text, folder_ctx(), line=7)
     assert verdict.url is None
     assert view(verdict.findings) == [(Code.LOC_MISSING, {"line": 7, "empty": empty})]
     assert verdict.findings[0].sitemap == SITEMAP
@@ -358,7 +358,7 @@ def test_loc_missing(text: str | None, empty: bool) -> None:
     ],
 )
 def test_loc_invalid(text: str) -> None:
-    verdict = check_loc(text, folder_ctx())
+    verdict = validate_loc(text, folder_ctx())
     assert verdict.url is None
     assert found_codes(verdict.findings) == [Code.LOC_INVALID]
     assert verdict.findings[0].url == text
@@ -370,8 +370,8 @@ def test_loc_length_limit() -> None:
     ok = base + "a" * (MAX_LOC_CHARS - 1 - len(base))
     too_long = ok + "a"
     assert len(ok) == 2047
-    assert check_loc(ok, folder_ctx()).findings == ()
-    verdict = check_loc(too_long, folder_ctx())
+    assert validate_loc(ok, folder_ctx()).findings == ()
+    verdict = validate_loc(too_long, folder_ctx())
     assert view(verdict.findings) == [(Code.LOC_TOO_LONG, {"length": 2048})]
     assert verdict.url is not None  # still a usable URL
 
@@ -394,7 +394,7 @@ def test_loc_length_limit() -> None:
     ],
 )
 def test_loc_not_escaped(text: str, escaped: bool) -> None:
-    verdict = check_loc(text, folder_ctx())
+    verdict = validate_loc(text, folder_ctx())
     expected = [] if escaped else [Code.LOC_NOT_ESCAPED]
     assert found_codes(verdict.findings) == expected
     assert needs_escaping(text) is not escaped
@@ -412,7 +412,7 @@ def test_loc_not_escaped(text: str, escaped: bool) -> None:
     ],
 )
 def test_loc_host_mismatch(text: str, kind: str) -> None:
-    verdict = check_loc(text, folder_ctx())
+    verdict = validate_loc(text, folder_ctx())
     assert view(verdict.findings) == [(Code.LOC_HOST_MISMATCH, {"kind": kind})]
     assert verdict.off_scope
     assert verdict.url is not None
@@ -420,14 +420,14 @@ def test_loc_host_mismatch(text: str, kind: str) -> None:
 
 def test_loc_host_mismatch_www_both_ways() -> None:
     ctx = folder_ctx("https://www.example.com/sitemap.xml")
-    verdict = check_loc("https://example.com/a", ctx)
+    verdict = validate_loc("https://example.com/a", ctx)
     assert view(verdict.findings) == [(Code.LOC_HOST_MISMATCH, {"kind": "www"})]
 
 
 def test_loc_port_rule_when_the_sitemap_has_a_port() -> None:
     ctx = folder_ctx("https://example.com:8443/sitemap.xml")
-    assert check_loc("https://example.com:8443/a", ctx).findings == ()
-    verdict = check_loc("https://example.com/a", ctx)
+    assert validate_loc("https://example.com:8443/a", ctx).findings == ()
+    verdict = validate_loc("https://example.com/a", ctx)
     assert view(verdict.findings) == [(Code.LOC_HOST_MISMATCH, {"kind": "port"})]
 
 
@@ -442,7 +442,7 @@ def test_loc_port_rule_when_the_sitemap_has_a_port() -> None:
     ],
 )
 def test_loc_out_of_scope(text: str) -> None:
-    verdict = check_loc(text, folder_ctx())
+    verdict = validate_loc(text, folder_ctx())
     assert view(verdict.findings) == [(Code.LOC_OUT_OF_SCOPE, {"folder": "/catalog/"})]
     assert verdict.off_scope
 
@@ -458,7 +458,7 @@ def test_loc_out_of_scope(text: str) -> None:
     ],
 )
 def test_loc_in_scope(text: str) -> None:
-    verdict = check_loc(text, folder_ctx())
+    verdict = validate_loc(text, folder_ctx())
     assert verdict.findings == ()
     assert not verdict.off_scope
     assert verdict.url == http(text)
@@ -466,24 +466,24 @@ def test_loc_in_scope(text: str) -> None:
 
 def test_root_sitemap_scope_is_the_whole_host() -> None:
     ctx = folder_ctx("https://example.com/sitemap.xml")
-    assert check_loc("https://example.com/any/where", ctx).findings == ()
-    assert check_loc("https://example.com", ctx).findings == ()
+    assert validate_loc("https://example.com/any/where", ctx).findings == ()
+    assert validate_loc("https://example.com", ctx).findings == ()
 
 
 def test_dot_segments_cannot_leave_the_folder() -> None:
-    verdict = check_loc("https://example.com/catalog/../admin/x", folder_ctx())
+    verdict = validate_loc("https://example.com/catalog/../admin/x", folder_ctx())
     assert found_codes(verdict.findings) == [Code.LOC_OUT_OF_SCOPE]
 
 
 def test_no_scope_means_no_location_rule() -> None:
     ctx = EntryContext(SITEMAP, NOW)
-    assert check_loc("http://other.com:81/x", ctx).findings == ()
-    assert found_codes(check_loc("other.com/x", ctx).findings) == [Code.LOC_INVALID]
+    assert validate_loc("http://other.com:81/x", ctx).findings == ()
+    assert found_codes(validate_loc("other.com/x", ctx).findings) == [Code.LOC_INVALID]
 
 
 def test_several_loc_problems_together() -> None:
     text = "https://other.com/catalog/" + "\u00e9" * 2100
-    verdict = check_loc(text, folder_ctx())
+    verdict = validate_loc(text, folder_ctx())
     assert found_codes(verdict.findings) == [
         Code.LOC_TOO_LONG,
         Code.LOC_NOT_ESCAPED,
@@ -506,7 +506,7 @@ def test_url_entry_keeps_parser_problems_first_and_names_the_sitemap() -> None:
         priority="1.5",
         problems=(parser_problem,),
     )
-    verdict = check_url_entry(entry, folder_ctx())
+    verdict = validate_url_entry(entry, folder_ctx())
     assert found_codes(verdict.findings) == [
         Code.ENTRY_DUPLICATE_TAG,
         Code.LASTMOD_INVALID,
@@ -519,13 +519,13 @@ def test_url_entry_keeps_parser_problems_first_and_names_the_sitemap() -> None:
 
 
 def test_url_entry_without_loc() -> None:
-    verdict = check_url_entry(UrlEntry(None, 4, lastmod="2024-05-06"), folder_ctx())
+    verdict = validate_url_entry(UrlEntry(None, 4, lastmod="2024-05-06"), folder_ctx())
     assert view(verdict.findings) == [(Code.LOC_MISSING, {"line": 4, "empty": False})]
 
 
 def test_clean_url_entry() -> None:
     entry = UrlEntry("https://example.com/catalog/a", 2, "2024-05-06", "daily", "0.5")
-    assert check_url_entry(entry, folder_ctx()).findings == ()
+    assert validate_url_entry(entry, folder_ctx()).findings == ()
 
 
 @pytest.mark.parametrize(
@@ -541,14 +541,14 @@ def test_clean_url_entry() -> None:
 def test_sitemap_entry_checks_the_host_only(
     loc: str, expected: list[tuple[Code, dict[str, JsonScalar]]]
 ) -> None:
-    verdict = check_sitemap_entry(SitemapEntry(loc, 3), index_ctx())
+    verdict = validate_sitemap_entry(SitemapEntry(loc, 3), index_ctx())
     assert view(verdict.findings) == expected
     assert verdict.off_scope is bool(expected)
 
 
 def test_sitemap_entry_lastmod_is_checked() -> None:
     entry = SitemapEntry("https://example.com/s.xml", 3, "2016-01-25 15:35:12")
-    verdict = check_sitemap_entry(entry, index_ctx())
+    verdict = validate_sitemap_entry(entry, index_ctx())
     assert found_codes(verdict.findings) == [Code.LASTMOD_INVALID]
 
 
@@ -790,7 +790,7 @@ def test_the_host_rules_agree_with_the_origins(sitemap: str, listed: str) -> Non
 @given(st.text(max_size=40) | http_urls().map(lambda url: url.replace("a", " a\u00e9")))
 def test_any_loc_gives_findings_never_an_error(text: str) -> None:
     ctx = folder_ctx()
-    verdict = check_loc(text, ctx)
+    verdict = validate_loc(text, ctx)
     codes = found_codes(verdict.findings)
     assert (verdict.url is None) is (not text or Code.LOC_INVALID in codes)
     assert (Code.LOC_NOT_ESCAPED in codes) is (bool(text) and needs_escaping(text))

@@ -6,7 +6,6 @@ import pytest
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.highlights import Highlights
 from auditor.models import (
     CheckResult,
     FoundBy,
@@ -15,8 +14,9 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.summary import Summary
-from auditor.verdict import Outcome, judge
+from auditor.results.samples import Samples
+from auditor.results.summary import Summary
+from auditor.results.verdict import Outcome, judge
 
 SITE = "https://example.com"
 
@@ -39,16 +39,16 @@ def page(path: str, listed_in: str, *codes: Code, status: int = 200) -> UrlRecor
     return UrlRecord(f"{SITE}/{path}", (f"{SITE}/{listed_in}",), check=check)
 
 
-def run(*records: SitemapRecord | UrlRecord) -> tuple[Summary, Highlights]:
-    summary, highlights = Summary(), Highlights()
+def run(*records: SitemapRecord | UrlRecord) -> tuple[Summary, Samples]:
+    summary, samples = Summary(), Samples()
     for record in records:
         if isinstance(record, SitemapRecord):
             summary.add_sitemap(record)
-            highlights.add_sitemap(record)
+            samples.add_sitemap(record)
         else:
             summary.add_url(record)
-            highlights.add_urls([record])
-    return summary, highlights
+            samples.add_urls([record])
+    return summary, samples
 
 
 BROKEN_SITE = (
@@ -64,8 +64,8 @@ BROKEN_SITE = (
 
 
 def test_a_failing_run_says_how_many_errors_where_and_how_many_urls() -> None:
-    summary, highlights = run(*BROKEN_SITE)
-    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
+    summary, samples = run(*BROKEN_SITE)
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
     assert verdict.outcome is Outcome.FAIL
     assert verdict.line == (
         "FAIL: 3 errors in 2 of 3 sitemaps; 2 of 4 URLs broken; 2 warnings, 1 notice"
@@ -73,22 +73,22 @@ def test_a_failing_run_says_how_many_errors_where_and_how_many_urls() -> None:
 
 
 def test_warnings_fail_a_run_only_when_asked() -> None:
-    summary, highlights = run(sitemap("a.xml", Code.SITEMAP_REDIRECTED), page("1", "a.xml"))
-    passing = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.ERROR)
+    summary, samples = run(sitemap("a.xml", Code.SITEMAP_REDIRECTED), page("1", "a.xml"))
+    passing = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
     assert passing.line == "PASS: 1 sitemap and 1 URL, no errors; 1 warning"
-    failing = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.WARNING)
+    failing = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.WARNING)
     assert failing.line == "FAIL: 1 warning"
 
 
 def test_a_clean_run_passes() -> None:
-    summary, highlights = run(sitemap("a.xml"), page("1", "a.xml"), page("2", "a.xml"))
-    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.NOTICE)
+    summary, samples = run(sitemap("a.xml"), page("1", "a.xml"), page("2", "a.xml"))
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.NOTICE)
     assert verdict.line == "PASS: 1 sitemap and 2 URLs, no findings"
 
 
 def test_never_fail_still_says_what_was_found() -> None:
-    summary, highlights = run(*BROKEN_SITE)
-    verdict = judge(summary, highlights, complete=True, failed=False, fail_on=FailOn.NEVER)
+    summary, samples = run(*BROKEN_SITE)
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.NEVER)
     assert verdict.outcome is Outcome.PASS
     assert verdict.text.endswith("(--fail-on never); 3 errors, 2 warnings, 1 notice")
 
@@ -98,7 +98,7 @@ def test_never_fail_still_says_what_was_found() -> None:
     [(False, False, Outcome.INCOMPLETE), (False, True, Outcome.FAILED)],
 )
 def test_an_unfinished_run_is_never_a_pass(complete: bool, failed: bool, outcome: Outcome) -> None:
-    summary, highlights = run(sitemap("a.xml"))
-    verdict = judge(summary, highlights, complete=complete, failed=failed, fail_on=FailOn.ERROR)
+    summary, samples = run(sitemap("a.xml"))
+    verdict = judge(summary, samples, complete=complete, failed=failed, fail_on=FailOn.ERROR)
     assert verdict.outcome is outcome
     assert verdict.text.endswith("so far no findings")

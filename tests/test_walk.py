@@ -9,7 +9,7 @@ from aiohttp import web
 
 from auditor.demo.server import Route, serve
 from auditor.demo.site import SITEMAP_NS, sitemapindex, url, urlset, xml_page
-from auditor.summary import ExitCode
+from auditor.errors import ExitCode
 from tests.helpers import run_audit
 
 

@@ -19,10 +19,9 @@ from pathlib import Path
 
 import orjson
 
-from auditor._version import __version__
-from auditor.config import AuditConfig
+from auditor import __version__
+from auditor.config import AuditConfig, Target
 from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
-from auditor.targets import Target
 
 SCHEMA_VERSION = 1
 TOOL = {"name": "sitemap-auditor", "version": __version__}

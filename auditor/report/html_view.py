@@ -11,19 +11,19 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from auditor.codes import Code, Severity
-from auditor.highlights import (
+from auditor.models import StatusClass, TargetRecord
+from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
+from auditor.report.encode import Json
+from auditor.results.samples import (
     TIME_BUCKETS_MS,
     Example,
-    Highlights,
+    Samples,
     SitemapRow,
     Text,
     clip,
 )
-from auditor.models import StatusClass, TargetRecord
-from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
-from auditor.report.encode import Json
-from auditor.summary import Summary
-from auditor.verdict import Verdict, broken_sitemaps
+from auditor.results.summary import Summary
+from auditor.results.verdict import Verdict, broken_sitemaps
 
 TOP_CODES_CHARTED = 10
 GROUPS_OPEN = 6
@@ -239,7 +239,7 @@ class RunFacts:
 
 def build_view(
     summary: Summary,
-    highlights: Highlights,
+    samples: Samples,
     *,
     verdict: Verdict,
     facts: RunFacts,
@@ -254,17 +254,17 @@ def build_view(
         complete=facts.complete,
         verdict=verdict,
         fail_on=str(facts.config.get("fail_on", "")),
-        cards=_cards(summary, highlights, facts.duration_s),
+        cards=_cards(summary, samples, facts.duration_s),
         fix_first=_fix_first(summary),
         fix_first_shown=FIX_FIRST_SHOWN,
         status_chart=_status_chart(summary),
-        time_chart=_time_chart(highlights),
+        time_chart=_time_chart(samples),
         codes_chart=_codes_chart(summary),
-        sitemaps=_sitemap_lines(summary, highlights),
-        sitemaps_total=highlights.documents,
-        sitemap_cap=highlights.row_cap,
-        problems=_problems(summary, highlights),
-        examples_cap=highlights.examples_per_code,
+        sitemaps=_sitemap_lines(summary, samples),
+        sitemaps_total=samples.documents,
+        sitemap_cap=samples.row_cap,
+        problems=_problems(summary, samples),
+        examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,
         diff=diff,
         targets=tuple(_target_line(target) for target in targets),
@@ -273,7 +273,7 @@ def build_view(
     )
 
 
-def _cards(summary: Summary, highlights: Highlights, duration_s: float) -> tuple[Card, ...]:
+def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card, ...]:
     counts = summary.by_severity()
     notes = {
         Severity.ERROR: "Google rejects these, or the page is broken",
@@ -284,13 +284,13 @@ def _cards(summary: Summary, highlights: Highlights, duration_s: float) -> tuple
         Card(severity.value.title() + "s", f"{n:,}", notes[severity], severity.value if n else "ok")
         for severity, n in counts.items()
     ]
-    broken = broken_sitemaps(summary, highlights)
+    broken = broken_sitemaps(summary, samples)
     sitemaps = summary.sitemaps - summary.sitemaps_by_kind["robots"]
     cards.append(
         Card("Sitemaps", f"{sitemaps:,}", f"{broken:,} with errors", "plain", bool(broken))
     )
-    checked = f"{summary.checked:,} checked, {highlights.broken_urls:,} broken"
-    cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain", bool(highlights.broken_urls)))
+    checked = f"{summary.checked:,} checked, {samples.broken_urls:,} broken"
+    cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain", bool(samples.broken_urls)))
     rate = f"{summary.urls / duration_s:,.0f} URLs/s" if duration_s > 0 else ""
     took = f"{duration_s:,.2f} s" if duration_s < 10 else f"{duration_s:,.0f} s"
     cards.append(Card("Time", took, rate, "plain"))
@@ -329,8 +329,8 @@ def _status_chart(summary: Summary) -> HBarChart | None:
     return hbar_chart(items)
 
 
-def _time_chart(highlights: Highlights) -> ColumnChart | None:
-    if not any(highlights.times):
+def _time_chart(samples: Samples) -> ColumnChart | None:
+    if not any(samples.times):
         return None
     bounds = [0, *TIME_BUCKETS_MS]
     labels = [f"<{_ms(bounds[1])}"]
@@ -338,10 +338,7 @@ def _time_chart(highlights: Highlights) -> ColumnChart | None:
     labels.append(f"≥{_ms(bounds[-1])}")
     tones = ["ok"] * 4 + ["warning"] * 2 + ["error"] * 2  # a second and more is slow
     return column_chart(
-        [
-            Item(label, n, tone)
-            for label, n, tone in zip(labels, highlights.times, tones, strict=True)
-        ]
+        [Item(label, n, tone) for label, n, tone in zip(labels, samples.times, tones, strict=True)]
     )
 
 
@@ -358,15 +355,15 @@ def _codes_chart(summary: Summary) -> HBarChart | None:
     return hbar_chart(items)
 
 
-def _sitemap_lines(summary: Summary, highlights: Highlights) -> tuple[SitemapLine, ...]:
+def _sitemap_lines(summary: Summary, samples: Samples) -> tuple[SitemapLine, ...]:
     failing = {url: counts.failing for url, counts in summary.by_sitemap.items()}
-    rows = highlights.sitemap_rows(failing)
-    return tuple(_sitemap_line(row, summary, highlights) for row in rows)
+    rows = samples.sitemap_rows(failing)
+    return tuple(_sitemap_line(row, summary, samples) for row in rows)
 
 
-def _sitemap_line(row: SitemapRow, summary: Summary, highlights: Highlights) -> SitemapLine:
+def _sitemap_line(row: SitemapRow, summary: Summary, samples: Samples) -> SitemapLine:
     checks = summary.by_sitemap.get(row.url)
-    failing = max(highlights.url_errors[row.url], checks.failing if checks else 0)
+    failing = max(samples.url_errors[row.url], checks.failing if checks else 0)
     counts = row.by_severity
     return SitemapLine(
         url=link(row.url),
@@ -393,12 +390,12 @@ def _kind(row: SitemapRow) -> str:
     return "not a sitemap" if answered else "unread"
 
 
-def _problems(summary: Summary, highlights: Highlights) -> tuple[CodeGroup, ...]:
-    cap = highlights.examples_per_code
+def _problems(summary: Summary, samples: Samples) -> tuple[CodeGroup, ...]:
+    cap = samples.examples_per_code
     return tuple(
         CodeGroup(
             code_row(code, n),
-            tuple(_example_line(example) for example in highlights.examples.get(code, ())),
+            tuple(_example_line(example) for example in samples.examples.get(code, ())),
             total=n,
             cap=cap,
         )
@@ -461,7 +458,7 @@ def _config_value(value: object) -> str:
 
 
 def diff_view_of(diff: Json) -> DiffView:
-    """The report's `diff` object (auditor.diff.diff_json) as the HTML shows it."""
+    """The report's `diff` object (auditor.monitoring.diff.diff_json) as the HTML shows it."""
     known = {code.value: code for code in Code}
 
     def codes(key: str) -> dict[Code, int]:

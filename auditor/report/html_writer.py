@@ -18,9 +18,9 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from auditor.atomic import write_atomically
+from auditor.errors import ReportWriteError
+from auditor.files import write_atomically
 from auditor.report.html_view import ReportView
-from auditor.report.json_writer import ReportWriteError
 
 TEMPLATE = "report.html.j2"
 

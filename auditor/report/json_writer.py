@@ -17,16 +17,9 @@ import aiofiles
 import aiofiles.os
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
-from auditor.report.encode import Json, dumps
-
-
-class ReportError(Exception):
-    """The report cannot be written where asked (folder missing and not creatable, read-only)."""
-
-
-class ReportWriteError(ReportError):
-    """Writing the report failed mid-run or at its end (a full disk): the run failed."""
-
+from auditor.errors import ReportError, ReportWriteError
+from auditor.models import SitemapRecord, UrlRecord
+from auditor.report.encode import Json, dumps, sitemap_json, url_json
 
 FLUSH_BYTES = 1 << 20  # buffer records and write in large pieces: each write is a thread hop
 COPY_BYTES = 1 << 20
@@ -98,13 +91,13 @@ class JsonReportWriter:
             await self.discard()
             raise ReportError(f"cannot write the report to {self.path.parent}: {exc}") from exc
 
-    def add_url(self, record: Json) -> None:
+    def add_url(self, record: UrlRecord) -> None:
         """Append one `urls[]` entry (buffered)."""
-        self._urls.add(record)
+        self._urls.add(url_json(record))
 
-    def add_sitemap(self, record: Json) -> None:
+    def add_sitemap(self, record: SitemapRecord) -> None:
         """Append one `sitemaps[]` entry (buffered)."""
-        self._sitemaps.add(record)
+        self._sitemaps.add(sitemap_json(record))
 
     async def flush_if_full(self) -> None:
         """Write buffers that reached FLUSH_BYTES."""
@@ -145,7 +138,7 @@ class JsonReportWriter:
     async def discard(self) -> None:
         """Leave nothing behind but a committed report: no spool, no temporary file."""
         for spool in (self._sitemaps, self._urls):
-            with contextlib.suppress(OSError, ReportError):
+            with contextlib.suppress(OSError, ReportWriteError):
                 await spool.close()
             await _remove(spool.path)
         await _remove(self._temporary)

@@ -13,11 +13,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
-from auditor.atomic import write_atomically
 from auditor.codes import Code
 from auditor.config import FailOn
+from auditor.errors import ReportWriteError
+from auditor.files import write_atomically
 from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
-from auditor.report.json_writer import ReportWriteError
 
 MAX_URL_CASES = 1_000  # failing URLs listed; the rest are counted in a last case
 MAX_LINES = 20  # findings written out per failing case; all are counted

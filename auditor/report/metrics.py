@@ -13,8 +13,8 @@ from pathlib import Path
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 from prometheus_client.parser import text_string_to_metric_families
 
-from auditor.report.json_writer import ReportWriteError
-from auditor.summary import Summary
+from auditor.errors import ReportWriteError
+from auditor.results.summary import Summary
 
 PREFIX = "sitemap_audit"
 LAST_SUCCESS = f"{PREFIX}_last_success_timestamp_seconds"
@@ -63,7 +63,7 @@ def metrics_registry(
         sitemaps.labels(target, kind).set(n)
     gauge("urls", "Distinct URLs listed.").labels(target).set(summary.urls)
     gauge("urls_checked", "URLs requested.").labels(target).set(summary.checked)
-    by_class = gauge("urls_by_status_class", "Checked URLs by status class.", "status_class")
+    by_class = gauge("urls_by_status_class", "Validated URLs by status class.", "status_class")
     for status_class, n in sorted(summary.by_status_class.items()):
         by_class.labels(target, status_class).set(n)
     by_severity = gauge("findings_by_severity", "Findings by severity.", "severity")

@@ -1,0 +1,1 @@
+"""The command line: options, config file, terminal output, progress bar."""

@@ -1,0 +1,61 @@
+"""What the user asked to audit: a site root, a robots.txt, a sitemap URL, or a local file.
+
+Pure: no I/O (whether a path is a file is asked of the caller's `is_file`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import replace
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+from auditor.config import Target, TargetKind
+from auditor.errors import TargetError
+from auditor.urls import parse_http_url
+
+_HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
+
+
+def parse_target(text: str, *, is_file: Callable[[Path], bool]) -> Target:
+    """Classify one TARGET argument (DESIGN §2)."""
+    target = _classify(text, is_file=is_file)
+    # An argument with bytes that are not UTF-8 (a file name) keeps its path; it is shown with
+    # U+FFFD in their place.
+    shown = text.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+    return replace(target, input=shown) if shown != text else target
+
+
+def _classify(text: str, *, is_file: Callable[[Path], bool]) -> Target:
+    lowered = text.lower()
+    if lowered.startswith(("http://", "https://")):
+        return _url_target(text, text)
+    if lowered.startswith("file://"):
+        return _file_target(text, Path(unquote(urlsplit(text).path)), is_file=is_file)
+    path = Path(text)
+    if is_file(path):
+        return _file_target(text, path, is_file=is_file)
+    if _HOST_LIKE.fullmatch(text):  # "example.com" means its https site
+        return _url_target(text, f"https://{text}")
+    raise TargetError(f"{text!r} is neither an http(s) URL nor an existing file")
+
+
+def _url_target(text: str, url: str) -> Target:
+    parsed = parse_http_url(url)
+    if parsed is None:
+        raise TargetError(f"{text!r} is not a valid http(s) URL")
+    path = parsed.path or "/"
+    if path.endswith("/") and not parsed.query:
+        return Target(text, TargetKind.SITE, f"{parsed.origin}{path}")
+    if path.endswith("/robots.txt"):
+        return Target(text, TargetKind.ROBOTS, url)
+    return Target(text, TargetKind.SITEMAP, url)
+
+
+def _file_target(text: str, path: Path, *, is_file: Callable[[Path], bool]) -> Target:
+    if not is_file(path):
+        raise TargetError(f"{text!r}: no such file")
+    path = path.absolute()
+    kind = TargetKind.ROBOTS if path.name == "robots.txt" else TargetKind.SITEMAP
+    return Target(text, kind, path.as_uri(), path)

@@ -1,0 +1,160 @@
+"""Every exception the auditor raises on purpose, and the exit code each one means (DESIGN §2).
+
+    AuditorError
+    ├── UsageError ........................ exit 2: the command cannot run as given
+    │   ├── ConfigError                     a value out of its range (AuditConfig)
+    │   ├── ConfigFileError                 --config: unreadable, unknown key, wrong type
+    │   ├── TargetError                     a TARGET that is neither a URL nor a file
+    │   ├── BaselineError                   --baseline: missing, truncated, not a report
+    │   ├── LoopError                       --loop uvloop without uvloop installed
+    │   └── ReportError                     the report folder cannot be written (before the run)
+    ├── RunError .......................... exit 3: the run itself failed, not the site
+    │   ├── ReportWriteError                a report or output failed mid-run or at the end
+    │   └── HelperError                     a helper process broke off (the run: internal.error)
+    │       ├── FrameError                  a frame broke off
+    │       ├── CheckerProcessError         a checker process ended with URLs unanswered
+    │       └── ParseHelperError            a parse helper ended midway through a document
+    ├── SiteError ......................... no exit code of its own: a finding (exit 1)
+    │   ├── FetchError                      no usable answer; `code` is the finding (net.*)
+    │   │   └── GivenUpError                the host was given up by the breaker: not sent
+    │   └── CompressionError                broken gzip or deflate: sitemap.compression_error
+    └── LocalStateError ................... no exit code: the --state file or a kept copy
+        ├── StateFormatError                the state file is not ours: a warning, run goes on
+        └── StateReadError                  a kept copy unreadable after its 304: internal.error
+
+    BlockedAddressError (an OSError)        raised inside aiohttp's resolver, so that aiohttp
+                                            wraps it; the edge turns it into
+                                            FetchError(net.blocked_address)
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum
+from typing import ClassVar
+
+from auditor.codes import Code
+from auditor.models import Finding
+
+
+class ExitCode(IntEnum):
+    """DESIGN §2: what the process returns."""
+
+    OK = 0  # nothing at or above --fail-on, and no regression
+    FINDINGS = 1  # findings at or above --fail-on, or regressions (what the site does wrong)
+    USAGE = 2  # usage or configuration error
+    FAILED = 3  # the run itself failed: interrupted or an internal failure
+
+
+class AuditorError(Exception):
+    """The root of the auditor's own exceptions."""
+
+
+class UsageError(AuditorError):
+    """A command line or configuration that cannot run: one line on stderr, exit 2."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.USAGE
+
+
+class ConfigError(UsageError):
+    """A configuration value out of its range."""
+
+
+class ConfigFileError(UsageError):
+    """The `--config` file cannot be used, naming the file and the key."""
+
+
+class TargetError(UsageError):
+    """A TARGET argument that is neither a URL nor an existing file."""
+
+
+class BaselineError(UsageError):
+    """A baseline that cannot be compared with."""
+
+
+class LoopError(UsageError):
+    """The event loop asked for is not installed."""
+
+
+class ReportError(UsageError):
+    """The report cannot be written where asked (folder missing and not creatable, read-only)."""
+
+
+class RunError(AuditorError):
+    """The run itself failed (not the site): exit 3."""
+
+    exit_code: ClassVar[ExitCode] = ExitCode.FAILED
+
+
+class ReportWriteError(RunError):
+    """Writing a report failed mid-run or at its end (a full disk)."""
+
+
+class HelperError(RunError):
+    """A helper process (`--workers`) broke off."""
+
+
+class FrameError(HelperError):
+    """A helper's stream broke off in the middle of a frame."""
+
+
+class CheckerProcessError(HelperError):
+    """A checker process ended before answering every job sent to it."""
+
+
+class ParseHelperError(HelperError):
+    """A parse helper went away in the middle of a document."""
+
+
+class SiteError(AuditorError):
+    """Something the site did wrong; it becomes a finding, never an exit code of its own."""
+
+
+class FetchError(SiteError):
+    """A request that got no usable answer; `code` is the finding to report (net.*).
+
+    `detail` goes into the finding's detail (`given_up_after`: the host was not asked).
+    """
+
+    def __init__(self, code: Code, message: str, **detail: int | str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.detail = detail
+
+    def finding(self, *, url: str) -> Finding:
+        """The finding to report for `url`."""
+        return Finding(self.code, self.message, url, None, dict(self.detail) or None)
+
+
+class GivenUpError(FetchError):
+    """The host was given up by the breaker: the request was not sent (never retried)."""
+
+    def __init__(self, host: str, *, code: Code, failures: int) -> None:
+        message = f"{host} given up after {failures} network failures in a row; not requested"
+        super().__init__(code, message, given_up_after=failures)
+
+
+class CompressionError(SiteError):
+    """Compressed data that is corrupt, truncated, followed by junk, or of an unknown coding."""
+
+
+class LocalStateError(AuditorError):
+    """The `--state` file or its kept copies: they only spare downloads, so never fatal."""
+
+
+class StateFormatError(LocalStateError):
+    """The state file is not one this version writes: ignored, with one warning."""
+
+
+class StateReadError(LocalStateError):
+    """A kept body could not be read back after its 304: our disk's fault, not the site's."""
+
+
+class BlockedAddressError(OSError):
+    """Every address of a host is refused by the private-address guard (DESIGN §7).
+
+    An OSError, because it is raised inside aiohttp's resolver, which wraps OSErrors in its
+    connector error; `net.client` turns it into FetchError(net.blocked_address).
+    """

@@ -1,0 +1,132 @@
+"""How a run's HTTP parts are built from its configuration.
+
+Shared by the audit and its checker processes (--workers): both request, pace and judge alike.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Awaitable
+from dataclasses import dataclass, replace
+from urllib.parse import urlsplit
+
+from auditor.checks.checker import Checker, agent_token
+from auditor.clock import Clock
+from auditor.config import AuditConfig
+from auditor.discovery.robots import RobotsFetch, RobotsTxt
+from auditor.discovery.robots_fetch import RobotsCache, fetch_robots
+from auditor.net.address_guard import Reach
+from auditor.net.client import HttpClient, Timeouts, is_private_host
+from auditor.net.host_gate import HostGate
+from auditor.net.opener import FetchPolicy, Opener
+from auditor.net.pacer import Pacer
+
+# A robots.txt read only to check a cross-submission waits at most this long.
+QUICK_TIMEOUT_S = 5.0
+
+
+def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
+    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
+    return HttpClient(
+        user_agent=config.user_agent,
+        headers=config.headers,
+        header_hosts=target_hosts(config),
+        concurrency=config.concurrency,
+        per_host=config.per_host,
+        spare=spare,
+        reach=reach,
+        ca_file=config.ca_file,
+    )
+
+
+def target_hosts(config: AuditConfig) -> frozenset[str] | None:
+    """The hosts `--header` values are for: the URL targets'; None (every host) for files only."""
+    hosts = {
+        host
+        for target in config.targets
+        if target.path is None and (host := urlsplit(target.url).hostname)
+    }
+    return frozenset(hosts) or None
+
+
+async def reach_of(config: AuditConfig) -> Reach:
+    """DESIGN §7: a target that is itself private allows private addresses for its run."""
+    if config.allow_private:
+        return Reach.ANY
+    for target in config.targets:
+        host = urlsplit(target.url).hostname if target.path is None else None
+        if host and await is_private_host(host):
+            return Reach.PRIVATE
+    return Reach.PUBLIC
+
+
+@dataclass(frozen=True, slots=True)
+class Openers:
+    """The run's openers, one per policy, sharing one gate (slots and pacing per host)."""
+
+    documents: Opener  # sitemaps and robots.txt: long bodies, bounded per silence
+    quick: Opener  # cross-submission look-ups
+    checks: Opener  # URL checks: the whole request bounded, the host slot held to the end
+    robots: RobotsCache
+
+
+def openers(
+    config: AuditConfig, client: HttpClient, *, clock: Clock, rng: random.Random
+) -> Openers:
+    """The openers and the robots.txt cache of a run (or of one checker process)."""
+    pacer = Pacer(
+        rate=config.rate,
+        backoff_base_s=config.backoff_base_s,
+        max_pause_s=config.max_retry_after_s,
+    )
+    gate = HostGate(pacer, per_host=config.per_host, clock=clock)
+    documents = Opener(client, sitemap_policy(config), clock=clock, rng=rng, gate=gate)
+    quick = Opener(client, quick_policy(config), clock=clock, rng=rng, gate=gate)
+    checks = Opener(client, check_policy(config), clock=clock, rng=rng, gate=gate, hold_slots=True)
+
+    def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
+        chosen = quick if quick_lookup else documents
+        return fetch_robots(chosen, url, clock=clock, rules=not quick_lookup)
+
+    return Openers(documents, quick, checks, RobotsCache(robots))
+
+
+def checker(config: AuditConfig, parts: Openers) -> Checker:
+    """The URL checker, judging by each origin's robots.txt from the shared cache."""
+
+    async def robots_for(origin: str) -> RobotsTxt | None:
+        fetched = await parts.robots.get(origin)
+        return fetched.robots if fetched is not None else None
+
+    return Checker(
+        parts.checks,
+        method=config.method,
+        slow_s=config.slow_s,
+        agent=agent_token(config.user_agent),
+        robots=robots_for,
+    )
+
+
+def sitemap_policy(config: AuditConfig) -> FetchPolicy:
+    """Sitemap bodies: `--sitemap-timeout` for the whole, `--timeout` for each silence."""
+    return FetchPolicy(
+        timeouts=Timeouts(total_s=config.sitemap_timeout_s, idle_s=config.timeout_s),
+        retries=config.retries,
+        max_redirects=config.max_redirects,
+        backoff_base_s=config.backoff_base_s,
+        max_retry_after_s=config.max_retry_after_s,
+    )
+
+
+def check_policy(config: AuditConfig) -> FetchPolicy:
+    """URL checks: `--timeout` covers each whole request, and nothing else is needed."""
+    timeouts = Timeouts(total_s=config.timeout_s, idle_s=None)
+    return replace(sitemap_policy(config), timeouts=timeouts)
+
+
+def quick_policy(config: AuditConfig) -> FetchPolicy:
+    """Cross-submission look-ups: one try, at most QUICK_TIMEOUT_S."""
+    quick_s = min(config.timeout_s, QUICK_TIMEOUT_S)
+    return replace(
+        sitemap_policy(config), timeouts=Timeouts(total_s=quick_s, idle_s=quick_s), retries=0
+    )

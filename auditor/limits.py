@@ -1,0 +1,25 @@
+"""The protocol's numbers, and the bounds of our own that several packages share.
+
+Every number of sitemaps.org and of Google's documentation that a rule enforces is here, with
+its source; a rule module imports it, never repeats it. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+# --- sitemaps.org (protocol page, FAQ) and Google Search Central ("Build and submit a sitemap")
+
+# sitemaps.org: a sitemap or an index is at most 52,428,800 bytes uncompressed.
+MAX_SITEMAP_BYTES = 52_428_800
+# sitemaps.org: at most 50,000 URLs per sitemap, and 50,000 sitemaps per index.
+MAX_ENTRIES = 50_000
+# sitemaps.org: <loc> "must be less than 2,048 characters" (the XSD allows 2,048; the prose wins).
+MAX_LOC_CHARS = 2048
+# Google reads the first 500 KiB of a robots.txt and ignores the rest (RFC 9309 §2.5 allows it).
+ROBOTS_MAX_BYTES = 500 * 1024
+
+# --- our own bounds (every read is bounded, DESIGN §7) ---------------------------------------
+
+# A value longer than this is cut here (its length is still reported): a hostile 50 MiB <loc>
+# must not be copied into entries, findings and the report. Far above any valid value. A URL
+# cut here is never requested.
+MAX_FIELD_CHARS = 8192

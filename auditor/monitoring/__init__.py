@@ -1,0 +1,1 @@
+"""`--baseline`: the comparison with an earlier report."""

@@ -1,0 +1,1 @@
+"""The network edge: one request sent, retried, paced, guarded and followed hop by hop."""

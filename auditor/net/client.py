@@ -1,0 +1,286 @@
+"""The HTTP edge, and the only module that imports aiohttp.
+
+One shared session; bodies are read chunk by chunk as they arrive; redirects are never followed
+here (callers decide each hop with `auditor.net.redirects`); the body is never decompressed here
+(`auditor.net.decompress` does it with a size cap); every foreign exception becomes a FetchError
+carrying a finding code, once, in `translate_error`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+import ssl
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import TracebackType
+from typing import Self
+from urllib.parse import urlsplit
+
+import aiohttp
+from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.resolver import DefaultResolver
+
+from auditor.codes import Code
+from auditor.errors import BlockedAddressError, FetchError
+from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
+
+# Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
+ACCEPT_ENCODING = "gzip, deflate"
+_MESSAGE_CHARS = 300
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """How long a request may take.
+
+    `total_s` bounds the whole request, body included; `idle_s` bounds the answer's head
+    (connecting included) and then each silence while reading the body (a server that stalls).
+    None: `total_s` alone bounds them, which spares timers per request (aiohttp re-arms the
+    read timer at each chunk).
+    """
+
+    total_s: float
+    idle_s: float | None
+
+
+# Foreign exceptions -> finding codes, most specific class first (several are subclasses of
+# the later ones: a DNS error is a connector error is an OSError).
+_ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
+    ((aiohttp.ClientConnectorDNSError,), Code.NET_DNS),
+    ((aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, ssl.SSLError), Code.NET_TLS),
+    ((TimeoutError,), Code.NET_TIMEOUT),  # aiohttp's ServerTimeoutError and asyncio's alike
+    ((aiohttp.InvalidURL,), Code.LOC_INVALID),
+    ((aiohttp.ClientPayloadError, aiohttp.ClientResponseError), Code.NET_PROTOCOL),
+    ((aiohttp.ClientConnectionError, OSError), Code.NET_CONNECT),
+)
+
+
+def translate_error(exc: BaseException) -> FetchError:
+    """Map an aiohttp/OS exception to the most specific finding code."""
+    text = f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+    if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
+        exc.os_error, BlockedAddressError
+    ):
+        return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
+    for classes, code in _ERROR_CODES:
+        if isinstance(exc, classes):
+            return FetchError(code, text)
+    return FetchError(Code.NET_PROTOCOL, text)
+
+
+_TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
+
+
+class Response:
+    """An open response; read it with `read()`, then close it (`async with response:`)."""
+
+    def __init__(self, raw: aiohttp.ClientResponse) -> None:
+        self._raw = raw
+        self.status = raw.status
+        self.headers: Mapping[str, str] = raw.headers
+        self.on_close: Callable[[], None] | None = None  # called once, by the first close()
+
+    def header_values(self, name: str) -> list[str]:
+        """Every value of a header that may repeat (X-Robots-Tag)."""
+        return self._raw.headers.getall(name, [])
+
+    async def read(self) -> bytes:
+        """The next piece of the body as it arrives; b"" at its end."""
+        try:
+            return await self._raw.content.readany()
+        except _TRANSLATED as exc:
+            raise translate_error(exc) from exc
+
+    def close(self) -> None:
+        """Give the connection back when the body was read, else drop it."""
+        if self._raw.content.at_eof():
+            self._raw.release()
+        else:
+            self._raw.close()
+        on_close, self.on_close = self.on_close, None
+        if on_close is not None:
+            on_close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class _Resolver(AbstractResolver):
+    """aiohttp's resolver, with two rules of ours.
+
+    `.invalid` names never resolve (RFC 6761 §6.4), so such lookups never leave the machine.
+    Addresses the run's reach refuses are dropped from the answer, and a host left with none
+    is refused: the check is on the resolved IP, so a public name for 127.0.0.1 does not pass.
+    """
+
+    def __init__(self, *, reach: Reach, inner: AbstractResolver | None = None) -> None:
+        """`inner` answers the look-ups (default: aiohttp's; tests give fixed answers)."""
+        self._inner = inner if inner is not None else DefaultResolver()
+        self._reach = reach
+
+    async def resolve(
+        self, host: str, port: int = 0, family: socket.AddressFamily = socket.AF_INET
+    ) -> list[ResolveResult]:
+        name = host.rstrip(".").lower()
+        if name == "invalid" or name.endswith(".invalid"):
+            raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve (RFC 6761)")
+        found = await self._inner.resolve(host, port, family)
+        if self._reach is Reach.ANY:
+            return found
+        allowed = [result for result in found if address_allowed(result["host"], self._reach)]
+        if not allowed:
+            raise BlockedAddressError(f"{host} resolves to a private address only")
+        return allowed
+
+    async def close(self) -> None:
+        await self._inner.close()
+
+
+async def is_private_host(host: str) -> bool:
+    """Whether a host is, or resolves to, a private address (a staging site, DESIGN §7).
+
+    A name that does not resolve is not private: its requests will fail on their own.
+    """
+    literal = ip_literal(host)
+    if literal is not None:
+        return not is_public_address(literal)
+    if host.rstrip(".").lower().endswith(".invalid"):
+        return False
+    try:
+        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
+    except OSError:
+        return False
+    return any(not is_public_address(str(info[4][0])) for info in infos)
+
+
+def _tls_context(ca_file: Path) -> ssl.SSLContext:
+    context = ssl.create_default_context()  # the system's CAs; `cafile=` would replace them
+    context.load_verify_locations(cafile=ca_file)
+    return context
+
+
+class HttpClient:
+    """The run's one aiohttp session: connection limits, our headers, no cookies kept."""
+
+    def __init__(
+        self,
+        *,
+        user_agent: str,
+        headers: Sequence[tuple[str, str]] = (),
+        header_hosts: frozenset[str] | None = None,
+        concurrency: int = 128,
+        per_host: int = 8,
+        spare: int = 0,
+        reach: Reach = Reach.ANY,
+        ca_file: Path | None = None,
+        resolver: AbstractResolver | None = None,
+    ) -> None:
+        """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
+
+        A sitemap may list, and a redirect may lead to, any host: a token for the audited site
+        must not travel there, as browsers and curl drop credentials across hosts. `resolver`
+        answers name look-ups (default: aiohttp's); the guard judges its answers all the same.
+        """
+        self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
+        self._custom = dict(headers)
+        self._header_hosts = header_hosts
+        self._concurrency = concurrency
+        self._per_host = per_host
+        self._spare = spare
+        self._reach = reach
+        self._ca_file = ca_file
+        self._resolver = resolver
+        self._session: aiohttp.ClientSession | None = None
+        self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run
+
+    async def __aenter__(self) -> Self:
+        connector = aiohttp.TCPConnector(
+            ssl=await self._tls_context(),
+            # A backstop above the run's own limits (HostGate, the workers), never the one that
+            # makes a request wait: aiohttp hands a freed connection to whoever asks first, so
+            # a request queued in its pool may wait until its timeout. `spare`: connections the
+            # sitemap readers hold outside the check stage's limits.
+            limit=self._concurrency + self._spare,
+            limit_per_host=self._per_host + self._spare,
+            resolver=_Resolver(reach=self._reach, inner=self._resolver),
+            ttl_dns_cache=300,
+        )
+        self._session = aiohttp.ClientSession(
+            connector=connector,
+            headers=self._headers,
+            auto_decompress=False,  # auditor.net.decompress caps the output; aiohttp would not
+            cookie_jar=aiohttp.DummyCookieJar(),
+            trust_env=False,
+        )
+        return self
+
+    async def _tls_context(self) -> ssl.SSLContext | bool:
+        """The system's CAs, plus `ca_file` when given (True: aiohttp's default context)."""
+        if self._ca_file is None:
+            return True
+        # Reading CA files is blocking I/O: off the event loop.
+        return await asyncio.to_thread(_tls_context, self._ca_file)
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        if self._session is not None:
+            await self._session.close()
+
+    async def open(
+        self,
+        url: str,
+        *,
+        timeouts: Timeouts,
+        method: str = "GET",
+        headers: Mapping[str, str] | None = None,
+    ) -> Response:
+        """Send one request (no redirect followed) and return the response, body unread.
+
+        `headers` are this request's own (conditional ones), over the user's.
+        """
+        assert self._session is not None, "use HttpClient in `async with`"
+        host = urlsplit(url).hostname if self._reach is not Reach.ANY or self._custom else None
+        self._refuse_private_literal(host)
+        timeout = self._timeouts.get(timeouts)
+        if timeout is None:
+            timeout = self._timeouts[timeouts] = aiohttp.ClientTimeout(
+                total=timeouts.total_s, sock_connect=timeouts.idle_s, sock_read=timeouts.idle_s
+            )
+        hosts = self._header_hosts
+        extra = self._custom if self._custom and (hosts is None or host in hosts) else None
+        if headers:
+            extra = {**(extra or {}), **headers}
+        request = self._session.request(
+            method, url, allow_redirects=False, timeout=timeout, headers=extra
+        )
+        try:
+            if timeouts.idle_s is None:
+                raw = await request
+            else:  # a head trickling in byte by byte never falls silent: bound it as a whole
+                async with asyncio.timeout(timeouts.idle_s):
+                    raw = await request
+        except _TRANSLATED as exc:
+            raise translate_error(exc) from exc
+        return Response(raw)
+
+    def _refuse_private_literal(self, host: str | None) -> None:
+        """Aiohttp never resolves an IP literal: the guard checks it here."""
+        if self._reach is Reach.ANY:
+            return
+        literal = ip_literal(host) if host else None
+        if literal is not None and not address_allowed(literal, self._reach):
+            raise FetchError(Code.NET_BLOCKED_ADDRESS, f"{literal} is a private address")

@@ -1,0 +1,91 @@
+"""Per-host politeness at run time: `per_host` slots per host, each request paced.
+
+At most `per_host` requests to a host at once, each started only when the pacer allows
+(DESIGN §2 --per-host, --rate; the slow-down after 429/503); the breaker gives up hosts that
+only fail (`auditor.net.breaker`).
+
+The slot is taken before the pacer is asked, so a request already waiting for a slot still
+sees a pause that a 429 set meanwhile. aiohttp's connector keeps the same limit as a backstop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+
+from auditor.clock import Clock
+from auditor.net.breaker import GIVE_UP_AFTER, Breaker
+from auditor.net.pacer import Pacer
+
+
+class _Slots:
+    """One host's requests in flight, and the requests waiting for one of its slots."""
+
+    __slots__ = ("busy", "waiters")
+
+    def __init__(self) -> None:
+        self.busy = 0
+        self.waiters: deque[asyncio.Future[None]] = deque()
+
+
+class HostGate:
+    """Slots and pacing per host, shared by every request of a run.
+
+    Its own slot counter rather than one asyncio.Semaphore per host: taking a free slot is a
+    dict look-up and an increment, once per request (the semaphore's costs several calls).
+    A freed slot goes straight to the oldest waiter, so waiters are served in order.
+    """
+
+    def __init__(self, pacer: Pacer, *, per_host: int, clock: Clock) -> None:
+        self.pacer = pacer
+        # Twice the slots: every request in flight failing at once, retried, is no reason.
+        self.breaker = Breaker(threshold=max(GIVE_UP_AFTER, 2 * per_host))
+        self._per_host = per_host
+        self._clock = clock
+        self._hosts: dict[str, _Slots] = {}  # a host's entry goes when its last slot is freed
+
+    async def acquire(self, host: str) -> None:
+        """Take one of the host's slots, then wait as long as the pacer says; `release` after."""
+        slots = self._hosts.get(host)
+        if slots is None:
+            slots = self._hosts[host] = _Slots()
+        if slots.busy < self._per_host and not slots.waiters:
+            slots.busy += 1
+        else:
+            await self._wait_for_slot(host, slots)
+        try:
+            wait_s = self.pacer.reserve(host, self._clock.monotonic())
+            if wait_s > 0:
+                await asyncio.sleep(wait_s)
+        except BaseException:
+            self.release(host)
+            raise
+
+    async def _wait_for_slot(self, host: str, slots: _Slots) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        slots.waiters.append(waiter)
+        try:
+            await waiter  # `release` hands its slot over: `busy` stays as it is
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self.release(host)  # the slot came as we were cancelled: pass it on
+            else:
+                if waiter in slots.waiters:  # `release` may have dropped it already
+                    slots.waiters.remove(waiter)
+                self._forget_if_idle(host, slots)
+            raise
+
+    def release(self, host: str) -> None:
+        """Give back the slot `acquire` took: to the oldest waiter, if any."""
+        slots = self._hosts[host]
+        while slots.waiters:
+            waiter = slots.waiters.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                return
+        slots.busy -= 1
+        self._forget_if_idle(host, slots)
+
+    def _forget_if_idle(self, host: str, slots: _Slots) -> None:
+        if not slots.busy and not slots.waiters and self._hosts.get(host) is slots:
+            del self._hosts[host]

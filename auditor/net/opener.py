@@ -1,0 +1,227 @@
+"""Open a URL as the auditor reads documents: retries with backoff, redirects hop by hop.
+
+Orchestration over the fetch edge; the decisions are the pure `retry` and `redirects` modules.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import random
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from auditor.clock import Clock
+from auditor.codes import Code
+from auditor.config import Method
+from auditor.errors import FetchError, GivenUpError
+from auditor.models import AlreadyRead, Finding, Redirect
+from auditor.net.client import HttpClient, Response, Timeouts
+from auditor.net.host_gate import HostGate
+from auditor.net.pacer import MAX_HOSTS
+from auditor.net.redirects import is_redirect, next_hop
+from auditor.net.retry import RETRY_STATUSES, backoff_s, retry_after_s
+from auditor.urls import netloc_of, parse_http_url
+
+# A timeout or a reset before any byte of the answer is worth another try; a DNS miss is not.
+RETRY_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT})
+# No answer at all from the host: what the breaker counts (auditor.net.breaker).
+FAILURE_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT, Code.NET_DNS})
+# Answers by which a host says "too many requests": it slows down for every worker.
+THROTTLE_STATUSES = frozenset({429, 503})
+# RFC 9110 §15.5.6, §15.6.2: the server does not do HEAD; ask with GET, and keep asking so.
+HEAD_REFUSED_STATUSES = frozenset({405, 501})
+
+
+@dataclass(frozen=True, slots=True)
+class FetchPolicy:
+    """How hard to try one URL."""
+
+    timeouts: Timeouts
+    retries: int
+    max_redirects: int
+    backoff_base_s: float
+    max_retry_after_s: float
+
+
+@dataclass(slots=True)  # not frozen, as models.CheckResult: one per URL checked
+class Opened:
+    """The final response of a redirect chain, body unread (close it)."""
+
+    response: Response
+    redirects: tuple[Redirect, ...]
+    final_url: str
+    method: Method  # of the final answer: HEAD or GET
+    elapsed_s: float  # waiting for the answers used (not for retries, backoff or pacing)
+
+
+@dataclass(frozen=True, slots=True)
+class Refused:
+    """The chain stopped: a redirect problem, or a hop the caller refused."""
+
+    reason: Finding | AlreadyRead
+    redirects: tuple[Redirect, ...]
+    elapsed_s: float
+
+
+HopCheck = Callable[[str], Finding | AlreadyRead | None]  # next hop's key -> a reason to stop
+
+
+class Opener:
+    """Opens URLs under one policy, with one clock, one source of jitter and one pacer."""
+
+    def __init__(
+        self,
+        client: HttpClient,
+        policy: FetchPolicy,
+        *,
+        clock: Clock,
+        rng: random.Random,
+        gate: HostGate,
+        hold_slots: bool = False,
+    ) -> None:
+        """Open through `client`, paced and limited by `gate`.
+
+        `hold_slots`: keep the host's slot until the response is closed (URL checks, so that
+        --per-host counts whole requests); else until its headers arrive (sitemap bodies: their
+        readers wait on the check stage, and must not hold the slots the checks need).
+        """
+        self._client = client
+        self._policy = policy
+        self._clock = clock
+        self._rng = rng
+        self._gate = gate
+        self._hold_slots = hold_slots
+        self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
+
+    async def open(
+        self,
+        url: str,
+        *,
+        on_hop: HopCheck | None = None,
+        method: Method = Method.GET,
+        headers: Mapping[str, str] | None = None,
+    ) -> Opened | Refused:
+        """Follow redirects from `url`; raises FetchError when no answer comes.
+
+        Method.AUTO asks each hop with HEAD, and again with GET when HEAD is refused or the
+        answer is an error a GET might not give (servers often mishandle HEAD). `headers` go
+        with the request for `url` only: conditional ones are about that URL, not where it leads.
+        """
+        visited: set[str] = set()  # keys of the chain, made at its first redirect
+        chain: list[Redirect] = []
+        current = url
+        elapsed_s = 0.0
+        while True:
+            try:
+                own = headers if not chain else None
+                response, used, waited_s = await self._ask(current, method, headers=own)
+            except FetchError as error:
+                if not chain:
+                    raise
+                # The redirect was followed; where it leads gives no answer.
+                problem = error.finding(url=current)
+                return Refused(problem, tuple(chain), elapsed_s)
+            elapsed_s += waited_s
+            if not is_redirect(response.status):
+                return Opened(response, tuple(chain), current, used, elapsed_s)
+            location = response.headers.get("Location")
+            response.close()
+            if not chain:
+                parsed = parse_http_url(url)
+                visited.add(parsed.key if parsed else url)
+            chain.append(Redirect(current, response.status))
+            hop = next_hop(
+                current,
+                location,
+                visited=visited,
+                hops=len(chain) - 1,
+                max_redirects=self._policy.max_redirects,
+            )
+            if isinstance(hop, Finding):
+                return Refused(hop, tuple(chain), elapsed_s)
+            veto = on_hop(hop.key) if on_hop is not None else None
+            if veto is not None:
+                return Refused(veto, tuple(chain), elapsed_s)
+            visited.add(hop.key)
+            current = hop.url
+
+    async def _ask(
+        self, url: str, method: Method, *, headers: Mapping[str, str] | None = None
+    ) -> tuple[Response, Method, float]:
+        """One hop's answer, the method that gave it, and the seconds it took."""
+        if method is Method.AUTO:
+            host = netloc_of(url)
+            if host not in self._head_refused:
+                response, elapsed_s = await self._open_retrying(
+                    url, method=Method.HEAD, headers=headers
+                )
+                if response.status < 400 or response.status == 429:
+                    return response, Method.HEAD, elapsed_s
+                response.close()
+                if response.status in HEAD_REFUSED_STATUSES and len(self._head_refused) < MAX_HOSTS:
+                    self._head_refused.add(host)
+            method = Method.GET
+        response, elapsed_s = await self._open_retrying(url, method=method, headers=headers)
+        return response, method, elapsed_s
+
+    async def _open_retrying(
+        self, url: str, *, method: Method, headers: Mapping[str, str] | None = None
+    ) -> tuple[Response, float]:
+        """The answer, after retries and the host's pacing; and how long that answer took."""
+        policy, clock, host = self._policy, self._clock, netloc_of(url)
+        verb, pacer, breaker = method.value.upper(), self._gate.pacer, self._gate.breaker
+        attempt = 0
+        while True:
+            asked: float | None = None
+            held = False  # the open response holds the slot: closing it releases it
+            await self._gate.acquire(host)
+            try:
+                started = clock.monotonic()
+                self._refuse_given_up(host, started)
+                response = await self._client.open(
+                    url, timeouts=policy.timeouts, method=verb, headers=headers
+                )
+                elapsed_s = clock.monotonic() - started
+            except FetchError as error:
+                if not self._retryable(host, error) or attempt >= policy.retries:
+                    raise
+            else:
+                breaker.answered(host)
+                if response.status in THROTTLE_STATUSES:
+                    asked = retry_after_s(response.headers.get("Retry-After"), now=clock.now())
+                    pacer.throttled(host, clock.monotonic(), retry_after_s=asked)
+                else:
+                    pacer.answered(host)
+                if response.status not in RETRY_STATUSES or attempt >= policy.retries:
+                    if self._hold_slots:
+                        response.on_close = functools.partial(self._gate.release, host)
+                        held = True
+                    return response, elapsed_s
+                response.close()
+            finally:
+                if not held:
+                    self._gate.release(host)
+            delay = backoff_s(
+                attempt,
+                base_s=policy.backoff_base_s,
+                cap_s=policy.max_retry_after_s,
+                retry_after=asked,
+                jitter=self._rng.random(),
+            )
+            await asyncio.sleep(delay)
+            attempt += 1
+
+    def _refuse_given_up(self, host: str, now: float) -> None:
+        """Raise GivenUpError when the breaker gave the host up (and this is no probe)."""
+        given_up = self._gate.breaker.refuse(host, now)
+        if given_up is not None:
+            raise GivenUpError(host, code=given_up.code, failures=given_up.failures)
+
+    def _retryable(self, host: str, error: FetchError) -> bool:
+        """Count a failure with no answer for the breaker; whether another try may help."""
+        if isinstance(error, GivenUpError):
+            return False
+        if error.code in FAILURE_CODES:
+            self._gate.breaker.failed(host, error.code, self._clock.monotonic())
+        return error.code in RETRY_CODES

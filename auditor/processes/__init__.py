@@ -1,0 +1,1 @@
+"""`--workers`: checker processes and parse helpers, and how they talk."""

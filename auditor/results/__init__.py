@@ -1,0 +1,1 @@
+"""Everything counted once: the sink, URL dedup, summary, samples and the verdict."""

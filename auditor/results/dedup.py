@@ -1,0 +1,57 @@
+"""URL dedup across the whole tree (DESIGN §3): one compact digest per URL, and its check's outcome.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from auditor.models import StatusClass
+from auditor.results.digest_table import DigestTable
+
+# A UrlDedup value: the first listing sitemap's ordinal, then the URL's check outcome.
+_ORDINAL_BITS = 24
+_ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
+_FAILING_BIT = 1 << (_ORDINAL_BITS + 3)
+_CLASSES = tuple(StatusClass)  # stored as index + 1 in 3 bits; 0: not checked (yet)
+
+
+class UrlDedup:
+    """Per URL digest (DESIGN §3): the sitemap that first listed it, and its check's outcome.
+
+    Packed in one 32-bit value of a compact digest table, so that a duplicate listing can be
+    counted for its sitemap too, once the URL's one check is done.
+    """
+
+    def __init__(self) -> None:
+        self._table = DigestTable()
+        self._sitemaps: list[str] = []
+        self._ordinals: dict[str, int] = {}
+
+    def __len__(self) -> int:
+        return len(self._table)
+
+    def first_listing(self, digest: int, sitemap: str) -> str | None:
+        """Register `digest` as listed by `sitemap`; the first sitemap when it was listed before."""
+        ordinal = self._ordinals.get(sitemap)
+        if ordinal is None:
+            ordinal = len(self._sitemaps) & _ORDINAL_MASK  # SitemapTree caps sitemaps far below
+            self._ordinals[sitemap] = ordinal
+            self._sitemaps.append(sitemap)
+        first = self._table.setdefault(digest, ordinal)
+        return None if first is None else self._sitemaps[first & _ORDINAL_MASK]
+
+    def set_outcome(self, digest: int, status_class: StatusClass, *, failing: bool) -> None:
+        """Keep how the URL's check went."""
+        value = self._table.get(digest)
+        if value is None:
+            return
+        outcome = (_CLASSES.index(status_class) + 1) << _ORDINAL_BITS
+        self._table.replace(digest, (value & _ORDINAL_MASK) | outcome | (_FAILING_BIT * failing))
+
+    def outcome(self, digest: int) -> tuple[StatusClass, bool] | None:
+        """How the URL's check went: its status class and whether it failed; None: unchecked."""
+        value = self._table.get(digest)
+        index = ((value or 0) >> _ORDINAL_BITS) & 0b111
+        if not index:
+            return None
+        return _CLASSES[index - 1], bool(value and value & _FAILING_BIT)

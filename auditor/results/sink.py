@@ -1,0 +1,90 @@
+"""The one sink: every record passes here once, to be counted, sampled and written (DESIGN §3)."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from typing import Protocol
+
+from auditor.models import Relisted, SitemapRecord, UrlRecord
+from auditor.results.dedup import UrlDedup
+from auditor.results.samples import Samples
+from auditor.results.summary import Summary
+
+# Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
+# sink: a slow disk slows the parsers, and memory stays flat.
+SINK_QUEUE_ITEMS = 64
+
+
+class RecordWriter(Protocol):
+    """Where every record is written as it passes (auditor.report.json_writer)."""
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document."""
+
+    def add_url(self, record: UrlRecord) -> None:
+        """One distinct URL."""
+
+    async def flush_if_full(self) -> None:
+        """Write what is buffered once there is enough of it."""
+
+
+class Observer(Protocol):
+    """Something else fed record by record: the JUnit cases, the baseline diff."""
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document."""
+
+    def add_url(self, record: UrlRecord) -> None:
+        """One distinct URL."""
+
+
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | None  # None: no more records
+SinkQueue = asyncio.Queue[SinkItem]
+
+
+def make_sink_queue() -> SinkQueue:
+    """The bounded queue between the readers and the sink."""
+    return asyncio.Queue(maxsize=SINK_QUEUE_ITEMS)
+
+
+async def run_sink(
+    queue: SinkQueue,
+    *,
+    writer: RecordWriter,
+    summary: Summary,
+    dedup: UrlDedup,
+    samples: Samples,
+    observers: Sequence[Observer] = (),
+) -> None:
+    """Consume records until None arrives; then count duplicate listings of checked URLs.
+
+    Relistings wait for the end: the URL's check may finish after its duplicate was read.
+    """
+    relisted: list[Relisted] = []
+    while (item := await queue.get()) is not None:
+        match item:
+            case SitemapRecord():
+                summary.add_sitemap(item)
+                samples.add_sitemap(item)
+                writer.add_sitemap(item)
+                for observer in observers:
+                    observer.add_sitemap(item)
+            case Relisted():
+                relisted.append(item)
+            case _:
+                for record in item:
+                    summary.add_url(record)
+                    writer.add_url(record)
+                    for observer in observers:
+                        observer.add_url(record)
+                    check = record.check
+                    if check is not None and record.digest:
+                        dedup.set_outcome(record.digest, check.status_class, failing=check.failing)
+                samples.add_urls(item)  # the HTML's samples: once per batch, not per record
+        await writer.flush_if_full()
+    for listing in relisted:
+        for digest in listing.digests:
+            outcome = dedup.outcome(digest)
+            if outcome is not None:
+                summary.count_for(listing.sitemap, outcome[0], failing=outcome[1])

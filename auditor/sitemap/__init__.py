@@ -1,0 +1,1 @@
+"""The sitemap side: documents read, parsed, validated and walked as a tree."""

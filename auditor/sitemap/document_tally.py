@@ -1,0 +1,132 @@
+"""What reading one document found, kept within bounds, until it becomes its SitemapRecord.
+
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import replace
+from datetime import datetime, timedelta
+
+from auditor.codes import Code
+from auditor.limits import MAX_ENTRIES
+from auditor.models import (
+    Finding,
+    FoundBy,
+    Redirect,
+    SitemapKind,
+    SitemapRecord,
+    finding,
+)
+from auditor.sitemap.validate import parse_w3c_datetime
+
+# PROTOCOL.md: every lastmod the same recent moment is a build stamp, not a modification date.
+UNIFORM_LASTMOD_MIN_ENTRIES = 10
+UNIFORM_LASTMOD_RECENT = timedelta(days=7)
+
+
+class DocumentTally:
+    """Findings (the first `keep` of them; all are counted), entry count and response facts."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        parent: str | None,
+        depth: int,
+        found_by: FoundBy,
+        keep: int,
+        now: datetime,
+    ) -> None:
+        self.url = url
+        self._parent = parent
+        self._depth = depth
+        self._found_by = found_by
+        self._keep = keep
+        self._now = now
+        self._findings: list[Finding] = []
+        self._omitted: Counter[Code] = Counter()
+        self.kind: SitemapKind | None = None
+        self.status: int | None = None
+        self.final_url: str | None = None
+        self.redirects: tuple[Redirect, ...] = ()
+        self.content_type: str | None = None
+        self.bytes = 0
+        self.compressed = False
+        self.from_state = False
+        self.elapsed_ms: int | None = None
+        self.entries = 0
+        self._lastmods: set[str] = set()  # at most two values are ever kept
+        self._dated = 0
+
+    @property
+    def codes(self) -> set[Code]:
+        """Codes found so far, kept or not."""
+        return {item.code for item in self._findings} | set(self._omitted)
+
+    def add(self, item: Finding) -> None:
+        """Keep a finding about this document (naming it), or only count it past the cap."""
+        if len(self._findings) >= self._keep:
+            self._omitted[item.code] += 1
+            return
+        if item.sitemap is None:
+            item = replace(item, sitemap=self.url)
+        self._findings.append(item)
+
+    def count_entry(self, lastmod: str | None) -> None:
+        """One more entry; its lastmod feeds the build-stamp check."""
+        self.entries += 1
+        if lastmod is not None:
+            self._dated += 1
+            if len(self._lastmods) < 2:
+                self._lastmods.add(lastmod)
+
+    def finish(self) -> SitemapRecord:
+        """The document's record, with the findings only the whole document shows."""
+        self._whole_document_findings()
+        return SitemapRecord(
+            url=self.url,
+            kind=self.kind,
+            parent=self._parent,
+            depth=self._depth,
+            found_by=self._found_by,
+            status=self.status,
+            final_url=self.final_url,
+            redirects=self.redirects,
+            content_type=self.content_type,
+            bytes=self.bytes,
+            compressed=self.compressed,
+            url_count=self.entries,
+            elapsed_ms=self.elapsed_ms,
+            findings=tuple(self._findings),
+            findings_omitted=dict(self._omitted),
+            from_state=self.from_state,
+        )
+
+    def _whole_document_findings(self) -> None:
+        if self.kind is SitemapKind.ROBOTS:
+            return
+        if self.entries > MAX_ENTRIES:
+            code = (
+                Code.INDEX_TOO_MANY_SITEMAPS
+                if self.kind is SitemapKind.SITEMAPINDEX
+                else Code.SITEMAP_TOO_MANY_URLS
+            )
+            self.add(finding(code, count=self.entries, limit=MAX_ENTRIES))
+        if self.entries == 0 and (self.kind is not None or not self.codes):
+            self.add(finding(Code.SITEMAP_EMPTY))
+        if self._is_build_stamp():
+            self.add(
+                finding(
+                    Code.LASTMOD_UNIFORM, value=next(iter(self._lastmods)), entries=self.entries
+                )
+            )
+
+    def _is_build_stamp(self) -> bool:
+        if self.entries < UNIFORM_LASTMOD_MIN_ENTRIES or self._dated != self.entries:
+            return False
+        if len(self._lastmods) != 1:
+            return False
+        parsed = parse_w3c_datetime(next(iter(self._lastmods)))
+        return parsed is not None and parsed.earliest > self._now - UNIFORM_LASTMOD_RECENT

@@ -1,0 +1,177 @@
+"""Walk the sitemap trees of every target: a frontier of documents and a few readers.
+
+Index children join the frontier as they are parsed, so reading goes on while indexes are still
+being read. The frontier holds small Jobs and is bounded by the run's sitemap cap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from dataclasses import dataclass
+
+from auditor.codes import Code
+from auditor.config import TargetKind
+from auditor.discovery.probes import TargetState, probe_urls
+from auditor.discovery.robots import RobotsFetch, robots_findings
+from auditor.discovery.robots_fetch import fetch_robots, read_robots_file
+from auditor.models import Finding, FoundBy, ProbeResult, SitemapKind, TargetRecord, finding
+from auditor.sitemap.read_services import ReadServices
+from auditor.sitemap.reader import read_sitemap
+from auditor.sitemap.tree_rules import Job
+from auditor.urls import parse_http_url
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RobotsJob:
+    """Read a target's robots.txt, then its sitemaps (or, for a site, the known locations)."""
+
+    target: int
+    url: str
+    probe_base: str | None  # the site URL to probe under when robots.txt names no sitemap
+
+
+# Documents waiting to be read. Not size-bounded as a queue (a reader must never block on it,
+# or readers would wait for each other): SitemapTree's sitemap cap bounds it.
+Frontier = asyncio.Queue[Job | RobotsJob]
+
+
+class Walker:
+    """Reads every document reachable from the targets, `sitemap_concurrency` at a time."""
+
+    def __init__(self, services: ReadServices, frontier: Frontier) -> None:
+        self._services = services
+        self._frontier = frontier
+        self._targets = [TargetState(target) for target in services.config.targets]
+
+    def target_records(self) -> list[TargetRecord]:
+        """What discovery found for each target (call when the walk is over)."""
+        return [state.record() for state in self._targets]
+
+    def enqueue(self, job: Job | RobotsJob) -> None:
+        """Add a document to read; the tree's sitemap cap bounds how many ever wait."""
+        self._frontier.put_nowait(job)
+
+    async def run(self) -> None:
+        """Walk until every reachable document is read."""
+        for index, state in enumerate(self._targets):
+            self._start(index, state)
+        async with asyncio.TaskGroup() as group:
+            workers = [
+                group.create_task(self._work())
+                for _ in range(self._services.config.sitemap_concurrency)
+            ]
+            await self._frontier.join()
+            for worker in workers:
+                worker.cancel()
+
+    def _start(self, index: int, state: TargetState) -> None:
+        target = state.target
+        if target.kind is TargetKind.SITEMAP:
+            job = Job(target.url, _key(target.url), index, FoundBy.TARGET, path=target.path)
+            self._admit([job], state.findings)  # the same sitemap twice is read once
+            return
+        robots_url = target.url
+        if target.kind is TargetKind.SITE:
+            parsed = parse_http_url(target.url)
+            assert parsed is not None
+            robots_url = f"{parsed.origin}/robots.txt"
+        state.robots = robots_url
+        probe_base = target.url if target.kind is TargetKind.SITE else None
+        self.enqueue(RobotsJob(index, robots_url, probe_base))
+
+    async def _work(self) -> None:
+        while True:
+            job = await self._frontier.get()
+            try:
+                await self._run_job(job)
+            except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
+                log.exception("internal error while reading %s", job.url)
+                self._targets[job.target].findings.append(
+                    finding(
+                        Code.INTERNAL_ERROR,
+                        url=job.url,
+                        job=job.url,
+                        error=f"{type(exc).__name__}: {exc}"[:300],
+                    )
+                )
+            finally:
+                self._frontier.task_done()
+
+    async def _run_job(self, job: Job | RobotsJob) -> None:
+        match job:
+            case RobotsJob():
+                await self._read_robots(job)
+            case Job(found_by=FoundBy.PROBE):
+                outcome = await read_sitemap(job, self._services)
+                probe = ProbeResult(job.url, outcome.found, outcome.record.status)
+                self._targets[job.target].probe_done(probe)
+            case Job():
+                await read_sitemap(job, self._services)
+
+    async def _read_robots(self, job: RobotsJob) -> None:
+        state = self._targets[job.target]
+        fetched = await self._fetch_robots(job, state)
+        robots = fetched.robots
+        listed = [line.url for line in robots.sitemaps if line.url] if robots else []
+        state.sitemaps.extend(listed)
+        children = [
+            Job(url, _key(url), job.target, FoundBy.ROBOTS, parent=job.url) for url in listed
+        ]
+        refused: list[Finding] = []
+        self._admit(children, refused)
+        tally = self._services.new_tally(job.url, parent=None, depth=0, found_by=FoundBy.TARGET)
+        tally.kind, tally.entries = SitemapKind.ROBOTS, len(listed)
+        tally.status, tally.bytes, tally.elapsed_ms = (
+            fetched.status,
+            fetched.bytes,
+            fetched.elapsed_ms,
+        )
+        tally.final_url, tally.redirects = fetched.final_url, fetched.redirects
+        for item in [*robots_findings(fetched), *refused]:
+            tally.add(item)
+        await self._services.emit_sitemap(tally.finish())
+        if listed:
+            return
+        if job.probe_base is None:
+            state.none_found()
+            return
+        self._probe(job, state, job.probe_base)
+
+    def _admit(self, jobs: list[Job], refused: list[Finding]) -> int:
+        """Queue the documents the tree admits (how many it did); add its refusals to report."""
+        queued = 0
+        for job in jobs:
+            match self._services.tree.add_root(job):
+                case Job() as admitted:
+                    self.enqueue(admitted)
+                    queued += 1
+                case Finding() as problem:
+                    refused.append(problem)
+                case None:
+                    pass
+        return queued
+
+    async def _fetch_robots(self, job: RobotsJob, state: TargetState) -> RobotsFetch:
+        target = state.target
+        if target.path is not None:
+            return await read_robots_file(target.path, job.url)
+        parsed = parse_http_url(job.url)
+        if parsed is not None and job.url == f"{parsed.origin}/robots.txt":
+            cached = await self._services.robots.get(parsed.origin)
+            if cached is not None:
+                return cached
+        return await fetch_robots(self._services.opener, job.url, clock=self._services.clock)
+
+    def _probe(self, job: RobotsJob, state: TargetState, base: str) -> None:
+        probes = [Job(url, _key(url), job.target, FoundBy.PROBE) for url in probe_urls(base)]
+        state.pending_probes = self._admit(probes, state.findings)
+        if state.pending_probes == 0:
+            state.none_found()
+
+
+def _key(url: str) -> str:
+    parsed = parse_http_url(url)
+    return parsed.key if parsed is not None else url
