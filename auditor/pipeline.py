@@ -7,14 +7,13 @@ targets -> walker (discovery, sitemap readers) -> check stage (bounded queue, N 
 from __future__ import annotations
 
 import asyncio
-import importlib
 import logging
 import random
 from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import aiofiles.os
 
@@ -30,16 +29,15 @@ from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.parse_pool import ParsePool
-from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
-from auditor.report.html_view import RunFacts, build_view, diff_view_of
-from auditor.report.html_writer import write_html
+from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases, write_junit
+from auditor.report.junit import JunitCases
+from auditor.report.publish import FinishedRun, publish
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, SinkQueue, make_sink_queue, run_sink
-from auditor.results.summary import Summary, exit_code
-from auditor.results.verdict import Verdict, judge
+from auditor.results.summary import Summary
+from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.read_services import ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
@@ -70,15 +68,24 @@ class AuditResult:
 
     summary: Summary
     json_path: Path
+    html_path: Path
     complete: bool
     failed: bool  # an internal failure stopped the run (not the site's fault)
     targets: tuple[TargetRecord, ...]
     duration_s: float
-    exit_code: ExitCode
-    html_path: Path
     samples: Samples  # bounded examples, for the HTML report and the terminal
-    verdict: Verdict
+    decision: Decision  # the one decision: exit code and verdict (auditor.results.verdict)
     diff: Json | None = None  # the report's `diff` (with --baseline)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """How the process should exit (DESIGN §2)."""
+        return self.decision.exit_code
+
+    @property
+    def verdict(self) -> Verdict:
+        """The verdict line the terminal and the HTML report show."""
+        return self.decision.verdict
 
 
 async def audit(
@@ -99,95 +106,98 @@ async def audit(
     state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
     writer = JsonReportWriter(await report_path(config, started_at))
     await writer.open()
-    summary, samples = Summary(), Samples()
-    junit = JunitCases(config.fail_on) if config.junit is not None else None
+    junit = None
+    if config.junit is not None:
+        junit = JunitCases(config.fail_on, went_bad=diff.went_bad if diff is not None else None)
     run = _Run(
         config,
         clock,
         started_at,
-        summary,
-        samples=samples,
+        Summary(),
+        samples=Samples(),
         on_progress=on_progress,
         observers=[item for item in (junit, diff) if item is not None],
         state=state,
     )
-    failed = False
-    try:
-        complete = await run.walk(writer, stop)
-    except BaseException as exc:
-        lost = _write_failure(exc)
-        if lost is not None or not isinstance(exc, Exception):
-            await writer.discard()  # cancelled from outside, or the disk is full: no report
-            raise lost or exc from None
-        log.exception("the audit failed")  # a bug: still write what was gathered (DESIGN §2)
-        complete, failed = False, True
+    complete, failed = await _walk_or_fail(run, writer, stop)
     if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
         await state.save(complete=complete)
-    duration_s = clock.monotonic() - started
-    targets = run.targets
-    for target in targets:
+    finished = await _conclude(
+        run, complete=complete, failed=failed, diff=diff, junit=junit, started=started
+    )
+    html_path = await publish(writer, finished, junit=junit)
+    return AuditResult(
+        run.summary,
+        writer.path,
+        html_path,
+        complete,
+        failed,
+        run.targets,
+        finished.duration_s,
+        run.samples,
+        finished.decision,
+        finished.diff,
+    )
+
+
+async def _conclude(
+    run: _Run,
+    *,
+    complete: bool,
+    failed: bool,
+    diff: UrlDiff | None,
+    junit: JunitCases | None,
+    started: float,
+) -> FinishedRun:
+    """The run's last counts (its targets, the baseline diff) and its one decision."""
+    summary, samples, config = run.summary, run.samples, run.config
+    for target in run.targets:
         summary.add_target(target)
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target)
-    head = head_json(generated_at=started_at, complete=complete, config=config)
     diff_out = await _diff_json(diff, summary) if diff is not None else None
-    await writer.commit(
-        head,
-        targets=[target_json(target) for target in targets],
-        summary=summary.to_json(duration_s=duration_s),
-        diff=diff_out,
-    )
-    verdict = judge(summary, samples, complete=complete, failed=failed, fail_on=config.fail_on)
-    facts = RunFacts(
-        title=config.targets[0].label,
-        generated_at=started_at,
-        tool=f"{TOOL['name']} {TOOL['version']}",
-        complete=complete,
-        duration_s=duration_s,
-        config=config_json(config),
-        json_name=writer.path.name,
-    )
-    diff_view = diff_view_of(diff_out) if diff_out is not None else None
-    view = build_view(
-        summary, samples, verdict=verdict, facts=facts, targets=targets, diff=diff_view
-    )
-    html_path = config.html or html_beside(writer.path)
-    await write_html(html_path, view)
-    code = exit_code(summary, config.fail_on) if complete else ExitCode.FAILED
-    regressions = int(str(diff_out["regressions"])) if diff_out is not None else None
-    if code is ExitCode.OK and regressions:  # DESIGN §8: regressions fail even under --fail-on
-        code = ExitCode.FINDINGS
-    if config.metrics is not None:
-        # prometheus_client only for --metrics: a run without it does not pay for the import,
-        # made in a thread since it reads /proc/self/stat (a blocking call) as it loads.
-        await asyncio.to_thread(importlib.import_module, "auditor.report.metrics")
-        from auditor.report.metrics import RunMetrics, write_metrics  # noqa: PLC0415
-
-        run_metrics = RunMetrics(
-            target=" ".join(target.input for target in config.targets),
-            complete=complete,
-            exit_code=code,
-            duration_s=duration_s,
-            finished_at_s=clock.now().timestamp(),
-            regressions=regressions,
-        )
-        await write_metrics(config.metrics, summary, run_metrics)
-    if config.junit is not None and junit is not None:
-        await write_junit(config.junit, junit, duration_s=duration_s)
-    return AuditResult(
+    if junit is not None and diff_out is not None:
+        junit.add_new_findings(cast("dict[str, int]", diff_out["new_findings"]))
+    decision = judge(
         summary,
-        writer.path,
-        complete,
-        failed,
-        targets,
-        duration_s,
-        code,
-        html_path=html_path,
+        samples,
+        fail_on=config.fail_on,
+        complete=complete,
+        failed=failed,
+        regressions=int(str(diff_out["regressions"])) if diff_out is not None else None,
+    )
+    return FinishedRun(
+        config=config,
+        started_at=run.started_at,
+        finished_at_s=run.clock.now().timestamp(),
+        duration_s=run.clock.monotonic() - started,
+        complete=complete,
+        summary=summary,
         samples=samples,
-        verdict=verdict,
+        targets=run.targets,
+        decision=decision,
         diff=diff_out,
     )
+
+
+async def _walk_or_fail(
+    run: _Run, writer: JsonReportWriter, stop: asyncio.Event | None
+) -> tuple[bool, bool]:
+    """Walk the run: whether it completed, and whether an internal failure stopped it.
+
+    A bug still writes what was gathered (DESIGN §2); a cancellation from outside, or a report
+    that cannot be written (a full disk), leaves no report at all.
+    """
+    try:
+        return await run.walk(writer, stop), False
+    except BaseException as exc:
+        lost = _write_failure(exc)
+        if lost is not None or not isinstance(exc, Exception):
+            await writer.discard()
+            raise lost or exc from None
+        log.exception("the audit failed")
+        return False, True
 
 
 async def _baseline_diff(config: AuditConfig) -> UrlDiff | None:
@@ -210,12 +220,6 @@ async def _diff_json(diff: UrlDiff, summary: Summary) -> Json:
         examples = await asyncio.to_thread(removed_locs, path, set(unseen), limit=MAX_EXAMPLES)
     current = {code.value: n for code, n in summary.by_code.items()}
     return diff_json(diff, current_by_code=current, removed=len(unseen), removed_examples=examples)
-
-
-def html_beside(json_path: Path) -> Path:
-    """The HTML report's default path: the JSON's, with `.html` for its suffix (never itself)."""
-    path = json_path.with_suffix(".html")
-    return path if path != json_path else json_path.with_name(json_path.name + ".html")
 
 
 def _write_failure(exc: BaseException) -> ReportWriteError | None:
@@ -258,11 +262,11 @@ class _Run:
         state: StateStore | None,
     ) -> None:
         """`observers`: fed by the sink too (--junit, --baseline); `state`: --state."""
-        self._config = config
-        self._clock = clock
-        self._started_at = started_at
-        self._summary = summary
-        self._highlights = samples
+        self.config = config
+        self.clock = clock
+        self.started_at = started_at
+        self.summary = summary
+        self.samples = samples
         self._on_progress = on_progress
         self._observers = observers
         self._state = state
@@ -270,7 +274,7 @@ class _Run:
 
     async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
-        config, clock = self._config, self._clock
+        config, clock = self.config, self.clock
         queue = make_sink_queue()
         reach = await reach_of(config)
         # Each sitemap reader may hold a body and a cross-submission look-up; one more for a
@@ -282,9 +286,9 @@ class _Run:
             sink = run_sink(
                 queue,
                 writer=writer,
-                summary=self._summary,
+                summary=self.summary,
                 dedup=dedup,
-                samples=self._highlights,
+                samples=self.samples,
                 observers=self._observers,
             )
             group.create_task(sink)
@@ -301,7 +305,7 @@ class _Run:
                 tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
                 dedup=dedup,
                 clock=clock,
-                now=self._started_at,
+                now=self.started_at,
                 enqueue=frontier.put_nowait,
                 emit_urls=stage.submit if stage is not None else queue.put,
                 emit_sitemap=queue.put,
@@ -325,7 +329,7 @@ class _Run:
         self, parts: Openers, reach: Reach, queue: SinkQueue, rng: random.Random
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
-        config = self._config
+        config = self.config
         emit = records_checked(queue.put)
         checks: Checks
         if config.workers > 1:
@@ -340,7 +344,7 @@ class _Run:
         )
 
     async def _tick(self, report: OnProgress, dedup: UrlDedup, stage: CheckStage | None) -> None:
-        summary, started = self._summary, self._clock.monotonic()
+        summary, started = self.summary, self.clock.monotonic()
         while True:
             to_check: int | None = 0  # --no-check: nothing to request
             if stage is not None:
@@ -352,7 +356,7 @@ class _Run:
                     checked=summary.checked,
                     to_check=to_check,
                     errors=summary.by_severity()[Severity.ERROR],
-                    elapsed_s=self._clock.monotonic() - started,
+                    elapsed_s=self.clock.monotonic() - started,
                 )
             )
             await asyncio.sleep(PROGRESS_INTERVAL_S)

@@ -67,7 +67,7 @@ def main() -> None:
         config={},
         json_name="r.json",
     )
-    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR).verdict
     view = build_view(summary, samples, verdict=verdict, facts=facts, targets=())
     built = time.perf_counter()
     page = render_html(view)

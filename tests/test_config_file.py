@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from auditor.cli.main import build_parser, main, parse_command
+from auditor.cli.main import main
+from auditor.cli.options import build_parser, parse_command
 from auditor.config import FailOn, Method
 from auditor.demo.site import url, urlset
 from auditor.errors import ExitCode

@@ -43,7 +43,7 @@ def test_examples_stop_at_the_cap_and_counts_go_on() -> None:
         f"{SITE}/1",
         f"{SITE}/2",
     ]
-    assert samples.broken_urls == 1_000
+    assert samples.urls_with_errors == 1_000
     assert samples.url_errors == {f"{SITE}/s.xml": 1_000}
 
 

@@ -24,7 +24,9 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.report.html_view import DiffView, RunFacts, UrlChange, build_view, link
+from auditor.report.diff_view import DiffView, UrlChange
+from auditor.report.html_rows import link
+from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html, write_html
 from auditor.results.samples import EXAMPLES_PER_CODE, SITEMAP_ROWS, Samples
 from auditor.results.summary import Summary
@@ -134,7 +136,7 @@ def render(summary: Summary, samples: Samples, diff: DiffView | None = None) -> 
         config={"fail_on": "error", "headers": {"Cookie": "<redacted>"}},
         json_name="r.json",
     )
-    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR).verdict
     view = build_view(summary, samples, verdict=verdict, facts=facts, targets=(), diff=diff)
     return render_html(view)
 
@@ -181,7 +183,7 @@ async def test_a_report_that_cannot_be_written_leaves_nothing_behind(tmp_path: P
     target = tmp_path / "taken"
     target.mkdir()  # a folder where the file should go: the rename fails
     facts = RunFacts("t", datetime(2026, 1, 1, tzinfo=UTC), "t", True, 1.0, {}, "r.json")
-    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR)
+    verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR).verdict
     view = build_view(summary, samples, verdict=verdict, facts=facts, targets=())
     with pytest.raises(ReportWriteError):
         await write_html(target, view)

@@ -61,6 +61,8 @@ PURE = {
     "auditor.net.retry",
     "auditor.report.charts",
     "auditor.report.encode",
+    "auditor.report.diff_view",
+    "auditor.report.html_rows",
     "auditor.report.html_view",
     "auditor.results.dedup",
     "auditor.results.digest_table",

@@ -95,7 +95,18 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
     assert families["sitemap_audit_regressions"].samples[0].value == 2
     root = SafeET.parse(junit).getroot()
     assert root is not None
-    assert root.get("failures") == "1"
+    failing = {
+        (suite.get("name"), case.get("name"), failure.get("type"))
+        for suite in root
+        for case in suite.findall("testcase")
+        for failure in case.findall("failure")
+    }
+    assert failing == {  # the broken URL, and each regression: the URL and the new code
+        ("urls", f"{base}/p2", "http.not_found"),
+        ("regressions", f"{base}/p2", "regression"),
+        ("regressions", "http.not_found", "regression"),
+    }
+    assert second.result.verdict.line.startswith("FAIL: 2 regressions since the baseline; ")
     page = second.result.html_path.read_text()
     assert "Changes since the baseline" in page
     # The HTML names each change too: the sitemap removed, the URLs added, removed and broken.
@@ -110,7 +121,9 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
 
 
 async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None:
+    """Issue 15: the exit code, the verdict line, JUnit and the metrics all say so."""
     site = Site()
+    junit, metrics = tmp_path / "junit.xml", tmp_path / "audit.prom"
     async with serve(site.routes) as served:  # type: ignore[arg-type]
         target = f"{served.base}/index.xml"
         await run_audit(tmp_path, target, no_check=False, json=tmp_path / "1.json")
@@ -122,8 +135,21 @@ async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None
             json=tmp_path / "2.json",
             baseline=tmp_path / "1.json",
             fail_on=FailOn.NEVER,
+            junit=junit,
+            metrics=metrics,
         )
         assert second.result.exit_code == ExitCode.FINDINGS
+        # One regression: the URL that went from 2xx to 404 (a new finding trips nothing here).
+        assert second.report["diff"]["regressions"] == 1
+        assert second.result.verdict.line.startswith("FAIL: 1 regression since the baseline; ")
+        root = SafeET.parse(junit).getroot()
+        assert root is not None
+        regressions = root.find("testsuite[@name='regressions']")
+        assert regressions is not None
+        assert [c.get("name") for c in regressions.findall("testcase")] == [f"{served.base}/p2"]
+        assert regressions.get("failures") == root.get("failures") == "1"
+        families = {f.name: f for f in text_string_to_metric_families(metrics.read_text())}
+        assert families["sitemap_audit_exit_code"].samples[0].value == ExitCode.FINDINGS
         third = await run_audit(
             tmp_path,
             target,
@@ -134,6 +160,8 @@ async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None
         )
     assert third.report["diff"]["regressions"] == 0
     assert third.result.exit_code == ExitCode.OK
+    assert third.result.verdict.line.startswith("PASS: ")
+    assert third.result.verdict.line.endswith("; no regressions since the baseline")
 
 
 async def test_a_third_run_with_state_downloads_no_sitemap_body(tmp_path: Path) -> None:

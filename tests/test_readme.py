@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from auditor.cli.main import build_parser, parse_command
+from auditor.cli.options import build_parser, parse_command
 from auditor.codes import Code, codes_markdown
 
 ROOT = Path(__file__).parent.parent

@@ -14,6 +14,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.cli import main as cli
+from auditor.cli.options import parse_command
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import Handler, Route, serve
@@ -85,7 +86,7 @@ async def test_header_values_reach_the_target_host_only_and_no_output(
                 f"{target.base}/",
             ]  # fmt: skip
             # The CLI reads its arguments before its event loop starts (file checks block).
-            _, config = await asyncio.to_thread(cli.parse_command, argv)
+            _, config = await asyncio.to_thread(parse_command, argv)
             assert config is not None
             result = await audit(config, clock=FixedClock(NOW))
             cli._print_summary(result, quiet=False, no_check=False)

@@ -20,7 +20,7 @@ from auditor.models import (
     finding,
 )
 from auditor.results.samples import Samples
-from auditor.results.summary import Summary, exit_code
+from auditor.results.summary import Summary
 from auditor.results.verdict import Outcome, judge
 
 ERROR_CODE, WARNING_CODE, NOTICE_CODE = Code.LOC_INVALID, Code.LOC_DUPLICATE, Code.URL_SLOW
@@ -67,7 +67,10 @@ def test_by_severity_counts_worst_first_with_zeros() -> None:
     ],
 )
 def test_exit_code(codes: tuple[Code, ...], fail_on: FailOn, expected: ExitCode) -> None:
-    assert exit_code(summary_of(*codes), fail_on) is expected
+    assert (
+        judge(summary_of(*codes), Samples(), fail_on=fail_on, complete=True, failed=False).exit_code
+        is expected
+    )
 
 
 def test_omitted_findings_count_towards_the_exit_code() -> None:
@@ -84,7 +87,10 @@ def test_omitted_findings_count_towards_the_exit_code() -> None:
     summary.add_sitemap(record)
     assert summary.by_severity()[Severity.ERROR] == 4
     assert summary.entries == 3
-    assert exit_code(summary, FailOn.ERROR) is ExitCode.FINDINGS
+    assert (
+        judge(summary, Samples(), fail_on=FailOn.ERROR, complete=True, failed=False).exit_code
+        is ExitCode.FINDINGS
+    )
 
 
 def test_url_findings_are_counted() -> None:
@@ -158,11 +164,14 @@ def test_the_exit_code_is_the_worst_severity_against_the_threshold(
     worst = max((code.severity.rank for code in counts), default=0)
     threshold = {FailOn.ERROR: 3, FailOn.WARNING: 2, FailOn.NOTICE: 1}.get(fail_on, 4)
     expected = ExitCode.FINDINGS if worst >= threshold else ExitCode.OK
-    assert exit_code(summary, fail_on) is expected
+    assert (
+        judge(summary, Samples(), fail_on=fail_on, complete=True, failed=False).exit_code
+        is expected
+    )
     # The verdict says what the exit code does; the order records arrive in changes nothing.
-    verdict = judge(summary, Samples(), complete=True, failed=False, fail_on=fail_on)
+    verdict = judge(summary, Samples(), complete=True, failed=False, fail_on=fail_on).verdict
     assert (verdict.outcome is Outcome.PASS) is (expected is ExitCode.OK)
     shuffled = summed(data.draw(st.permutations(records)))
     assert shuffled.to_json(duration_s=1.0) == summary.to_json(duration_s=1.0)
-    stopped = judge(summary, Samples(), complete=False, failed=False, fail_on=fail_on)
+    stopped = judge(summary, Samples(), complete=False, failed=False, fail_on=fail_on).verdict
     assert stopped.outcome is Outcome.INCOMPLETE

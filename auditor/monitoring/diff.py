@@ -99,9 +99,23 @@ class UrlDiff:
             before = was_class.value
             after = now_class.value + ("" if (old ^ now) & 7 else " (final URL changed)")
             self.changed_examples.append(Change(record.loc, before, after))
-        if was_class is StatusClass.S2XX and check is not None and check.failing:
+        if self.went_bad(record):
             self.broke += 1
             _sample(self.broke_examples, record.loc)
+
+    def went_bad(self, record: UrlRecord) -> bool:
+        """Whether the URL answered 2xx in the baseline, and now otherwise, with an error.
+
+        DESIGN §8: such a URL is a regression, whatever --fail-on says. Reads only.
+        """
+        check = record.check
+        if not record.digest or check is None or not check.failing:
+            return False
+        old = self.baseline.urls.get(record.digest)
+        if old is None:
+            return False
+        now = pack(check.status_class, check.final_url)
+        return status_class_of(old) is StatusClass.S2XX and old & ~_SEEN != now
 
     def unseen(self) -> list[int]:
         """The digests of baseline URLs this run did not list: the removed ones."""

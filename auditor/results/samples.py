@@ -111,7 +111,7 @@ class Samples:
         self.row_cap = sitemap_rows
         self.examples: dict[Code, list[Example]] = {}
         self.times = [0] * (len(TIME_BUCKETS_MS) + 1)  # URL answers per response-time bucket
-        self.broken_urls = 0  # distinct URLs with an error (their listing's or their check's)
+        self.urls_with_errors = 0  # distinct URLs with an error (their listing's or their check's)
         # Per sitemap (the first listing): its URLs that have an error. At most one key per
         # sitemap of the run, like Summary.by_sitemap.
         self.url_errors: Counter[str] = Counter()
@@ -159,7 +159,7 @@ class Samples:
                 )
             kept.append(example)
         if erring:
-            self.broken_urls += 1
+            self.urls_with_errors += 1
             self.url_errors[record.sitemaps[0]] += 1
 
     def add_sitemap(self, record: SitemapRecord) -> None:

@@ -1,4 +1,7 @@
-"""The one place that adds up the run and decides the exit code (DESIGN §2, §5). Pure: no I/O."""
+"""The one place that adds up the run (DESIGN §5); auditor.results.verdict decides from it.
+
+Pure: no I/O.
+"""
 
 from __future__ import annotations
 
@@ -7,8 +10,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from auditor.codes import Code, Severity
-from auditor.config import FailOn
-from auditor.errors import ExitCode
 from auditor.models import (
     Finding,
     SitemapKind,
@@ -119,9 +120,3 @@ class Summary:
             "duration_s": round(duration_s, 3),
             "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,
         }
-
-
-def exit_code(summary: Summary, fail_on: FailOn) -> ExitCode:
-    """1 when a finding is at or above the threshold, else 0 (a finished run)."""
-    tripped = any(n and fail_on.trips(severity) for severity, n in summary.by_severity().items())
-    return ExitCode.FINDINGS if tripped else ExitCode.OK

@@ -1,7 +1,12 @@
-"""The run's verdict in one line, the same for the terminal and the HTML report. Pure: no I/O."""
+"""The one decision of a run: its exit code and its verdict line, from counts alone (DESIGN §2).
+
+The terminal, the HTML headline, JUnit and the metrics all read the Decision made here; nothing
+else decides whether a run passed. Pure: no I/O.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -10,16 +15,25 @@ from auditor.config import FailOn
 from auditor.errors import ExitCode
 from auditor.models import SitemapKind
 from auditor.results.samples import Samples
-from auditor.results.summary import Summary, exit_code
+from auditor.results.summary import Summary
 
 
 class Outcome(StrEnum):
     """What the run says about the site (or about itself, when it did not finish)."""
 
     PASS = "PASS"  # noqa: S105 - a verdict, not a password; nothing at or above --fail-on
-    FAIL = "FAIL"  # findings at or above --fail-on
+    FAIL = "FAIL"  # findings at or above --fail-on, or regressions since the baseline
     INCOMPLETE = "INCOMPLETE"  # interrupted: the counts cover what was read
     FAILED = "FAILED"  # an internal failure stopped the run
+
+
+# DESIGN §2: each outcome has one exit code.
+EXIT_CODES = {
+    Outcome.PASS: ExitCode.OK,
+    Outcome.FAIL: ExitCode.FINDINGS,
+    Outcome.INCOMPLETE: ExitCode.FAILED,
+    Outcome.FAILED: ExitCode.FAILED,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,59 +45,130 @@ class Verdict:
 
     @property
     def line(self) -> str:
-        """`FAIL: 12 errors in 3 of 9 sitemaps; 245 of 1,200 URLs broken`."""
+        """`FAIL: 12 errors in 3 of 9 sitemaps; 245 of 1,200 URLs with errors`."""
         return f"{self.outcome.value}: {self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """How the run ends: the exit code, and the verdict line that says why."""
+
+    verdict: Verdict
+    regressions: int | None  # since the baseline (None: no --baseline)
+
+    @property
+    def exit_code(self) -> ExitCode:
+        """The process's exit code: the verdict's outcome decides it, nothing else."""
+        return EXIT_CODES[self.verdict.outcome]
+
+
+@dataclass(frozen=True, slots=True)
+class RunCounts:
+    """What the decision reads of a run: counts only."""
+
+    by_severity: Mapping[Severity, int]
+    documents: int  # read, robots.txt included
+    sitemaps: int  # robots.txt left out
+    sitemaps_with_errors: int  # errors of their own, or listing URLs that have errors
+    urls: int
+    urls_with_errors: int  # distinct URLs with an error, their listing's or their check's
+
+
+def run_counts(summary: Summary, samples: Samples) -> RunCounts:
+    """The counts of a run, from its summary and the samples' tallies."""
+    failing = {url for url, counts in summary.by_sitemap.items() if counts.failing}
+    erring = samples.erring_sitemaps | set(samples.url_errors) | failing
+    return RunCounts(
+        by_severity=summary.by_severity(),
+        documents=summary.sitemaps,
+        sitemaps=summary.sitemaps - summary.sitemaps_by_kind[SitemapKind.ROBOTS.value],
+        sitemaps_with_errors=len(erring),
+        urls=summary.urls,
+        urls_with_errors=samples.urls_with_errors,
+    )
+
+
+def decide(
+    counts: RunCounts,
+    *,
+    fail_on: FailOn,
+    complete: bool,
+    failed: bool,
+    regressions: int | None = None,
+) -> Decision:
+    """The exit code and the verdict (DESIGN §2, §8).
+
+    An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
+    on a finding at or above --fail-on, and on any regression since the baseline whatever
+    --fail-on says; else it passes.
+    """
+    so_far = _counts(counts.by_severity) or "no findings"
+    if failed:
+        verdict = Verdict(Outcome.FAILED, f"an internal error stopped the run; so far {so_far}")
+    elif not complete:
+        read = f"{_n(counts.documents, 'document')} and {_n(counts.urls, 'URL')}"
+        verdict = Verdict(Outcome.INCOMPLETE, f"interrupted after {read}; so far {so_far}")
+    elif regressions or _tripping(counts, fail_on):
+        verdict = Verdict(Outcome.FAIL, _failure(counts, fail_on, regressions or 0))
+    else:
+        verdict = Verdict(Outcome.PASS, _pass(counts, fail_on, regressions))
+    return Decision(verdict, regressions)
 
 
 def judge(
     summary: Summary,
     samples: Samples,
     *,
+    fail_on: FailOn,
     complete: bool,
     failed: bool,
-    fail_on: FailOn,
-) -> Verdict:
-    """The verdict the exit code stands for (summary.exit_code), with the counts behind it."""
-    counts = summary.by_severity()
-    so_far = _counts(counts) or "no findings"
-    if failed:
-        return Verdict(Outcome.FAILED, f"an internal error stopped the run; so far {so_far}")
-    if not complete:
-        read = f"{_n(summary.sitemaps, 'document')} and {_n(summary.urls, 'URL')}"
-        return Verdict(Outcome.INCOMPLETE, f"interrupted after {read}; so far {so_far}")
-    sitemaps = summary.sitemaps - summary.sitemaps_by_kind[SitemapKind.ROBOTS.value]
-    if exit_code(summary, fail_on) is ExitCode.OK:
-        scope = f"{_n(sitemaps, 'sitemap')} and {_n(summary.urls, 'URL')}"
-        if fail_on is FailOn.NEVER:
-            return Verdict(Outcome.PASS, f"{scope} (--fail-on never); {so_far}")
-        if not any(counts.values()):
-            return Verdict(Outcome.PASS, f"{scope}, no findings")
-        return Verdict(Outcome.PASS, f"{scope}, no {fail_on.value}s; {so_far}")
-    return Verdict(Outcome.FAIL, _failure(summary, samples, sitemaps, fail_on))
+    regressions: int | None = None,
+) -> Decision:
+    """`decide` on a run's summary and samples."""
+    return decide(
+        run_counts(summary, samples),
+        fail_on=fail_on,
+        complete=complete,
+        failed=failed,
+        regressions=regressions,
+    )
 
 
-def broken_sitemaps(summary: Summary, samples: Samples) -> int:
-    """Sitemaps with errors of their own, or listing URLs that have errors."""
-    failing = {url for url, counts in summary.by_sitemap.items() if counts.failing}
-    return len(samples.erring_sitemaps | set(samples.url_errors) | failing)
+def _tripping(counts: RunCounts, fail_on: FailOn) -> dict[Severity, int]:
+    return {s: n for s, n in counts.by_severity.items() if n and fail_on.trips(s)}
 
 
-def _failure(summary: Summary, samples: Samples, sitemaps: int, fail_on: FailOn) -> str:
-    counts = summary.by_severity()
-    tripping = {severity: n for severity, n in counts.items() if fail_on.trips(severity)}
-    parts = [_counts(tripping)]
-    broken = broken_sitemaps(summary, samples)
-    if broken and sitemaps:
-        parts[0] += f" in {broken:,} of {_n(sitemaps, 'sitemap')}"
-    if samples.broken_urls:
-        parts.append(f"{samples.broken_urls:,} of {_n(summary.urls, 'URL')} broken")
-    milder = {severity: n for severity, n in counts.items() if severity not in tripping}
+def _pass(counts: RunCounts, fail_on: FailOn, regressions: int | None) -> str:
+    scope = f"{_n(counts.sitemaps, 'sitemap')} and {_n(counts.urls, 'URL')}"
+    found = _counts(counts.by_severity)
+    if fail_on is FailOn.NEVER:
+        text = f"{scope} (--fail-on never); {found or 'no findings'}"
+    elif not found:
+        text = f"{scope}, no findings"
+    else:
+        text = f"{scope}, no {fail_on.value}s; {found}"
+    return text if regressions is None else f"{text}; no regressions since the baseline"
+
+
+def _failure(counts: RunCounts, fail_on: FailOn, regressions: int) -> str:
+    tripping = _tripping(counts, fail_on)
+    parts = []
+    if regressions:
+        parts.append(f"{_n(regressions, 'regression')} since the baseline")
+    if tripping:
+        where = _counts(tripping)
+        if counts.sitemaps_with_errors and counts.sitemaps:
+            where += f" in {counts.sitemaps_with_errors:,} of {_n(counts.sitemaps, 'sitemap')}"
+        parts.append(where)
+    if counts.urls_with_errors:
+        parts.append(f"{counts.urls_with_errors:,} of {_n(counts.urls, 'URL')} with errors")
+    milder = {s: n for s, n in counts.by_severity.items() if s not in tripping}
     if any(milder.values()):
         parts.append(_counts(milder))
     return "; ".join(parts)
 
 
-def _counts(counts: dict[Severity, int]) -> str:
+def _counts(counts: Mapping[Severity, int]) -> str:
     """`12 errors, 1 warning` (zeros left out)."""
     return ", ".join(_n(n, severity.value) for severity, n in counts.items() if n)
 

@@ -1,0 +1,100 @@
+"""Publish a run: the JSON report committed, then the HTML report, the metrics and JUnit.
+
+Every output reads the run's one Decision (auditor.results.verdict): the HTML headline, the
+metrics' exit code, and (through the cases it holds) the JUnit file.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import importlib
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+
+from auditor.config import AuditConfig
+from auditor.models import TargetRecord
+from auditor.report.diff_view import diff_view_of
+from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
+from auditor.report.html_view import RunFacts, build_view
+from auditor.report.html_writer import write_html
+from auditor.report.json_writer import JsonReportWriter
+from auditor.report.junit import JunitCases, write_junit
+from auditor.results.samples import Samples
+from auditor.results.summary import Summary
+from auditor.results.verdict import Decision
+
+
+@dataclass(frozen=True, slots=True)
+class FinishedRun:
+    """Everything a run's outputs say: its counts, samples, decision and diff."""
+
+    config: AuditConfig
+    started_at: datetime
+    finished_at_s: float  # Unix time
+    duration_s: float
+    complete: bool
+    summary: Summary
+    samples: Samples
+    targets: tuple[TargetRecord, ...]
+    decision: Decision
+    diff: Json | None  # the report's `diff` (with --baseline)
+
+
+def html_beside(json_path: Path) -> Path:
+    """The HTML report's default path: the JSON's, with `.html` for its suffix (never itself)."""
+    path = json_path.with_suffix(".html")
+    return path if path != json_path else json_path.with_name(json_path.name + ".html")
+
+
+async def publish(writer: JsonReportWriter, run: FinishedRun, *, junit: JunitCases | None) -> Path:
+    """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
+    config = run.config
+    head = head_json(generated_at=run.started_at, complete=run.complete, config=config)
+    await writer.commit(
+        head,
+        targets=[target_json(target) for target in run.targets],
+        summary=run.summary.to_json(duration_s=run.duration_s),
+        diff=run.diff,
+    )
+    facts = RunFacts(
+        title=config.targets[0].label,
+        generated_at=run.started_at,
+        tool=f"{TOOL['name']} {TOOL['version']}",
+        complete=run.complete,
+        duration_s=run.duration_s,
+        config=config_json(config),
+        json_name=writer.path.name,
+    )
+    view = build_view(
+        run.summary,
+        run.samples,
+        verdict=run.decision.verdict,
+        facts=facts,
+        targets=run.targets,
+        diff=diff_view_of(run.diff) if run.diff is not None else None,
+    )
+    html_path = config.html or html_beside(writer.path)
+    await write_html(html_path, view)
+    if config.metrics is not None:
+        await _write_metrics(config.metrics, run)
+    if config.junit is not None and junit is not None:
+        await write_junit(config.junit, junit, duration_s=run.duration_s)
+    return html_path
+
+
+async def _write_metrics(path: Path, run: FinishedRun) -> None:
+    # prometheus_client only for --metrics: a run without it does not pay for the import,
+    # made in a thread since it reads /proc/self/stat (a blocking call) as it loads.
+    await asyncio.to_thread(importlib.import_module, "auditor.report.metrics")
+    from auditor.report.metrics import RunMetrics, write_metrics  # noqa: PLC0415
+
+    metrics = RunMetrics(
+        target=" ".join(target.input for target in run.config.targets),
+        complete=run.complete,
+        exit_code=run.decision.exit_code,
+        duration_s=run.duration_s,
+        finished_at_s=run.finished_at_s,
+        regressions=run.decision.regressions,
+    )
+    await write_metrics(path, run.summary, metrics)
