@@ -54,3 +54,25 @@ def test_scheduled_jobs_use_real_flags() -> None:
     used = set(re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", "".join(blocks)))
     assert used, "the section shows commands"
     assert used <= known, used - known
+
+
+def test_the_layout_names_every_module_in_its_room() -> None:
+    """Issue 15: the README's map names each module, in the bullet of the room that holds it."""
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Layout\n", 1)[1].split("\n## ", 1)[0]
+    bullets = ["- " + bullet for bullet in section.split("\n- ")[1:]]
+    rooms: dict[str, str] = {}
+    for bullet in bullets:
+        first = re.search(r"`([a-z_]+)/`", bullet.split(":", 1)[0])
+        rooms[first.group(1) if first else ""] = bullet
+    package = ROOT / "auditor"
+    for path in sorted(package.rglob("*.py")):
+        parts = path.relative_to(package).with_suffix("").parts
+        if parts[-1] == "__init__":
+            parts = parts[:-1]
+        if not parts:
+            assert "root" in section
+            continue
+        room = parts[0] if len(parts) > 1 or (package / parts[0]).is_dir() else ""
+        where = rooms.get(room, section) if room else section
+        assert f"`{parts[-1]}`" in where or f"`{parts[-1]}/`" in where, (parts, room)

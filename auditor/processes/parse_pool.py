@@ -1,4 +1,4 @@
-"""Where a document's entries are parsed and checked: in a parse helper when one is free, else here.
+"""Where a document is parsed and validated: in a parse helper when one is free, else here.
 
 With `--workers N` and `--no-check`, the cores are not needed for checks, and parsing is most
 of a run's CPU (issue 7: about 20 of 28 µs a URL). The audit's process keeps the fetching and

@@ -217,7 +217,7 @@ class _DocumentReader:
         return body.ended
 
     def _spec(self, content_encoding: str | None) -> DocumentSpec:
-        """What checking the entries needs: the location rule's scope, known before the body."""
+        """What validating the entries needs: the location rule's scope, known before the body."""
         config, final = self._services.config, self._final
         urlset = index = None
         if final is not None:  # the location rule is relative to where the document is

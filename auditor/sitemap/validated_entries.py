@@ -1,4 +1,4 @@
-"""One document's bytes in, its entries checked out: the stream, then every value rule.
+"""One document's bytes in, its entries validated out: the stream, then every value rule.
 
 This is the CPU-heavy part of reading a sitemap (decompression, XML, the value rules, the URL
 digest), the same whether it runs in the audit's process or in a parse helper
@@ -23,7 +23,7 @@ from auditor.urls import Scope, parse_http_url, url_digest
 
 @dataclass(frozen=True, slots=True)
 class DocumentSpec:
-    """What checking one document's entries needs to know, decided before its body is read."""
+    """What validating one document's entries needs to know, decided before its body is read."""
 
     url: str
     now: datetime
@@ -63,7 +63,7 @@ Validated = ValidatedUrl | ValidatedSitemap | RootFound | Finding
 
 
 class DocumentValidator:
-    """One document's stream and rules: feed it the body, take its checked entries."""
+    """One document's stream and rules: feed it the body, take its validated entries."""
 
     def __init__(self, spec: DocumentSpec) -> None:
         self._spec = spec
@@ -90,17 +90,17 @@ class DocumentValidator:
 
     def feed(self, chunk: bytes) -> Iterator[list[Validated]]:
         """Take one chunk of the body; yield what it completes, a piece (64 KiB) at a time."""
-        return self._checked(self._stream.feed(chunk))
+        return self._validated(self._stream.feed(chunk))
 
     def close(self) -> Iterator[list[Validated]]:
         """The body ended."""
-        return self._checked(self._stream.close())
+        return self._validated(self._stream.close())
 
-    def _checked(self, pieces: Iterable[list[ParseEvent]]) -> Iterator[list[Validated]]:
+    def _validated(self, pieces: Iterable[list[ParseEvent]]) -> Iterator[list[Validated]]:
         for events in pieces:
-            yield [self._check(event) for event in events]
+            yield [self._validate(event) for event in events]
 
-    def _check(self, event: ParseEvent) -> Validated:
+    def _validate(self, event: ParseEvent) -> Validated:
         match event:
             case UrlEntry():
                 return self._url(event)

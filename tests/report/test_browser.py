@@ -21,7 +21,7 @@ from auditor.demo.site import clean_routes
 from auditor.pipeline import audit
 from tests.browser import Page, chromium, find_chromium, require_browser
 from tests.helpers import NOW, run_audit, target
-from tests.test_html import hostile_routes
+from tests.report.test_html import hostile_routes
 
 CHROMIUM = find_chromium()
 pytestmark = [

@@ -23,8 +23,8 @@ from auditor.errors import CheckerProcessError, ExitCode
 from auditor.models import CheckResult, Redirect, finding
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool, pack_result, unpack_result
+from tests.checks.test_stage import site_of, stalled
 from tests.helpers import Report, run_audit, target, validate_report
-from tests.test_check import site_of, stalled
 
 
 @pytest.mark.parametrize(
