@@ -18,6 +18,9 @@ from auditor.limits import MAX_SITEMAP_BYTES
 from auditor.urls import parse_http_url
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
+# Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
+# User-Agent the auditor sends (--robots-agent).
+DEFAULT_ROBOTS_AGENT = "Googlebot"
 
 
 class TargetKind(StrEnum):
@@ -73,11 +76,30 @@ class EventLoop(StrEnum):
 
 
 class Method(StrEnum):
-    """How URLs are requested (DESIGN §2 `--method`)."""
+    """How URLs are requested (`--method`).
+
+    GET (the default, issue 20) reads each HTML page's head, so that noindex and canonical work
+    out of the box; HEAD reads statuses and headers only; AUTO asks HEAD, and GET when HEAD is
+    refused or gives an error.
+    """
 
     AUTO = "auto"
     HEAD = "head"
     GET = "get"
+
+    def page_checks(self) -> tuple[str, ...]:
+        """What a check reads of each page with this method (the report's config says it)."""
+        heads = (
+            "status",
+            "redirects",
+            "robots.txt",
+            "x-robots-tag",
+            "link-canonical",
+            "last-modified",
+        )
+        if self is Method.GET:
+            return (*heads, "meta-robots", "html-canonical")
+        return heads  # HEAD; AUTO reads a page only where HEAD is refused or errs
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +121,9 @@ class AuditConfig:
     timeout_s: float = 15.0
     retries: int = 2
     max_redirects: int = 10
-    method: Method = Method.AUTO
+    method: Method = Method.GET
     user_agent: str = DEFAULT_USER_AGENT
+    robots_agent: str = DEFAULT_ROBOTS_AGENT  # whose robots.txt group and noindex are judged
     headers: tuple[tuple[str, str], ...] = ()
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()

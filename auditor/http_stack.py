@@ -10,7 +10,7 @@ from collections.abc import Awaitable
 from dataclasses import dataclass, replace
 from urllib.parse import urlsplit
 
-from auditor.checks.checker import Checker, agent_token
+from auditor.checks.checker import Checker
 from auditor.clock import Clock
 from auditor.config import AuditConfig
 from auditor.discovery.robots import RobotsFetch, RobotsTxt
@@ -86,12 +86,13 @@ def openers(
 
     def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
         chosen = quick if quick_lookup else documents
-        return fetch_robots(chosen, url, clock=clock, rules=not quick_lookup)
+        window_s = config.timeout_s
+        return fetch_robots(chosen, url, clock=clock, window_s=window_s, rules=not quick_lookup)
 
     return Openers(documents, quick, checks, RobotsCache(robots))
 
 
-def checker(config: AuditConfig, parts: Openers) -> Checker:
+def checker(config: AuditConfig, parts: Openers, *, clock: Clock) -> Checker:
     """The URL checker, judging by each origin's robots.txt from the shared cache."""
 
     async def robots_for(origin: str) -> RobotsTxt | None:
@@ -102,8 +103,10 @@ def checker(config: AuditConfig, parts: Openers) -> Checker:
         parts.checks,
         method=config.method,
         slow_s=config.slow_s,
-        agent=agent_token(config.user_agent),
+        timeout_s=config.timeout_s,
+        robots_agent=config.robots_agent,
         robots=robots_for,
+        clock=clock,
     )
 
 

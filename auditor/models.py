@@ -85,7 +85,7 @@ class UrlEntry:
     changefreq: str | None = None
     priority: str | None = None
     problems: tuple[Finding, ...] = ()
-    cut: bool = False  # a value was longer than limits.MAX_FIELD_CHARS and was cut there
+    loc_cut: bool = False  # the <loc> was longer than limits.MAX_FIELD_CHARS: cut there
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +96,7 @@ class SitemapEntry:
     line: int
     lastmod: str | None = None
     problems: tuple[Finding, ...] = ()
-    cut: bool = False
+    loc_cut: bool = False
 
 
 ParseEvent = RootFound | UrlEntry | SitemapEntry | Finding
@@ -158,6 +158,8 @@ class CheckResult:
     elapsed_ms: int | None = None
     method: str | None = None  # of the final answer: HEAD, or GET
     findings: tuple[Finding, ...] = ()
+    # The page's Last-Modified, when it is not the answer's Date (lastmod.behind_page).
+    last_modified: str | None = None
 
     @property
     def status_class(self) -> StatusClass:

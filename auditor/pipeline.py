@@ -38,7 +38,7 @@ from auditor.results.samples import Samples
 from auditor.results.sink import Observer, SinkQueue, make_sink_queue, run_sink
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
-from auditor.sitemap.read_services import ReadServices
+from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
@@ -280,7 +280,7 @@ class _Run:
         # Each sitemap reader may hold a body and a cross-submission look-up; one more for a
         # robots.txt a check asks for.
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
-        dedup = UrlDedup()
+        dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
         async with client, parsers, asyncio.TaskGroup() as group:
             sink = run_sink(
@@ -335,7 +335,8 @@ class _Run:
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
         else:
-            checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=emit)
+            check = checker(config, parts, clock=self.clock)
+            checks = CheckLoop(check, workers=config.concurrency, emit=emit)
         return CheckStage(
             checks,
             emit=queue.put,
@@ -343,7 +344,9 @@ class _Run:
             sample=Reservoir(config.sample, rng) if config.sample is not None else None,
         )
 
-    async def _tick(self, report: OnProgress, dedup: UrlDedup, stage: CheckStage | None) -> None:
+    async def _tick(
+        self, report: OnProgress, dedup: UrlDedup[Lister], stage: CheckStage | None
+    ) -> None:
         summary, started = self.summary, self.clock.monotonic()
         while True:
             to_check: int | None = 0  # --no-check: nothing to request

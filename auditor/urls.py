@@ -97,11 +97,14 @@ def parse_http_url(text: str) -> HttpUrl | None:
         return split_http_url(text)
     scheme, host, port, path, query = plain.groups()
     scheme = scheme.lower()
-    number = int(port) if port else 0
-    if number > _MAX_PORT:
-        return None
+    if port is None:
+        number = DEFAULT_PORTS[scheme]
+    else:
+        number = int(port)
+        if not 0 < number <= _MAX_PORT:  # RFC 6335: port 0 is reserved, never the default
+            return None
     path = normalise_path(path) if path else ""
-    return HttpUrl(scheme, host.lower(), number or DEFAULT_PORTS[scheme], path, query or "")
+    return HttpUrl(scheme, host.lower(), number, path, query or "")
 
 
 def split_http_url(text: str) -> HttpUrl | None:
@@ -115,10 +118,26 @@ def split_http_url(text: str) -> HttpUrl | None:
     if scheme not in DEFAULT_PORTS:
         return None
     host = parts.hostname
-    if not host or _BAD_HOST.search(host) or _BAD_AUTHORITY.search(parts.netloc):
+    if not host or _BAD_HOST.search(host) or _BAD_AUTHORITY.search(parts.netloc) or port == 0:
         return None
+    if not host.isascii():
+        host = _idna(host)
+        if host is None:
+            return None
     path = normalise_path(parts.path)
     return HttpUrl(scheme, host, port or DEFAULT_PORTS[scheme], path, parts.query)
+
+
+def _idna(host: str) -> str | None:
+    """An internationalised host name in its IDNA (punycode) form, as it is resolved and sent.
+
+    RFC 5891: `bücher.de` is `xn--bcher-kva.de`; hosts compare and deduplicate in this form
+    (PROTOCOL.md). None when a label cannot be encoded (empty, too long).
+    """
+    try:
+        return host.encode("idna").decode("ascii")
+    except UnicodeError:
+        return None
 
 
 def normalise_path(path: str) -> str:

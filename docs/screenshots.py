@@ -22,9 +22,9 @@ DOCS = Path(__file__).parent
 SHOT_HEIGHT = 1500  # px of the page's top: verdict, counts, the fix-first list, the charts
 
 
-async def _report(url: str, folder: Path, name: str, **settings: object) -> Path:
+async def _report(urls: tuple[str, ...], folder: Path, name: str, **settings: object) -> Path:
     config = AuditConfig(
-        targets=(Target(url, TargetKind.SITE, url),),
+        targets=tuple(Target(url, TargetKind.SITE, url) for url in urls),
         json=folder / f"{name}.json",
         timeout_s=2.0,
         retries=1,
@@ -42,10 +42,10 @@ async def main() -> None:
         raise SystemExit("chromium is needed: apt-get install chromium")
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
-        async with serve_demo() as url:
-            broken = await _report(url, folder, "broken", ca_file=DEMO_CA)
+        async with serve_demo() as urls:
+            broken = await _report(urls, folder, "broken", ca_file=DEMO_CA)
         async with serve(clean_routes) as served:
-            clean = await _report(served.base + "/", folder, "clean")
+            clean = await _report((served.base + "/",), folder, "clean")
         async with chromium(executable) as browser:
             for report, name in ((broken, "report-broken.png"), (clean, "report-clean.png")):
                 page = await browser.load(report.as_uri())

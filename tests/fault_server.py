@@ -105,6 +105,20 @@ def slow_headers(base: str) -> Handler:
     return handler
 
 
+def slow_body(base: str) -> Handler:
+    """A whole head at once, then the body one byte per second (issue 20: under any floor)."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        response = web.StreamResponse(headers={"Content-Type": "text/html"})
+        await response.prepare(request)
+        for byte in document(base, "slow_body"):
+            await response.write(bytes([byte]))
+            await asyncio.sleep(1.0)
+        return response
+
+    return handler
+
+
 def endless_header(base: str) -> Handler:
     """One header line that never ends, sent as fast as the client takes it."""
 
@@ -240,6 +254,7 @@ FAULTS: dict[str, Callable[[str], Handler]] = {
     "reset_mid_headers": reset_mid_headers,
     "reset_mid_body": reset_mid_body,
     "slow_headers": slow_headers,
+    "slow_body": slow_body,
     "endless_header": endless_header,
     "endless_headers": endless_headers,
     "longer_than_length": longer_than_length,

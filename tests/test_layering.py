@@ -42,6 +42,7 @@ ORDER = (
 FRONT = {"auditor", "auditor.__main__"}
 PURE = {
     "auditor.checks.answer_rules",
+    "auditor.checks.page_head",
     "auditor.checks.selection",
     "auditor.clock",
     "auditor.codes",
@@ -70,6 +71,7 @@ PURE = {
     "auditor.results.summary",
     "auditor.results.verdict",
     "auditor.sitemap.body_stream",
+    "auditor.sitemap.dates",
     "auditor.sitemap.document_tally",
     "auditor.sitemap.parse",
     "auditor.sitemap.parse.sniff",

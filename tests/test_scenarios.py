@@ -11,6 +11,8 @@ import functools
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from email.utils import format_datetime
 from typing import Any
 
 import pytest
@@ -197,12 +199,10 @@ def _latin1(audited: Audited, _hits: Mapping[str, int]) -> None:
 
 
 def _prefixes(audited: Audited, _hits: Mapping[str, int]) -> None:
-    kinds = [
-        f["detail"]["kind"]
-        for suffix in ("/spaced.xml", "/bom.xml")
-        for f in audited.sitemap(suffix)["findings"]
-    ]
-    assert kinds == ["whitespace", "bom"]
+    spaced = [(f["code"], f["detail"]["kind"]) for f in audited.sitemap("/spaced.xml")["findings"]]
+    assert spaced == [("xml.leading_whitespace", "whitespace")]
+    # Issue 20: XML 1.0 allows a BOM before <?xml; a notice, not xml.leading_whitespace.
+    assert [f["code"] for f in audited.sitemap("/bom.xml")["findings"]] == ["xml.bom"]
     assert audited.report["summary"]["urls"] == 4  # entries still read
 
 
@@ -270,7 +270,7 @@ def _none_found_says_503(audited: Audited, _hits: Mapping[str, int]) -> None:
 
 def _three_read(audited: Audited, hits: Mapping[str, int]) -> None:
     assert sum(hits.get(f"/s{n}.xml", 0) for n in range(10)) == 3
-    assert audited.sitemap_codes("/robots.txt")["index.too_many_sitemaps"] == 1
+    assert audited.sitemap_codes("/robots.txt")["run.limit_reached"] == 1
 
 
 def _redirect_chain(audited: Audited, _hits: Mapping[str, int]) -> None:
@@ -306,8 +306,8 @@ def _retried(audited: Audited, hits: Mapping[str, int]) -> None:
 
 def _run_cap(audited: Audited, _hits: Mapping[str, int]) -> None:
     record = audited.sitemap("/idx.xml")
-    capped = [f for f in record["findings"] if f["code"] == "index.too_many_sitemaps"]
-    assert [f["detail"]["scope"] for f in capped] == ["run"]
+    capped = [f for f in record["findings"] if f["code"] == "run.limit_reached"]
+    assert [f["detail"]["option"] for f in capped] == ["--max-sitemaps"]
     assert audited.report["summary"]["sitemaps"] == 3  # the cap: index + 2 children
 
 
@@ -333,6 +333,56 @@ def _demo(audited: Audited, _hits: Mapping[str, int]) -> None:
     assert per_url[f"{base}/products/boot"] == ["priority.invalid"]
     assert per_url[f"{base}/products/hat"] == ["lastmod.invalid"]
     assert per_url[f"{base}/"] == []
+
+
+def _too_slow(audited: Audited, _hits: Mapping[str, int]) -> None:
+    """Issue 20: 10 bytes a second is below 1 KiB/s over --timeout: it ends within seconds."""
+    [slow] = [f for f in audited.sitemap("/trickle.xml")["findings"] if f["code"] == "net.timeout"]
+    assert slow["detail"] == {"kind": "too_slow"}
+    assert audited.report["summary"]["duration_s"] < 5
+
+
+def _other_host(base: str) -> str:
+    return base.replace("127.0.0.1", "localhost")
+
+
+def _dated_index(base: str, count: int, lastmod: str) -> str:
+    body = "".join(
+        f"<sitemap><loc>{base}/c{n}.xml</loc><lastmod>{lastmod}</lastmod></sitemap>"
+        for n in range(count)
+    )
+    return f'<?xml version="1.0"?><sitemapindex xmlns="{SITEMAP_NS}">{body}</sitemapindex>'
+
+
+def _feed(base: str, count: int) -> str:
+    items = "".join(f"<item><link>{base}/p/{n}</link></item>" for n in range(count))
+    return f'<?xml version="1.0"?><rss version="2.0"><channel>{items}</channel></rss>'
+
+
+async def _dynamic_page(request: web.Request) -> web.StreamResponse:
+    """A page whose Last-Modified is the answer's Date: "now", which says nothing."""
+    now = format_datetime(datetime.now(UTC), usegmt=True)
+    return web.Response(text="now", headers={"Last-Modified": now, "Date": now})
+
+
+def _same_document_once(audited: Audited, _hits: Mapping[str, int]) -> None:
+    again = audited.sitemap("/sitemap.xml.gz")
+    assert [f["code"] for f in again["findings"]] == ["discovery.same_document"]
+    assert again["findings"][0]["detail"]["same_as"].endswith("/sitemap.xml")
+    assert again["url_count"] == 0
+    assert audited.report["summary"]["urls"] == 40
+    assert audited.report["summary"]["entries"] == 40
+
+
+def _child_out_of_scope(audited: Audited, _hits: Mapping[str, int]) -> None:
+    index = audited.sitemap("/shop/index.xml")
+    [out] = [f for f in index["findings"] if f["code"] == "loc.out_of_scope"]
+    assert out["url"].endswith("/blog/b.xml")
+
+
+def _behind_once(audited: Audited, _hits: Mapping[str, int]) -> None:
+    behind = [loc for loc, codes in audited.url_codes() if "lastmod.behind_page" in codes]
+    assert [loc.rsplit("/", 1)[1] for loc in behind] == ["old"]
 
 
 SCENARIOS: list[Scenario] = [
@@ -470,7 +520,7 @@ SCENARIOS: list[Scenario] = [
             }
         ),
         "/idx.xml",
-        expect=("xml.leading_whitespace",),
+        expect=("xml.leading_whitespace", "xml.bom"),
         check=_prefixes,
     ),
     Scenario(
@@ -577,6 +627,14 @@ SCENARIOS: list[Scenario] = [
         overrides={"sitemap_timeout_s": 0.8, "retries": 0},
     ),
     Scenario(
+        "sitemap trickles below the floor, well inside --sitemap-timeout",
+        routes(lambda b: {"/trickle.xml": trickle}),
+        "/trickle.xml",
+        expect=("net.timeout",),
+        overrides={"timeout_s": 0.5, "sitemap_timeout_s": 300.0, "retries": 0},
+        check=_too_slow,
+    ),
+    Scenario(
         "host does not resolve",
         routes(lambda b: {}),
         "http://sitemaps.invalid/sitemap.xml",
@@ -662,8 +720,10 @@ SCENARIOS: list[Scenario] = [
             }
         ),
         "/",
-        expect=("index.too_many_sitemaps",),
+        expect=("run.limit_reached",),
+        absent=("index.too_many_sitemaps",),
         overrides={"max_sitemaps": 3},
+        exit_code=ExitCode.OK,  # issue 20: the run's own limit, a notice
         check=_three_read,
     ),
     Scenario(
@@ -827,8 +887,10 @@ SCENARIOS: list[Scenario] = [
             }
         ),
         "/idx.xml",
-        expect=("index.too_many_sitemaps",),
+        expect=("run.limit_reached",),
+        absent=("index.too_many_sitemaps",),
         overrides={"max_sitemaps": 3},
+        exit_code=ExitCode.OK,  # issue 20: the run's own limit, a notice
         check=_run_cap,
     ),
     Scenario(
@@ -837,6 +899,176 @@ SCENARIOS: list[Scenario] = [
         "/stamp.xml",
         expect=("lastmod.uniform",),
         exit_code=ExitCode.OK,
+    ),
+    # --- issue 20: what real sites and generators do, judged right -------------------------
+    Scenario(
+        "an index whose children all changed in one build",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(_dated_index(b, 12, "2026-11-22T03:00:00Z")),
+                **{f"/c{n}.xml": xml_page(pages(b, 1, start=n)) for n in range(12)},
+            }
+        ),
+        "/idx.xml",
+        expect=(),
+        absent=("lastmod.uniform",),  # an index's lastmod is when each file changed
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "robots.txt answers 429",
+        routes(lambda b: {"/robots.txt": Page(429, b"slow down")}),
+        "/",
+        expect=("robots.unreachable", "discovery.none_found"),
+        absent=("robots.no_sitemap",),  # 429 is no "no rules" (Google: as 5xx)
+    ),
+    Scenario(
+        "MkDocs: sitemap.xml and the same sitemap.xml.gz, no robots.txt",
+        routes(
+            lambda b: {
+                "/sitemap.xml": xml_page(pages(b, 40)),
+                "/sitemap.xml.gz": Page(200, gzipped(pages(b, 40).encode())),
+            }
+        ),
+        "/",
+        expect=("discovery.same_document",),
+        absent=("loc.duplicate",),
+        exit_code=ExitCode.OK,
+        check=_same_document_once,
+    ),
+    Scenario(
+        "two different sitemaps found by probing share URLs",
+        routes(
+            lambda b: {
+                "/sitemap.xml": xml_page(pages(b, 3)),
+                "/sitemap_index.xml": xml_page(sitemapindex([f"{b}/posts.xml"])),
+                "/posts.xml": xml_page(pages(b, 4)),
+            }
+        ),
+        "/",
+        expect=(),
+        absent=("loc.duplicate", "discovery.same_document"),  # probed alternatives, not the site's
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "Nikola: an index lists a feed beside the sitemap",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(200, f"Sitemap: {b}/sitemapindex.xml".encode()),
+                "/sitemapindex.xml": xml_page(sitemapindex([f"{b}/sitemap.xml", f"{b}/rss.xml"])),
+                "/sitemap.xml": xml_page(pages(b, 5)),
+                "/rss.xml": Page(200, _feed(b, 5).encode()),
+            }
+        ),
+        "/",
+        expect=(),
+        absent=("loc.duplicate",),  # Google: submit both; a feed repeats the sitemap
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "a feed that lists a URL twice",
+        routes(
+            lambda b: {"/rss.xml": Page(200, (_feed(b, 2) + "").replace("/p/1<", "/p/0<").encode())}
+        ),
+        "/rss.xml",
+        expect=("loc.duplicate",),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "Hugo: /en/sitemap.xml, listed by /sitemap.xml, lists the root's pages",
+        routes(
+            lambda b: {
+                "/sitemap.xml": xml_page(
+                    sitemapindex([f"{b}/en/sitemap.xml", f"{b}/de/sitemap.xml"])
+                ),
+                "/en/sitemap.xml": xml_page(urlset([url(f"{b}/"), url(f"{b}/about/")])),
+                "/de/sitemap.xml": xml_page(urlset([url(f"{b}/de/"), url(f"{b}/de/about/")])),
+            }
+        ),
+        "/sitemap.xml",
+        expect=(),
+        absent=("loc.out_of_scope",),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "a child sitemap, read on its own, lists URLs outside its folder",
+        routes(lambda b: {"/en/sitemap.xml": xml_page(urlset([url(f"{b}/about/")]))}),
+        "/en/sitemap.xml",
+        expect=("loc.out_of_scope",),
+    ),
+    Scenario(
+        "an index lists a sitemap outside its folder",
+        routes(
+            lambda b: {
+                "/shop/index.xml": xml_page(sitemapindex([f"{b}/shop/a.xml", f"{b}/blog/b.xml"])),
+                "/shop/a.xml": xml_page(urlset([url(f"{b}/shop/1")])),
+                "/blog/b.xml": xml_page(urlset([url(f"{b}/blog/1")])),
+            }
+        ),
+        "/shop/index.xml",
+        expect=("loc.out_of_scope",),
+        check=_child_out_of_scope,
+    ),
+    Scenario(
+        "an index lists a sitemap on another host, cross-submitted there",
+        routes(
+            lambda b: {
+                "/robots.txt": Page(200, f"Sitemap: {b}/idx.xml".encode()),
+                "/idx.xml": xml_page(sitemapindex([_other_host(b) + "/s.xml"])),
+                "/s.xml": xml_page(urlset([url(_other_host(b) + "/p/1")])),
+            }
+        ),
+        "/idx.xml",
+        expect=(),
+        absent=("loc.host_mismatch",),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "an index lists a sitemap on another host",
+        routes(
+            lambda b: {
+                "/idx.xml": xml_page(sitemapindex([_other_host(b) + "/s.xml"])),
+                "/s.xml": xml_page(urlset([url(_other_host(b) + "/p/1")])),
+            }
+        ),
+        "/idx.xml",
+        expect=("loc.host_mismatch",),
+    ),
+    Scenario(
+        "URLs with a #fragment and with tracking parameters",
+        routes(
+            lambda b: {
+                "/s.xml": xml_page(
+                    urlset([url(f"{b}/a#reviews"), url(f"{b}/b?utm_source=mail&amp;x=1")])
+                )
+            }
+        ),
+        "/s.xml",
+        expect=("loc.fragment", "loc.tracking_param"),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "a page changed long after its lastmod",
+        routes(
+            lambda b: {
+                "/s.xml": xml_page(
+                    urlset(
+                        [
+                            url(f"{b}/old", lastmod="2026-01-05"),
+                            url(f"{b}/now", lastmod="2026-01-05"),
+                        ]
+                    )
+                ),
+                "/old": Page(
+                    200, b"<title>old</title>", {"Last-Modified": "Tue, 03 Nov 2026 10:00:00 GMT"}
+                ),
+                "/now": _dynamic_page,
+            }
+        ),
+        "/s.xml",
+        expect=("lastmod.behind_page",),
+        overrides={"no_check": False},
+        exit_code=ExitCode.OK,
+        check=_behind_once,
     ),
 ]
 

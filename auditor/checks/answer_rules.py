@@ -1,19 +1,21 @@
-"""What one URL's answer says about the page: HTTP errors, bot challenges, noindex, slowness.
+"""What one URL's answer says about the page: HTTP errors, bot shields, slowness.
 
 Reads a status, headers and at most a small prefix of the body. Pure: no I/O.
 """
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 from auditor.codes import Code
 from auditor.models import Finding, finding
 
 _NOT_FOUND = frozenset({404, 410})
-# Refused to us: maybe not to a search engine (DESIGN §4 http.blocked).
-_BLOCKED = frozenset({401, 403, 429})
+# Rate-limited: refused to us, maybe not to a search engine (DESIGN §4 http.blocked). A plain
+# 401 or 403 from the site's own server is no shield: Search Console reports it as "Blocked
+# due to unauthorized request (401)" and "Blocked due to access forbidden (403)" (issue 20).
+_BLOCKED = frozenset({429})
+_REFUSED = {401: Code.HTTP_UNAUTHORIZED, 403: Code.HTTP_FORBIDDEN}
 # Statuses a bot shield answers with; their body is worth a look.
 CHALLENGE_STATUSES = frozenset({403, 429, 503})
 
@@ -34,20 +36,6 @@ _CHALLENGE_BODIES = (
     ("captcha", b"g-recaptcha"),
     ("captcha", b"h-captcha"),
 )
-
-# X-Robots-Tag rules that stop indexing (Google: noindex, or none = noindex, nofollow).
-_NOINDEX = frozenset({"noindex", "none"})
-# An X-Robots-Tag value may start with the user agent it is for ("googlebot: noindex").
-_AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
-# Rule names that take a value after a colon: not user agents.
-_VALUED_RULES = frozenset({"unavailable_after", "max-snippet", "max-image-preview"})
-_VALUED_RULES |= {"max-video-preview", "indexifembedded"}
-_NOINDEX_WORDS = tuple(word.encode() for word in _NOINDEX)
-_META = re.compile(rb"<meta\b[^>]*>", re.IGNORECASE)
-_ATTRIBUTE = re.compile(rb"""([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-# Who robots rules in a page can address and still concern us.
-SEARCH_AGENTS = frozenset({"robots", "googlebot"})
-_SEARCH_AGENT_WORDS = tuple(agent.encode() for agent in SEARCH_AGENTS)
 
 
 def status_findings(status: int, *, url: str, challenge: str | None) -> list[Finding]:
@@ -76,6 +64,8 @@ def _status_code(status: int) -> Code | None:
         return Code.HTTP_NOT_FOUND
     if status in _BLOCKED:
         return Code.HTTP_BLOCKED
+    if status in _REFUSED:
+        return _REFUSED[status]
     if 200 <= status < 300:
         return None
     return _BY_CLASS.get(status // 100, Code.NET_PROTOCOL)
@@ -94,44 +84,6 @@ def bot_challenge(status: int, headers: Mapping[str, str], body: bytes) -> str |
         if marker in lowered:
             return vendor
     return None
-
-
-def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:
-    """Whether X-Robots-Tag values forbid indexing to everyone or to one of `agents`.
-
-    Google: `X-Robots-Tag: noindex` applies to every crawler; `googlebot: noindex` to one.
-    """
-    for value in values:
-        rules = value
-        prefix = _AGENT_PREFIX.fullmatch(value)
-        if prefix is not None and prefix[1].lower() not in _VALUED_RULES:
-            if prefix[1].lower() not in agents:
-                continue
-            rules = prefix[2]
-        if any(rule.strip().lower() in _NOINDEX for rule in rules.split(",")):
-            return True
-    return False
-
-
-def meta_noindex(html: bytes) -> bool:
-    """Whether a page's `<meta name="robots|googlebot" content="...noindex...">` says so."""
-    lowered = html.lower()
-    # Most pages name neither a rule nor an agent: a few substring scans, no tag parsed.
-    if not any(word in lowered for word in _NOINDEX_WORDS) or not any(
-        agent in lowered for agent in _SEARCH_AGENT_WORDS
-    ):
-        return False
-    for tag in _META.findall(lowered):
-        attributes = {
-            name.lower(): (quoted or single or bare).strip().lower()
-            for name, quoted, single, bare in _ATTRIBUTE.findall(tag)
-        }
-        if attributes.get(b"name", b"").decode("latin-1") not in SEARCH_AGENTS:
-            continue
-        content = attributes.get(b"content", b"").decode("latin-1")
-        if any(rule.strip() in _NOINDEX for rule in content.split(",")):
-            return True
-    return False
 
 
 def slow_finding(elapsed_s: float, *, url: str, slow_s: float) -> Finding | None:

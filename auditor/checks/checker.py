@@ -1,92 +1,123 @@
 """Check one listed URL: request it politely, follow its redirects, judge the answer.
 
-Orchestration over `follow` (retries, pacing, redirects) and the pure `redirects` and `page`
-rules. A check returns a plain CheckResult and adds nothing up: only the sink does (so the
-stage can later run in several processes).
+Orchestration over `net.opener` (retries, pacing, redirects) and the pure rules of
+`net.redirects`, `answer_rules` (statuses, shields) and `page_head` (noindex, canonicals).
+A check returns a plain CheckResult and adds nothing up: only the sink does (so the stage can
+run in several processes).
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 
-from auditor.checks.answer_rules import (
-    SEARCH_AGENTS,
-    bot_challenge,
+from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
+from auditor.checks.page_head import (
+    PageHead,
+    canonical_findings,
+    head_of,
+    header_canonicals,
     header_noindex,
-    meta_noindex,
-    slow_finding,
-    status_findings,
+    read_head,
 )
+from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.discovery.robots import RobotsTxt
 from auditor.errors import CompressionError, FetchError
-from auditor.models import AlreadyRead, CheckResult, Finding, finding
-from auditor.net.client import Response
+from auditor.models import AlreadyRead, CheckResult, Finding, Redirect, finding
+from auditor.net.body_pace import Read, floored
 from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
 from auditor.net.redirects import chain_findings
+from auditor.urls import parse_http_url
 
 log = logging.getLogger(__name__)
-# A GET reads at most this much of a body (for meta robots and bot challenges), then lets go.
+# A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
+# then lets go.
 MAX_BODY_PREFIX_BYTES = 64 * 1024
 _ERROR_CHARS = 300
+# Content types that have an HTML head; a body without a Content-Type may have one too.
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 RobotsFor = Callable[[str], Awaitable[RobotsTxt | None]]  # origin -> its robots.txt rules
 
 
-def agent_token(user_agent: str) -> str:
-    """The product token robots.txt groups name: "sitemap-auditor/1.0 (+url)" -> the first word.
-
-    RFC 9309 §2.2.1: a crawler matches groups by its product token, case-insensitively.
-    """
-    return user_agent.split("/", 1)[0].split(None, 1)[0].lower() if user_agent.strip() else "*"
-
-
 class Checker:
-    """Requests URLs with one follower and judges each answer."""
+    """Requests URLs with one opener and judges each answer, as `robots_agent` would."""
 
     def __init__(
-        self, follower: Opener, *, method: Method, slow_s: float, agent: str, robots: RobotsFor
+        self,
+        opener: Opener,
+        *,
+        method: Method,
+        slow_s: float,
+        timeout_s: float,
+        robots_agent: str,
+        robots: RobotsFor,
+        clock: Clock,
     ) -> None:
-        self._follower = follower
+        self._opener = opener
         self._method = method
         self._slow_s = slow_s
-        self._agent = agent
-        self._agents = SEARCH_AGENTS | {agent}
+        self._timeout_s = timeout_s
+        self._agent = robots_agent
+        self._agents = frozenset({robots_agent.lower()})
         self._robots = robots
+        self._clock = clock
         # The last origin's rules: most URLs follow one of their own host (no await for them).
         self._last_robots: tuple[str, RobotsTxt | None] | None = None
 
     async def check(self, loc: str, *, origin: str) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
         try:
-            last = self._last_robots
-            if last is not None and last[0] == origin:
-                robots = last[1]
-            else:
-                robots = await self._robots(origin)
-                self._last_robots = (origin, robots)
-            found = self._robots_findings(loc, robots)
+            found = self._blocked(loc, loc, await self._robots_of(origin))
             try:
-                opened = await self._follower.open(loc, method=self._method)
+                opened = await self._opener.open(loc, method=self._method)
             except FetchError as error:
                 found.append(error.finding(url=loc))
                 return CheckResult(None, findings=tuple(found))
             if isinstance(opened, Refused):
                 return self._refused(opened, found)
+            if not found and opened.redirects:  # judged where it lands (PROTOCOL.md)
+                found += await self._blocked_on_the_way(loc, opened)
             return await self._answered(loc, opened, found)
         except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
             log.exception("internal error while checking %s", loc)
             text = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
             return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),))
 
-    def _robots_findings(self, loc: str, robots: RobotsTxt | None) -> list[Finding]:
-        """url.blocked_by_robots, by the URL's own host's robots.txt (`*` or our token's group)."""
-        if robots is None or robots.allows(loc, self._agent):
+    async def _robots_of(self, origin: str) -> RobotsTxt | None:
+        last = self._last_robots
+        if last is not None and last[0] == origin:
+            return last[1]
+        robots = await self._robots(origin)
+        self._last_robots = (origin, robots)
+        return robots
+
+    def _blocked(self, loc: str, url: str, robots: RobotsTxt | None) -> list[Finding]:
+        """url.blocked_by_robots when `url` (`loc` or where it leads) is disallowed.
+
+        Search Console's verdict is Googlebot's: robots.txt as `--robots-agent` reads it (its
+        own group, else `*`), whatever User-Agent the auditor sends.
+        """
+        if robots is None or robots.allows(url, self._agent):
             return []
-        return [finding(Code.URL_BLOCKED_BY_ROBOTS, url=loc, robots=robots.url, agent=self._agent)]
+        lands = {"lands": url} if url != loc else {}
+        agent = self._agent
+        return [
+            finding(Code.URL_BLOCKED_BY_ROBOTS, url=loc, robots=robots.url, agent=agent, **lands)
+        ]
+
+    async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
+        """A listed URL that redirects into a blocked path is blocked (PROTOCOL.md)."""
+        steps = [hop.url for hop in opened.redirects[1:]] + [opened.final_url]
+        for url in steps:
+            origin = _origin_of(url)
+            found = self._blocked(loc, url, await self._robots_of(origin)) if origin else []
+            if found:
+                return found
+        return []
 
     def _refused(self, refused: Refused, found: list[Finding]) -> CheckResult:
         reason = refused.reason
@@ -104,10 +135,12 @@ class Checker:
         response = opened.response
         status, headers = response.status, response.headers
         robots_tags = response.header_values("X-Robots-Tag")
+        links = response.header_values("Link")
         body = b""
         try:
             if opened.method is Method.GET:
-                body = await _read_prefix(response)
+                read = floored(response.read, window_s=self._timeout_s, clock=self._clock)
+                body = await _read_prefix(read, headers.get("Content-Encoding"))
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))
         finally:
@@ -116,35 +149,76 @@ class Checker:
         found += chain_findings(loc, chain, final_url)
         challenge = bot_challenge(status, headers, body)
         found += status_findings(status, url=loc, challenge=challenge)
-        if 200 <= status < 300 and challenge is None and self._noindex(robots_tags, body):
-            found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url))
+        if 200 <= status < 300 and challenge is None:
+            kind = headers.get("Content-Type")
+            found += self._page_findings(loc, final_url, robots_tags, links, body, kind)
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
-        return CheckResult(
-            chain[0].status if chain else status,
-            final_url=final_url,
-            final_status=status,
-            redirects=chain,
-            elapsed_ms=round(opened.elapsed_s * 1000),
-            method=opened.method.value.upper(),
-            findings=tuple(found),
-        )
+        return _result(opened, status, found, last_modified=_last_modified(headers))
 
-    def _noindex(self, tags: list[str], body: bytes) -> bool:
-        return header_noindex(tags, self._agents) or (bool(body) and meta_noindex(body))
+    def _page_findings(
+        self,
+        loc: str,
+        final_url: str,
+        robots_tags: list[str],
+        links: list[str],
+        body: bytes,
+        content_type: str | None,
+    ) -> list[Finding]:
+        """Noindex and canonical: from the headers, and from the head of a page that was read."""
+        page: PageHead | None = None
+        if body and _has_head(content_type):
+            page = read_head(head_of(body) or body, self._agents)
+        found = []
+        if header_noindex(robots_tags, self._agents) or (page is not None and page.noindex):
+            found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url))
+        canonicals = header_canonicals(links)
+        found += canonical_findings(final_url, url=loc, header=canonicals, page=page)
+        return found
 
 
-async def _read_prefix(response: Response) -> bytes:
+def _result(
+    opened: Opened, status: int, found: list[Finding], *, last_modified: str | None
+) -> CheckResult:
+    chain: tuple[Redirect, ...] = opened.redirects
+    return CheckResult(
+        chain[0].status if chain else status,
+        final_url=opened.final_url,
+        final_status=status,
+        redirects=chain,
+        elapsed_ms=round(opened.elapsed_s * 1000),
+        method=opened.method.value.upper(),
+        findings=tuple(found),
+        last_modified=last_modified,
+    )
+
+
+def _origin_of(url: str) -> str | None:
+    parsed = parse_http_url(url)
+    return parsed.origin if parsed is not None else None
+
+
+def _has_head(content_type: str | None) -> bool:
+    """Whether a body may hold an HTML head worth reading (no type said: maybe)."""
+    return content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
+
+
+def _last_modified(headers: Mapping[str, str]) -> str | None:
+    """The page's Last-Modified, unless it is the answer's Date: dynamic pages say "now"."""
+    value = headers.get("Last-Modified")
+    return value if value is not None and value != headers.get("Date") else None
+
+
+async def _read_prefix(read: Read, encoding: str | None) -> bytes:
     """At most MAX_BODY_PREFIX_BYTES of the body, its Content-Encoding undone where possible.
 
     A short body is read to its end, so the connection goes back to the pool; a longer one is
     dropped with its connection when the response closes.
     """
     raw = bytearray()
-    while len(raw) < MAX_BODY_PREFIX_BYTES and (chunk := await response.read()):
+    while len(raw) < MAX_BODY_PREFIX_BYTES and (chunk := await read()):
         raw += chunk
-    encoding = response.headers.get("Content-Encoding")
     if not encoding and raw[:2] != b"\x1f\x8b":
         return bytes(raw[:MAX_BODY_PREFIX_BYTES])
     decoded = bytearray()
@@ -154,5 +228,5 @@ async def _read_prefix(response: Response) -> bytes:
             if len(decoded) >= MAX_BODY_PREFIX_BYTES:
                 break
     except CompressionError:
-        pass  # a page, not a sitemap: a broken encoding only hides its meta tags from us
+        pass  # a page, not a sitemap: a broken encoding only hides its head from us
     return bytes(decoded[:MAX_BODY_PREFIX_BYTES])

@@ -11,6 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
+from auditor.checks.page_head import lastmod_behind
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import CheckResult, UrlRecord
@@ -165,6 +166,15 @@ def records_checked(
     """An emit for (record, result) pairs: each record with its check, on to `emit`."""
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        return emit([record.with_check(result) for record, result in pairs])
+        return emit([_joined(record, result) for record, result in pairs])
 
     return checked
+
+
+def _joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
+    """The record with its check, and what only both tell together: a lastmod behind the page."""
+    if record.lastmod is not None and result.last_modified is not None:
+        behind = lastmod_behind(record.lastmod, result.last_modified, url=record.loc)
+        if behind is not None:
+            result.findings += (behind,)
+    return record.with_check(result)

@@ -67,10 +67,10 @@ async def _run(config: AuditConfig, *, demo: bool, progress: bool) -> AuditResul
     with _stop_on_signals(stop), _progress_bar(shown=progress) as on_progress:
         if not demo:
             return await audit(config, stop=stop, on_progress=on_progress)
-        async with _demo_site() as (url, ca_file):
-            # A private target: the guard lets loopback through, never link-local (DESIGN §7).
-            target = Target("--demo", TargetKind.SITE, url)
-            site = replace(config, targets=(target,), ca_file=config.ca_file or ca_file)
+        async with _demo_site() as (urls, ca_file):
+            # Private targets: the guard lets loopback through, never link-local (DESIGN §7).
+            targets = tuple(Target("--demo", TargetKind.SITE, url) for url in urls)
+            site = replace(config, targets=targets, ca_file=config.ca_file or ca_file)
             return await audit(site, stop=stop, on_progress=on_progress)
 
 
@@ -86,12 +86,12 @@ def _progress_bar(*, shown: bool) -> Iterator[OnProgress | None]:
 
 
 @asynccontextmanager
-async def _demo_site() -> AsyncIterator[tuple[str, Path]]:
-    """The demo site's URL, and the CA its https pages are signed by."""
+async def _demo_site() -> AsyncIterator[tuple[tuple[str, ...], Path]]:
+    """The demo's site URLs, and the CA its https pages are signed by."""
     from auditor.demo import server  # noqa: PLC0415 - aiohttp's server only for --demo
 
-    async with server.serve_demo() as url:
-        yield url, server.DEMO_CA
+    async with server.serve_demo() as urls:
+        yield urls, server.DEMO_CA
 
 
 class _stop_on_signals:  # noqa: N801 - used as a context manager, named like one

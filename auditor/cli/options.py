@@ -18,7 +18,15 @@ from typing import NoReturn
 
 from auditor import __version__
 from auditor.cli.config_file import parse_with_config, read_config_file
-from auditor.config import AuditConfig, EventLoop, FailOn, Method, Target, TargetKind
+from auditor.config import (
+    DEFAULT_ROBOTS_AGENT,
+    AuditConfig,
+    EventLoop,
+    FailOn,
+    Method,
+    Target,
+    TargetKind,
+)
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 
@@ -70,7 +78,10 @@ def _output_options(group: argparse._ArgumentGroup) -> None:
 def _request_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
     add("--no-check", action="store_true", help="validate the sitemaps only")
-    add("--method", choices=[m.value for m in Method], help="auto: HEAD, GET when needed")
+    methods = [m.value for m in Method]
+    add(
+        "--method", choices=methods, help="get (default): reads each page's head; head: status only"
+    )
     add("--include", action="append", default=[], metavar="REGEX", help="check matching URLs")
     add("--exclude", action="append", default=[], metavar="REGEX", help="skip matching URLs")
     add("--sample", type=int, metavar="N", help="check a random sample of N URLs")
@@ -79,6 +90,10 @@ def _request_options(group: argparse._ArgumentGroup) -> None:
     add("--max-redirects", type=int, default=10, metavar="N", help="hops followed (10)")
     add("--slow", type=float, metavar="S", help="url.slow above S seconds (default 3)")
     add("--user-agent", metavar="S", help="default sitemap-auditor/VERSION")
+    agent = DEFAULT_ROBOTS_AGENT
+    add(
+        "--robots-agent", default=agent, metavar="NAME", help=f"robots.txt and noindex as ({agent})"
+    )
     add("--header", action="append", default=[], metavar="'Name: value'", help="to targets' hosts")
     add("--ca-file", type=Path, metavar="PATH", help="also trust this CA (a staging site's)")
     add("--allow-private", action="store_true", help="allow private and link-local addresses")
@@ -154,7 +169,8 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         loop=EventLoop(args.loop),
         rate=args.rate,
         max_redirects=args.max_redirects,
-        method=Method(args.method or Method.AUTO),
+        method=Method(args.method or Method.GET),
+        robots_agent=args.robots_agent,
         headers=tuple(_header(text) for text in args.header),
         include=tuple(args.include),
         exclude=tuple(args.exclude),

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from aiohttp import web
 
-from auditor.demo.site import Page, demo_routes
+from auditor.demo.site import Page, demo_routes, docs_routes
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Route = Page | Handler
@@ -83,15 +83,18 @@ async def serve(
 
 
 @asynccontextmanager
-async def serve_demo() -> AsyncIterator[str]:
-    """The demo site, over http and https; yields its root URL (a site target, http)."""
+async def serve_demo() -> AsyncIterator[tuple[str, str]]:
+    """The demo's two sites, as site targets (http).
+
+    The shop, over http and https; its docs on a port of their own (no robots.txt: probed).
+    """
     context = await asyncio.to_thread(_demo_tls_context)
     with socket.socket() as tls_socket:
         tls_socket.bind(("127.0.0.1", 0))
         tls_base = f"https://127.0.0.1:{tls_socket.getsockname()[1]}"
         routes = lambda base: demo_routes(base, tls_base)  # noqa: E731
-        async with serve(routes, tls=(tls_socket, context)) as served:
-            yield f"{served.base}/"
+        async with serve(routes, tls=(tls_socket, context)) as shop, serve(docs_routes) as docs:
+            yield f"{shop.base}/", f"{docs.base}/"
 
 
 def _demo_tls_context() -> ssl.SSLContext:

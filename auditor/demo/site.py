@@ -120,6 +120,10 @@ PROBLEM_PATHS = (
     "/slow",
     "/stalled",
     "/garbled",
+    "/members",  # 401
+    "/discontinued",  # a deep URL sent to the home page
+    "/print/about",  # names /about as its canonical
+    "/confused",  # two canonicals that disagree
 )
 
 
@@ -130,6 +134,9 @@ def _sitemaps(base: str, tls_base: str) -> dict[str, Page]:
             url(f"{base}/", lastmod="2026-11-02"),
             url(f"{base}/about", lastmod="2026-10-14T09:30:00+01:00"),
             url(f"{base}/contact", lastmod="2026-09-01"),
+            url(f"{base}/contact?utm_source=newsletter"),  # a tracking parameter
+            url(f"{base}/team#leadership"),  # crawlers drop the fragment
+            url(f"{base}/changelog", lastmod="2026-01-05"),  # the page says it changed since
             url(f"{base}/blog/"),
             *(url(f"{base}{path}") for path in PROBLEM_PATHS),
             url(f"{tls_base}/secure-old"),  # https, redirecting to http
@@ -141,9 +148,10 @@ def _sitemaps(base: str, tls_base: str) -> dict[str, Page]:
     posts = urlset(
         [url(f"{base}/blog/post-{n}", lastmod=f"2026-0{n}-1{n}T08:00:00Z") for n in range(1, 6)]
     )
-    news = (
+    news = (  # RSS 2.0 dates its items in RFC 822
         '<?xml version="1.0"?><rss version="2.0"><channel><title>News</title>'
-        f"<item><title>Launch</title><link>{base}/blog/post-1</link></item>"
+        f"<item><title>Launch</title><link>{base}/blog/post-1</link>"
+        "<pubDate>Mon, 02 Nov 2026 09:00:00 GMT</pubDate></item>"
         f"<item><title>Docs</title><link>{base}/docs/</link></item></channel></rss>"
     )
     text = f"{base}/docs/\n{base}/docs/install\nsee the docs above\n{base}/docs/faq\n"
@@ -203,7 +211,11 @@ def _broken_documents(base: str) -> dict[str, Page]:
         ),
         "/sitemaps/archive-2019.xml": xml_page(urlset([url(f"{base}/blog/2019/recap")])),
         "/sitemaps/moved.xml": redirect(301, "/sitemaps/moved-here.xml"),
-        "/sitemaps/moved-here.xml": xml_page(urlset([url(f"{base}/moved/page")])),
+        "/sitemaps/moved-here.xml": Page(  # a BOM before <?xml: allowed, a notice
+            200,
+            b"\xef\xbb\xbf" + urlset([url(f"{base}/moved/page")]).encode(),
+            {"Content-Type": "application/xml"},
+        ),
         "/sitemaps/legacy.xml": xml_page(legacy),
         "/sitemaps/broken.xml": xml_page(broken),
         "/sitemaps/empty.xml": xml_page(urlset([])),
@@ -214,7 +226,7 @@ def _broken_documents(base: str) -> dict[str, Page]:
 
 def _pages(base: str) -> dict[str, Page]:
     html = Page(200, b"<!doctype html><title>demo</title><p>demo page</p>", {})
-    paths = ["/", "/about", "/contact", "/blog/", "/new-page", "/chain-final", "/docs/"]
+    paths = ["/", "/about", "/contact", "/team", "/blog/", "/new-page", "/chain-final", "/docs/"]
     paths += ["/docs/install", "/docs/faq", "/legacy/page", "/moved/page", "/blog/2019/recap"]
     pages = dict.fromkeys((*paths, "/private/report"), html)
     pages.update({f"/blog/post-{n}": html for n in range(1, 8)})
@@ -245,7 +257,40 @@ def _pages(base: str) -> dict[str, Page]:
         "/slow": Page(200, b"<title>slow</title>", delay_s=1.2),
         "/stalled": Page(200, b"never sent", delay_s=3600.0),
         "/garbled": Page(raw=b"HTTP/1.1 2OO OK\r\n\r\n"),  # not a status line
+        "/members": Page(401, b"log in first", {"WWW-Authenticate": 'Basic realm="members"'}),
+        "/discontinued": redirect(301, "/"),
+        "/print/about": _html(f'<link rel="canonical" href="{base}/about">'),
+        "/confused": Page(
+            200,
+            b'<html><head><link rel="canonical" href="/b"></head><body>?</body></html>',
+            {"Content-Type": "text/html", "Link": f'<{base}/a>; rel="canonical"'},
+        ),
+        "/changelog": Page(
+            200,
+            b"<title>changelog</title>",
+            {"Content-Type": "text/html", "Last-Modified": "Tue, 03 Nov 2026 10:00:00 GMT"},
+        ),
     }
+
+
+def _html(head: str) -> Page:
+    """An HTML page with `head` in its head."""
+    body = f"<!doctype html><html><head><title>demo</title>{head}</head><body>demo</body></html>"
+    return Page(200, body.encode(), {"Content-Type": "text/html"})
+
+
+def docs_routes(base: str) -> dict[str, Page]:
+    """A second demo site, its docs, as MkDocs builds one.
+
+    No robots.txt, so the auditor probes the known locations, and finds sitemap.xml and the
+    same document again as sitemap.xml.gz.
+    """
+    paths = ["/", "/install/", "/usage/", "/faq/"]
+    sitemap = urlset([url(f"{base}{path}", lastmod="2026-11-02") for path in paths]).encode()
+    routes = {path: _html(f'<link rel="canonical" href="{base}{path}">') for path in paths}
+    routes["/sitemap.xml"] = Page(200, sitemap, {"Content-Type": "application/xml"})
+    routes["/sitemap.xml.gz"] = Page(200, gzipped(sitemap), {"Content-Type": "application/gzip"})
+    return routes
 
 
 CLEAN_SECTIONS = {"pages": 18, "products": 24, "posts": 12}

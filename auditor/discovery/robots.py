@@ -15,9 +15,6 @@ from auditor.codes import Code
 from auditor.models import Finding, Redirect, finding
 from auditor.urls import parse_http_url
 
-# "Sitemap blocked by robots.txt" is Search Console's verdict: robots.txt as Googlebot reads it
-# (its own group, else `*`), whatever User-Agent the auditor sends.
-SEARCH_ENGINE_AGENT = "Googlebot"
 _SITEMAP_LINE = re.compile(r"\s*sitemap\s*:\s*(?P<value>[^#]*)", re.IGNORECASE)
 # Lines that cannot forbid a URL: a robots.txt made only of these allows everything, and its
 # URLs skip the rule matching (once per URL checked). Any other line keeps protego's answer.
@@ -57,7 +54,7 @@ class RobotsTxt:
         """Whether any line of it can forbid a URL."""
         return self.blocking != ()
 
-    def allows(self, url: str, agent: str = SEARCH_ENGINE_AGENT) -> bool:
+    def allows(self, url: str, agent: str) -> bool:
         """Whether `agent` (its group, else `*`) may fetch `url` (longest match, `*` and `$`)."""
         if self.rules is None or self.blocking == ():
             return True

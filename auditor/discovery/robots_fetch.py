@@ -18,6 +18,7 @@ from auditor.errors import CompressionError, FetchError
 from auditor.files import LocalFile
 from auditor.limits import ROBOTS_MAX_BYTES
 from auditor.models import Finding, finding
+from auditor.net.body_pace import floored
 from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opener, Refused
 
@@ -28,14 +29,16 @@ from auditor.net.opener import Opener, Refused
 MAX_ROBOTS_ORIGINS = 64
 MAX_RULE_ORIGINS = 4
 MAX_QUICK_LOOKUPS = 8
+# RFC 6585 §4: Too Many Requests.
+TOO_MANY_REQUESTS = 429
 
 
 async def fetch_robots(
-    follower: Opener, url: str, *, clock: Clock, rules: bool = True
+    follower: Opener, url: str, *, clock: Clock, window_s: float, rules: bool = True
 ) -> RobotsFetch:
     """Fetch and parse one robots.txt, its rules unless `rules` is False.
 
-    A 4xx answer means no rules at all (RFC 9309 §2.3.1.3).
+    A 4xx answer but 429 means no rules at all (RFC 9309 §2.3.1.3).
     """
     started = clock.monotonic()
     try:
@@ -51,13 +54,16 @@ async def fetch_robots(
         fetched = RobotsFetch(
             url, response.status, final_url=opened.final_url, redirects=opened.redirects
         )
-        if response.status >= 500:
-            problem = _unreachable(url, "answered 5xx", status=response.status)
+        # Google treats 429 like 5xx (Search Central, "How Google interprets robots.txt"): the
+        # file is unreachable, never "no rules" as other 4xx are (PROTOCOL.md).
+        if response.status >= 500 or response.status == TOO_MANY_REQUESTS:
+            problem = _unreachable(url, f"answered {response.status}", status=response.status)
             return replace(fetched, problem=problem)
         if not 200 <= response.status < 300:
             return fetched
         try:
-            data = await _read_capped(response.read, response.headers.get("Content-Encoding"))
+            read = floored(response.read, window_s=window_s, clock=clock)
+            data = await _read_capped(read, response.headers.get("Content-Encoding"))
         except (FetchError, CompressionError) as error:
             return replace(fetched, problem=_unreachable(url, str(error)))
     elapsed_ms = round((clock.monotonic() - started) * 1000)

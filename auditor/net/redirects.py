@@ -106,9 +106,18 @@ def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[
             found.append(finding(Code.REDIRECT_HTTPS_DOWNGRADE, url=loc, hop=before, to=after))
             break
     first, last = parse_http_url(loc), parse_http_url(final_url)
-    if first is not None and last is not None and _place(first) != _place(last):
-        found.append(finding(Code.REDIRECT_OTHER_HOST, url=loc, to=final_url, host=last.host))
+    if first is not None and last is not None:
+        if _place(first) != _place(last):
+            found.append(finding(Code.REDIRECT_OTHER_HOST, url=loc, to=final_url, host=last.host))
+        # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft
+        # 404 errors"; PROTOCOL.md, Indexability): the page is gone, and the sitemap says not.
+        if not _is_home(first) and _is_home(last):
+            found.append(finding(Code.REDIRECT_TO_ROOT, url=loc, to=final_url))
     return found
+
+
+def _is_home(url: HttpUrl) -> bool:
+    return url.path in ("", "/") and not url.query
 
 
 def _place(url: HttpUrl) -> tuple[str, int | None]:

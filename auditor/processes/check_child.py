@@ -84,8 +84,11 @@ async def _serve(
             await writer.drain()
 
     async with client:
-        parts = openers(config, client, clock=SystemClock(), rng=random.Random())  # noqa: S311
-        checks = CheckLoop(checker(config, parts), workers=config.concurrency, emit=send)
+        clock = SystemClock()
+        parts = openers(config, client, clock=clock, rng=random.Random())  # noqa: S311
+        checks = CheckLoop(
+            checker(config, parts, clock=clock), workers=config.concurrency, emit=send
+        )
         async with asyncio.TaskGroup() as group:
             work = group.create_task(_check_all(reader, checks))
             # A parent that died (even killed, its end frame sent) ends the work: nobody is

@@ -45,6 +45,7 @@ PackedResult = tuple[
     int | None,
     str | None,
     tuple[Finding, ...],
+    str | None,
 ]
 
 
@@ -68,14 +69,17 @@ def pack_result(ident: int, result: CheckResult) -> PackedResult:
         result.elapsed_ms,
         result.method,
         result.findings,
+        result.last_modified,
     )
 
 
 def unpack_result(packed: PackedResult) -> tuple[int, CheckResult]:
     """The id and the result `pack_result` packed."""
-    ident, status, final_url, final_status, redirects, elapsed_ms, method, findings = packed
+    ident, status, final_url, final_status, redirects, elapsed_ms, method, findings, modified = (
+        packed
+    )
     return ident, CheckResult(
-        status, final_url, final_status, redirects, elapsed_ms, method, findings
+        status, final_url, final_status, redirects, elapsed_ms, method, findings, modified
     )
 
 

@@ -44,17 +44,18 @@ def main() -> None:
 
 def _parse(spec: DocumentSpec, documents: BinaryIO, entries: BinaryIO) -> None:
     """One document: its chunks until None, answered piece by piece."""
-    check = DocumentValidator(spec)
+    validator = DocumentValidator(spec)
     while (chunk := read_frame_blocking(documents)) is not None:
         assert isinstance(chunk, bytes)
-        wanted = not check.stopped  # else sent before the parent heard "stopped"
+        wanted = not validator.stopped  # else sent before the parent heard "stopped"
         if not wanted:
             continue
-        for piece in check.feed(chunk) if chunk else check.close():
+        for piece in validator.feed(chunk) if chunk else validator.close():
             entries.write(frame(pack_piece(piece)))
-        if check.stopped:
+        if validator.stopped:
             entries.write(frame(STOPPED))
-    entries.write(frame(Ended(check.parsed_bytes, check.compressed)))
+    ended = Ended(validator.parsed_bytes, validator.compressed, validator.fingerprint)
+    entries.write(frame(ended))
 
 
 if __name__ == "__main__":

@@ -63,6 +63,7 @@ class _Helper:
                 else:
                     assert isinstance(item, Ended)
                     body.bytes, body.compressed = item.bytes, item.compressed
+                    body.fingerprint = item.fingerprint
                     break
             self.usable = True
         finally:

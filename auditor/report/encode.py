@@ -127,6 +127,7 @@ def config_json(config: AuditConfig) -> Json:
         if field.name == "headers":
             value = {name: REDACTED for name, _ in value}
         out[field.name] = _plain(value)
+    out["page_checks"] = [] if config.no_check else list(config.method.page_checks())
     return out
 
 

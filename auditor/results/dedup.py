@@ -5,8 +5,13 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Hashable
+from typing import Generic, TypeVar
+
 from auditor.models import StatusClass
 from auditor.results.digest_table import DigestTable
+
+L = TypeVar("L", bound=Hashable)  # who lists a URL: a sitemap's URL, or a richer record of it
 
 # A UrlDedup value: the first listing sitemap's ordinal, then the URL's check outcome.
 _ORDINAL_BITS = 24
@@ -15,7 +20,7 @@ _FAILING_BIT = 1 << (_ORDINAL_BITS + 3)
 _CLASSES = tuple(StatusClass)  # stored as index + 1 in 3 bits; 0: not checked (yet)
 
 
-class UrlDedup:
+class UrlDedup(Generic[L]):
     """Per URL digest (DESIGN §3): the sitemap that first listed it, and its check's outcome.
 
     Packed in one 32-bit value of a compact digest table, so that a duplicate listing can be
@@ -24,21 +29,21 @@ class UrlDedup:
 
     def __init__(self) -> None:
         self._table = DigestTable()
-        self._sitemaps: list[str] = []
-        self._ordinals: dict[str, int] = {}
+        self._listers: list[L] = []
+        self._ordinals: dict[L, int] = {}
 
     def __len__(self) -> int:
         return len(self._table)
 
-    def first_listing(self, digest: int, sitemap: str) -> str | None:
-        """Register `digest` as listed by `sitemap`; the first sitemap when it was listed before."""
-        ordinal = self._ordinals.get(sitemap)
+    def first_listing(self, digest: int, lister: L) -> L | None:
+        """Register `digest` as listed by `lister`; who listed it first, when someone did."""
+        ordinal = self._ordinals.get(lister)
         if ordinal is None:
-            ordinal = len(self._sitemaps) & _ORDINAL_MASK  # SitemapTree caps sitemaps far below
-            self._ordinals[sitemap] = ordinal
-            self._sitemaps.append(sitemap)
+            ordinal = len(self._listers) & _ORDINAL_MASK  # SitemapTree caps sitemaps far below
+            self._ordinals[lister] = ordinal
+            self._listers.append(lister)
         first = self._table.setdefault(digest, ordinal)
-        return None if first is None else self._sitemaps[first & _ORDINAL_MASK]
+        return None if first is None else self._listers[first & _ORDINAL_MASK]
 
     def set_outcome(self, digest: int, status_class: StatusClass, *, failing: bool) -> None:
         """Keep how the URL's check went."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Any, Protocol
 
 from auditor.models import Relisted, SitemapRecord, UrlRecord
 from auditor.results.dedup import UrlDedup
@@ -53,7 +53,7 @@ async def run_sink(
     *,
     writer: RecordWriter,
     summary: Summary,
-    dedup: UrlDedup,
+    dedup: UrlDedup[Any],
     samples: Samples,
     observers: Sequence[Observer] = (),
 ) -> None:

@@ -7,6 +7,7 @@ network chunk that inflates 25 times never holds more than a piece's worth of en
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterable, Iterator
 
 from auditor.codes import Code
@@ -23,8 +24,12 @@ WIRE_MARGIN_BYTES = 1 << 20
 class DocumentStream:
     """One document's bytes, capped at `max_bytes` once decompressed (sitemaps.org: 50 MiB)."""
 
-    def __init__(self, *, content_encoding: str | None, max_bytes: int) -> None:
+    def __init__(
+        self, *, content_encoding: str | None, max_bytes: int, fingerprint: bool = False
+    ) -> None:
+        """`fingerprint`: keep a digest of the document's bytes (is it one read before?)."""
         self._max_bytes = max_bytes
+        self._hash = hashlib.blake2b(digest_size=16) if fingerprint else None
         self._parser = SitemapParser()
         self._error: str | None = None
         try:
@@ -35,6 +40,11 @@ class DocumentStream:
         self.bytes = 0  # decompressed bytes given to the parser
         self.wire_bytes = 0  # bytes received, before decompression
         self.stopped = False
+
+    @property
+    def fingerprint(self) -> str | None:
+        """A digest of the document's bytes read so far (decompressed), when one is kept."""
+        return self._hash.hexdigest() if self._hash is not None else None
 
     @property
     def compressed(self) -> bool:
@@ -71,6 +81,8 @@ class DocumentStream:
     def _take(self, piece: bytes) -> list[ParseEvent]:
         """Give a decompressed piece to the parser, up to the size cap."""
         room = self._max_bytes - self.bytes
+        if self._hash is not None:
+            self._hash.update(piece[:room])
         if len(piece) <= room:
             self.bytes += len(piece)
             events = self._parser.feed(piece)

@@ -8,10 +8,12 @@ document really is) comes in through `located_at`.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from auditor.codes import Code
 from auditor.models import Finding, RootFound, SitemapKind, UrlRecord, finding
 from auditor.sitemap.document_tally import DocumentTally
-from auditor.sitemap.read_services import ReadServices
+from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.tree_rules import Job
 from auditor.sitemap.validated_entries import Validated, ValidatedSitemap, ValidatedUrl
 
@@ -36,6 +38,10 @@ class DocumentEntries:
         self._cross_submitted: dict[str, bool] = {}
         # Digests of URLs an earlier sitemap listed: their one check counts for this one too.
         self.relisted: set[int] = set()
+        # The scope this document's entries answer to, as a prefix: a child index inherits it.
+        self.scope_prefix: str | None = None
+        probed_for = job.target if job.probed else None
+        self._lister = Lister(job.url, probed_for=probed_for)
 
     def located_at(self, key: str) -> None:
         """The document turned out to be at `key` (after redirects) too."""
@@ -54,7 +60,7 @@ class DocumentEntries:
                         await self._services.emit_urls(batch)
                         batch = []
                 case ValidatedSitemap():
-                    self._sitemap_entry(entry)
+                    await self._sitemap_entry(entry)
                 case RootFound():
                     self._root(entry)
                 case Finding():
@@ -64,6 +70,8 @@ class DocumentEntries:
 
     def _root(self, event: RootFound) -> None:
         self.tally.kind = event.kind
+        if event.kind in (SitemapKind.RSS, SitemapKind.ATOM):
+            self._lister = replace(self._lister, feed=True)
         index = event.kind is SitemapKind.SITEMAPINDEX
         if index and self.job.parent_kind is SitemapKind.SITEMAPINDEX:
             self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))
@@ -78,14 +86,17 @@ class DocumentEntries:
                 self.tally.add(item)
             return None
         digest = entry.digest
-        first = self._services.dedup.first_listing(digest, self.job.url)
+        first = self._services.dedup.first_listing(digest, self._lister)
         if first is not None:
-            self.tally.add(
-                finding(Code.LOC_DUPLICATE, url=entry.loc, first_sitemap=first, line=entry.line)
-            )
+            if self._lister.repeats(first):
+                line = entry.line
+                duplicate = finding(
+                    Code.LOC_DUPLICATE, url=entry.loc, first_sitemap=first.url, line=line
+                )
+                self.tally.add(duplicate)
             for item in findings:
                 self.tally.add(item)
-            if first != self.job.url and not self._services.config.no_check:
+            if first.url != self.job.url and not self._services.config.no_check:
                 self.relisted.add(digest)
             return None
         return UrlRecord(
@@ -115,9 +126,12 @@ class DocumentEntries:
         known = self._cross_submitted[origin] = robots is not None and robots.names_any(self.keys)
         return known
 
-    def _sitemap_entry(self, entry: ValidatedSitemap) -> None:
+    async def _sitemap_entry(self, entry: ValidatedSitemap) -> None:
         self.tally.count_entry(entry.lastmod)
-        for item in entry.findings:
+        findings = entry.findings
+        if entry.waivable is not None and await self._waived(entry.waivable):
+            findings = tuple(item for item in findings if item.code not in _SCOPE_CODES)
+        for item in findings:
             self.tally.add(item)
         if entry.key is None or entry.loc is None:
             return
@@ -127,6 +141,7 @@ class DocumentEntries:
             key=entry.key,
             parent_keys=self.keys,
             position=self.tally.entries,
+            listed_under=self.scope_prefix,
         )
         if isinstance(child, Job):
             self._services.enqueue(child)

@@ -19,7 +19,7 @@ from auditor.models import (
     SitemapRecord,
     finding,
 )
-from auditor.sitemap.validate import parse_w3c_datetime
+from auditor.sitemap.dates import parse_lastmod
 
 # PROTOCOL.md: every lastmod the same recent moment is a build stamp, not a modification date.
 UNIFORM_LASTMOD_MIN_ENTRIES = 10
@@ -58,6 +58,7 @@ class DocumentTally:
         self.elapsed_ms: int | None = None
         self.entries = 0
         self._lastmods: set[str] = set()  # at most two values are ever kept
+        self._same_as: str | None = None  # another probe found this very document
         self._dated = 0
 
     @property
@@ -73,6 +74,15 @@ class DocumentTally:
         if item.sitemap is None:
             item = replace(item, sitemap=self.url)
         self._findings.append(item)
+
+    def same_document(self, first: str) -> None:
+        """This document is `first`'s, found again by another probe: only that is said of it."""
+        self._findings.clear()
+        self._omitted.clear()
+        self.entries, self._dated = 0, 0
+        self._lastmods.clear()
+        self._same_as = first
+        self.add(finding(Code.DISCOVERY_SAME_DOCUMENT, same_as=first))
 
     def count_entry(self, lastmod: str | None) -> None:
         """One more entry; its lastmod feeds the build-stamp check."""
@@ -105,7 +115,7 @@ class DocumentTally:
         )
 
     def _whole_document_findings(self) -> None:
-        if self.kind is SitemapKind.ROBOTS:
+        if self.kind is SitemapKind.ROBOTS or self._same_as is not None:
             return
         if self.entries > MAX_ENTRIES:
             code = (
@@ -124,9 +134,13 @@ class DocumentTally:
             )
 
     def _is_build_stamp(self) -> bool:
+        # An index's lastmod is when each child file changed (sitemaps.org, sitemap index): a
+        # generator that writes every child in one build stamps them alike, and rightly so.
+        if self.kind is SitemapKind.SITEMAPINDEX:
+            return False
         if self.entries < UNIFORM_LASTMOD_MIN_ENTRIES or self._dated != self.entries:
             return False
         if len(self._lastmods) != 1:
             return False
-        parsed = parse_w3c_datetime(next(iter(self._lastmods)))
+        parsed = parse_lastmod(next(iter(self._lastmods)))
         return parsed is not None and parsed.earliest > self._now - UNIFORM_LASTMOD_RECENT

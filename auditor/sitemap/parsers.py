@@ -27,6 +27,7 @@ class BodyRead:
     bytes: int = 0  # decompressed, given to the parser
     compressed: bool = False  # the document itself is a gzip file
     ended: bool = False  # read to its end, not stopped early
+    fingerprint: str | None = None  # a digest of the document, when its spec asked for one
 
 
 Parse = Callable[[DocumentSpec, Read, Handle, BodyRead], Awaitable[None]]
@@ -54,6 +55,7 @@ async def parse_here(spec: DocumentSpec, read: Read, handle: Handle, body: BodyR
                 await asyncio.sleep(0)
     finally:
         body.bytes, body.compressed = validator.parsed_bytes, validator.compressed
+        body.fingerprint = validator.fingerprint
 
 
 class InProcessParsers:

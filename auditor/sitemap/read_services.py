@@ -21,11 +21,32 @@ EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitSitemap = Callable[[SitemapRecord | Relisted], Awaitable[None]]
 
 
-class Listings(Protocol):
-    """The run's URL dedup (auditor.results.dedup): which sitemap listed a URL first."""
+@dataclass(frozen=True, slots=True)
+class Lister:
+    """A document that lists URLs, as dedup sees it: listings of two kinds are no duplicates.
 
-    def first_listing(self, digest: int, sitemap: str) -> str | None:
-        """Register `digest` as listed by `sitemap`; the first sitemap when it was listed before."""
+    A URL in a sitemap and in a feed is listed twice on purpose (Google: submit both); two
+    probed locations of one target are our guesses, not the site's submissions (issue 20).
+    """
+
+    url: str
+    feed: bool = False  # an RSS or Atom feed
+    probed_for: int | None = None  # the target it was probed for (None: named by someone)
+
+    def repeats(self, first: Lister) -> bool:
+        """Whether listing a URL `first` listed makes a duplicate the site should fix."""
+        if first.url == self.url:
+            return True
+        if first.feed != self.feed:
+            return False
+        return self.probed_for is None or first.probed_for != self.probed_for
+
+
+class Listings(Protocol):
+    """The run's URL dedup (auditor.results.dedup): who listed a URL first."""
+
+    def first_listing(self, digest: int, lister: Lister) -> Lister | None:
+        """Register `digest` as listed by `lister`; who listed it first, when someone did."""
         ...
 
 
@@ -45,6 +66,8 @@ class ReadServices:
     emit_sitemap: EmitSitemap
     state: StateStore | None = None  # --state: sitemaps' validators and kept bodies
     parsers: Parsers = field(default_factory=InProcessParsers)  # helpers: --workers, --no-check
+    # The documents probes found: (target, fingerprint) -> the first probe's URL.
+    probed: dict[tuple[int, str], str] = field(default_factory=dict)
 
     def new_tally(
         self, url: str, *, parent: str | None, depth: int, found_by: FoundBy

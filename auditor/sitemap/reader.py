@@ -8,13 +8,14 @@ record goes out at its end.
 from __future__ import annotations
 
 from array import array
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from auditor.codes import Code
-from auditor.discovery.robots import SEARCH_ENGINE_AGENT, RobotsTxt
+from auditor.discovery.robots import RobotsTxt
 from auditor.errors import FetchError
 from auditor.files import LocalFile
 from auditor.models import AlreadyRead, Finding, FoundBy, Relisted, SitemapRecord, finding
+from auditor.net.body_pace import floored
 from auditor.net.client import Response
 from auditor.net.opener import Refused
 from auditor.sitemap.document_entries import DocumentEntries
@@ -62,6 +63,10 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
         except OSError as error:  # a local file that cannot be read
             document.tally.add(finding(Code.SITEMAP_HTTP_ERROR, url=job.url, error=str(error)))
         document.tally.elapsed_ms = round((services.clock.monotonic() - started) * 1000)
+    same_as = _probed_before(job, document.fingerprint, services)
+    if same_as is not None:  # counted once: this copy adds nothing but the notice
+        document.tally.same_document(same_as)
+        document.entries.relisted.clear()
     record = document.tally.finish()
     found = document.found(record)
     if job.found_by is not FoundBy.PROBE or found:
@@ -70,6 +75,34 @@ async def read_sitemap(job: Job, services: ReadServices) -> ReadOutcome:
     if relisted:
         await services.emit_sitemap(Relisted(job.url, array("Q", relisted)))
     return ReadOutcome(record, found)
+
+
+def _widened(own: Scope, final: HttpUrl, listed_under: str | None) -> Scope:
+    """A listed sitemap's scope: its own folder, or the listing index's when that is wider.
+
+    The index is what was submitted (robots.txt, Search Console), and its children stand in its
+    folder or below (Google's rule): Hugo's /en/sitemap.xml, listed by /sitemap.xml, lists the
+    default language at the root, and that is what the site meant (issue 20).
+    """
+    if own.folder is None or listed_under is None:
+        return own
+    wider = listed_under.removeprefix(final.origin)
+    if wider == listed_under or not own.folder.startswith(wider):
+        return own  # another origin's index, or a child outside its index's folder
+    return replace(own, folder=wider)
+
+
+def _probed_before(job: Job, fingerprint: str | None, services: ReadServices) -> str | None:
+    """The probe of the same target that found this very document before, if one did.
+
+    MkDocs writes sitemap.xml and an identical sitemap.xml.gz: probing both is our guess, not
+    the site's submission, so the document counts once (issue 20). Probes of one target are
+    read one after another (auditor.sitemap.walker), so "before" is always the same one.
+    """
+    if job.found_by is not FoundBy.PROBE or fingerprint is None:
+        return None
+    first = services.probed.setdefault((job.target, fingerprint), job.url)
+    return first if first != job.url else None
 
 
 class _DocumentReader:
@@ -86,6 +119,7 @@ class _DocumentReader:
         self._final: HttpUrl | None = None
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
         self._already_read = False  # it redirects to a document read through another listing
+        self.fingerprint: str | None = None  # of a probe's document, once read
 
     def found(self, record: SitemapRecord) -> bool:
         """Whether a sitemap is there: one was read, or a broken one, or one read elsewhere."""
@@ -129,7 +163,12 @@ class _DocumentReader:
                     return
                 state.forget(self.job.url)
             encoding = response.headers.get("Content-Encoding")
-            await self._stream(response.read, content_encoding=encoding)
+            await self._stream(self._paced(response), content_encoding=encoding)
+
+    def _paced(self, response: Response) -> Read:
+        """The body's reads, ended when it falls below the floor (1 KiB/s over --timeout)."""
+        window_s, clock = self._services.config.timeout_s, self._services.clock
+        return floored(response.read, window_s=window_s, clock=clock)
 
     async def _replay(self, stored: Stored) -> None:
         """Read the kept copy exactly as its answer was read: same decoding, parsing and checks."""
@@ -141,8 +180,10 @@ class _DocumentReader:
         """Read the body, copying it as it comes; keep the copy if read whole (DESIGN §8)."""
         copy = state.copy()
 
+        paced = self._paced(response)
+
         async def read() -> bytes:
-            chunk = await response.read()
+            chunk = await paced()
             await copy.write(chunk)
             return chunk
 
@@ -163,12 +204,11 @@ class _DocumentReader:
         parsed = parse_http_url(self.job.url)
         fetched = await self._services.robots.get(parsed.origin) if parsed else None
         robots = self._own_robots = fetched.robots if fetched is not None else None
-        if robots is not None and not robots.allows(self.job.url):
-            self.tally.add(
-                finding(
-                    Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url, agent=SEARCH_ENGINE_AGENT
-                )
-            )
+        # "Sitemap blocked by robots.txt" is Search Console's verdict: as --robots-agent reads it.
+        agent = self._services.config.robots_agent
+        if robots is not None and not robots.allows(self.job.url, agent):
+            blocked = finding(Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url, agent=agent)
+            self.tally.add(blocked)
 
     async def _open(self, asked: dict[str, str] | None) -> Response | None:
         """The response to read (2xx, or the 304 to `asked`), or None when there is none."""
@@ -214,6 +254,7 @@ class _DocumentReader:
         finally:
             self.tally.bytes = body.bytes
             self.tally.compressed = body.compressed
+            self.fingerprint = body.fingerprint if body.ended else None
         return body.ended
 
     def _spec(self, content_encoding: str | None) -> DocumentSpec:
@@ -225,8 +266,9 @@ class _DocumentReader:
             # list any URL of that host: decided once here, not waived URL by URL.
             robots = self._own_robots
             submitted = robots is not None and robots.names_any(self.entries.keys)
-            urlset = Scope.of(final, with_folder=not submitted)
-            index = Scope.of(final, with_folder=False)
+            index = Scope.of(final, with_folder=not submitted)
+            urlset = _widened(index, final, self.job.listed_under)
+            self.entries.scope_prefix = f"{final.origin}{urlset.folder or '/'}"
         return DocumentSpec(
             self.job.url,
             self._services.now,
@@ -235,4 +277,5 @@ class _DocumentReader:
             urlset_scope=urlset,
             index_scope=index,
             local=self.job.path is not None,
+            fingerprint=self.job.found_by is FoundBy.PROBE,
         )

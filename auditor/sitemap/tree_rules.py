@@ -25,6 +25,10 @@ class Job:
     parent_kind: SitemapKind | None = None
     depth: int = 0  # sitemap indexes above this document
     ancestors: frozenset[str] = frozenset()  # keys of the index chain above, for loops
+    # The scope of the index that listed it (`scheme://host/folder/`): its URLs may be anywhere
+    # under it, as the index's own would (the index is what was submitted).
+    listed_under: str | None = None
+    probed: bool = False  # found by probing, or listed by what was: our guess, not the site's
     path: Path | None = None  # a local file
 
 
@@ -50,7 +54,14 @@ class SitemapTree:
         return job
 
     def add_child(
-        self, parent: Job, *, loc: str, key: str, parent_keys: frozenset[str], position: int
+        self,
+        parent: Job,
+        *,
+        loc: str,
+        key: str,
+        parent_keys: frozenset[str],
+        position: int,
+        listed_under: str | None = None,
     ) -> Job | Finding | None:
         """The `position`-th `<sitemap>` of index `parent`: a Job, a Finding, or None.
 
@@ -84,19 +95,22 @@ class SitemapTree:
             parent_kind=SitemapKind.SITEMAPINDEX,
             depth=parent.depth + 1,
             ancestors=ancestors,
+            listed_under=listed_under,
+            probed=parent.probed,
         )
 
     def _run_cap(self, parent: str | None, loc: str) -> Finding | None:
+        """The run's own --max-sitemaps, reached: the run's limit, never the site's fault."""
         if self._run_cap_reported:
             return None
         self._run_cap_reported = True
         message = f"More than {self._max_sitemaps} sitemaps in this run; the rest are not read"
         return finding(
-            Code.INDEX_TOO_MANY_SITEMAPS,
+            Code.RUN_LIMIT_REACHED,
             message,
             url=loc,
             sitemap=parent,
-            scope="run",
+            option="--max-sitemaps",
             limit=self._max_sitemaps,
         )
 

@@ -6,46 +6,27 @@ cross-submission) are the reader's. Pure: no I/O; the audit's clock comes in as 
 
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from decimal import Decimal
 
 from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
 from auditor.models import Finding, SitemapEntry, UrlEntry, finding
+from auditor.sitemap.dates import parse_lastmod, parse_rfc822
 from auditor.urls import HttpUrl, Scope, needs_escaping, parse_http_url
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
 # A lastmod a few minutes ahead is clock skew between the site and us, not a wrong date.
 FUTURE_SKEW = timedelta(minutes=10)
-# A date without a time starts earliest where the day starts first: UTC+14 (Line Islands).
-_EARLIEST_ZONE = timezone(timedelta(hours=14))
-
-# W3C Datetime (https://www.w3.org/TR/NOTE-datetime): YYYY, YYYY-MM, YYYY-MM-DD, then a time with
-# hh:mm, hh:mm:ss or hh:mm:ss.s, which needs a time zone designator.
-_W3C = re.compile(
-    r"(?P<y>\d{4})(?:-(?P<mo>\d{2})(?:-(?P<d>\d{2})"
-    r"(?:T(?P<h>\d{2}):(?P<mi>\d{2})(?::(?P<s>\d{2})(?:\.(?P<f>\d+))?)?"
-    r"(?P<tz>Z|[+-]\d{2}:\d{2})?)?)?)?",
-    re.ASCII,
-)
-# The forms sitemaps write (a day; a time to the second with a zone) are parsed by
-# datetime.fromisoformat, a few times faster than the general pattern; a test keeps both equal.
-# Hours, minutes and seconds in range: what fromisoformat might read otherwise stays W3C's.
-_COMMON_W3C = re.compile(
-    r"\d{4}-\d{2}-\d{2}(?:T(?:[01]\d|2[0-3]):[0-5]\d:[0-5]\d(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d))?",
-    re.ASCII,
-)
-# sitemap.xsd: the union of xsd:date and xsd:dateTime, where the zone is optional.
-_XSD = re.compile(
-    r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"
-    r"(?:T(?P<h>\d{2}):(?P<mi>\d{2}):(?P<s>\d{2})(?:\.\d+)?)?(?P<tz>Z|[+-]\d{2}:\d{2})?",
-    re.ASCII,
-)
 _SHOWN_CHARS = 200  # of a bad value, in a finding's detail
-_XSD_MAX_ZONE = timedelta(hours=14)  # XML Schema 1.1 §D.2.1: zones from -14:00 to +14:00
+# Session ids (a `;jsessionid=` path parameter, or a query parameter) and campaign tracking
+# (`utm_*`, the ad networks' click ids): the page is the same without them.
+_TRACKING = re.compile(
+    r"[;?&](?P<name>jsessionid|phpsessid|sid|sessionid|utm_[a-z0-9_]+|gclid|fbclid|msclkid)=",
+    re.IGNORECASE,
+)
 # xsd:decimal: optional sign, digits with an optional fraction; no exponent, no comma.
 _DECIMAL = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)", re.ASCII)
 # The priorities sitemaps write (0, 0.5, 1.0, 0.80...): accepted without three Decimals.
@@ -55,92 +36,13 @@ _COMMON_PRIORITIES = frozenset(
 
 
 @dataclass(frozen=True, slots=True)
-class W3CDatetime:
-    """A valid lastmod: the earliest moment it can mean, and whether sitemap.xsd accepts it."""
-
-    earliest: datetime
-    xsd_valid: bool
-
-
-# Sitemaps repeat their lastmod values (a build date, a day): each is parsed once. The result
-# is immutable, so sharing it is safe.
-@functools.lru_cache(maxsize=4096)
-def parse_w3c_datetime(text: str) -> W3CDatetime | None:
-    """Parse one of the six W3C Datetime forms exactly; None when the text is none of them."""
-    if _COMMON_W3C.fullmatch(text):
-        try:
-            moment = datetime.fromisoformat(text)
-        except ValueError:  # February 30...
-            return None
-        if moment.tzinfo is None:  # a day: it starts earliest at UTC+14
-            return W3CDatetime(moment.replace(tzinfo=_EARLIEST_ZONE), xsd_valid=True)
-        offset = moment.utcoffset()
-        return W3CDatetime(moment, xsd_valid=offset is not None and abs(offset) <= _XSD_MAX_ZONE)
-    return _parse_any_w3c(text)
-
-
-def _parse_any_w3c(text: str) -> W3CDatetime | None:
-    """`parse_w3c_datetime` through the general pattern: every form, every edge."""
-    match = _W3C.fullmatch(text)
-    if match is None:
-        return None
-    year, month, day, hour, tz = match.group("y", "mo", "d", "h", "tz")
-    if hour is not None and tz is None:
-        return None  # W3C: a time needs a time zone designator
-    try:
-        zone = _EARLIEST_ZONE if tz is None else _parse_zone(tz)
-        fraction = match["f"] or "0"
-        earliest = datetime(
-            int(year),
-            int(month or 1),
-            int(day or 1),
-            int(hour or 0),
-            int(match["mi"] or 0),
-            int(match["s"] or 0),
-            int(fraction[:6].ljust(6, "0")),
-            tzinfo=zone,
-        )
-    except ValueError:  # month 13, February 30, hour 24, zone +25:00...
-        return None
-    # sitemap.xsd also wants seconds with a time, and a zone within ±14:00 (_xsd_valid).
-    xsd_valid = day is not None and (hour is None or match["s"] is not None)
-    xsd_valid = xsd_valid and abs(zone.utcoffset(None)) <= _XSD_MAX_ZONE
-    return W3CDatetime(earliest, xsd_valid)
-
-
-def _xsd_valid(text: str) -> bool:
-    """Whether sitemap.xsd (xsd:date or xsd:dateTime) accepts the value, ranges included."""
-    match = _XSD.fullmatch(text)
-    if match is None:
-        return False
-    try:
-        zone = UTC if match["tz"] is None else _parse_zone(match["tz"])
-        fields = (int(match[name] or 0) for name in ("y", "mo", "d", "h", "mi", "s"))
-        year, month, day, hour, minute, second = fields
-        datetime(year, month, day, hour, minute, second, tzinfo=zone)
-    except ValueError:
-        return False
-    offset = zone.utcoffset(None)
-    return abs(offset) <= _XSD_MAX_ZONE
-
-
-def _parse_zone(tz: str) -> timezone:
-    if tz == "Z":
-        return UTC
-    hours, minutes = int(tz[1:3]), int(tz[4:6])
-    if minutes > 59:
-        raise ValueError(tz)
-    offset = timedelta(hours=hours, minutes=minutes)
-    return timezone(-offset if tz[0] == "-" else offset)
-
-
-@dataclass(frozen=True, slots=True)
 class EntryContext:
     """What the rules need to know about the sitemap an entry comes from."""
 
     sitemap: str
     now: datetime
     scope: Scope | None = None  # None: no location rule (a local file before its first URL)
+    rfc822_dates: bool = False  # an RSS 2.0 feed: its pubDate is RFC 822, not W3C Datetime
     latest: datetime = field(init=False)  # a lastmod after this is in the future
 
     def __post_init__(self) -> None:
@@ -181,8 +83,31 @@ def validate_loc(
         found.append(finding(Code.LOC_TOO_LONG, url=text, sitemap=ctx.sitemap, length=len(text)))
     if needs_escaping(text):
         found.append(finding(Code.LOC_NOT_ESCAPED, url=text, sitemap=ctx.sitemap))
+    if url is not None and ("#" in text or "?" in text or ";" in text):
+        found += _indexability(text, ctx)
     off_scope = url is not None and ctx.scope is not None and _check_scope(url, text, ctx, found)
     return LocVerdict(url, tuple(found), off_scope)
+
+
+def _indexability(text: str, ctx: EntryContext) -> list[Finding]:
+    """`#fragment`s and session or tracking parameters in a loc (PROTOCOL.md, Indexability).
+
+    Crawlers drop fragments; session ids and tracking parameters make duplicates of one page
+    (Google Search Central, "Consolidate duplicate URLs").
+    """
+    found = []
+    before, hash_mark, fragment = text.partition("#")
+    if hash_mark:
+        found.append(
+            finding(Code.LOC_FRAGMENT, url=text, sitemap=ctx.sitemap, fragment=fragment[:80])
+        )
+    tracked = _TRACKING.search(before)
+    if tracked is not None:
+        parameter = tracked["name"].lower()
+        found.append(
+            finding(Code.LOC_TRACKING_PARAM, url=text, sitemap=ctx.sitemap, parameter=parameter)
+        )
+    return found
 
 
 def _check_scope(url: HttpUrl, text: str, ctx: EntryContext, found: list[Finding]) -> bool:
@@ -202,38 +127,49 @@ def _check_scope(url: HttpUrl, text: str, ctx: EntryContext, found: list[Finding
 
 
 def validate_lastmod(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Finding, ...]:
-    """W3C Datetime, exactly; later than the audit is a warning; XSD disagreement a notice."""
-    parsed = parse_w3c_datetime(text)
+    """W3C Datetime (or an RSS feed's RFC 822); later than the audit is a warning.
+
+    PROTOCOL.md: a value that exactly one of W3C Datetime and sitemap.xsd accepts is a notice,
+    in both directions (a time without a zone, `2024-05-01T10:00:00`, is the XSD's alone).
+    """
+    if ctx.rfc822_dates:
+        earliest = parse_rfc822(text)
+        if earliest is None:
+            return (_invalid_lastmod(text, ctx, url, grammar="RFC 822"),)
+        return _future(text, earliest, ctx, url)
+    parsed = parse_lastmod(text)
     if parsed is None:
-        return (
-            finding(
-                Code.LASTMOD_INVALID,
-                url=url,
-                sitemap=ctx.sitemap,
-                value=text[:_SHOWN_CHARS],
-                xsd_valid=_xsd_valid(text),
-            ),
-        )
-    found: list[Finding] = []
-    if parsed.xsd_valid and parsed.earliest <= ctx.latest:
+        return (_invalid_lastmod(text, ctx, url, grammar="W3C Datetime"),)
+    if parsed.w3c_valid and parsed.xsd_valid and parsed.earliest <= ctx.latest:
         return ()  # the common case: nothing to say
-    if parsed.earliest > ctx.latest:
+    found = list(_future(text, parsed.earliest, ctx, url))
+    if not (parsed.w3c_valid and parsed.xsd_valid):
+        valid_for = "w3c" if parsed.w3c_valid else "xsd"
+        value = text[:_SHOWN_CHARS]
         found.append(
             finding(
-                Code.LASTMOD_FUTURE,
+                Code.LASTMOD_XSD_MISMATCH,
                 url=url,
                 sitemap=ctx.sitemap,
-                value=text[:_SHOWN_CHARS],
-                now=ctx.now.isoformat(),
-            )
-        )
-    if not parsed.xsd_valid:
-        found.append(
-            finding(
-                Code.LASTMOD_XSD_MISMATCH, url=url, sitemap=ctx.sitemap, value=text[:_SHOWN_CHARS]
+                value=value,
+                valid_for=valid_for,
             )
         )
     return tuple(found)
+
+
+def _invalid_lastmod(text: str, ctx: EntryContext, url: str | None, *, grammar: str) -> Finding:
+    value = text[:_SHOWN_CHARS]
+    return finding(Code.LASTMOD_INVALID, url=url, sitemap=ctx.sitemap, value=value, grammar=grammar)
+
+
+def _future(
+    text: str, earliest: datetime, ctx: EntryContext, url: str | None
+) -> tuple[Finding, ...]:
+    if earliest <= ctx.latest:
+        return ()
+    value, now = text[:_SHOWN_CHARS], ctx.now.isoformat()
+    return (finding(Code.LASTMOD_FUTURE, url=url, sitemap=ctx.sitemap, value=value, now=now),)
 
 
 def validate_changefreq(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Finding, ...]:
@@ -258,7 +194,7 @@ def validate_priority(text: str, ctx: EntryContext, *, url: str | None) -> tuple
 
 def validate_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
     """Every value rule of one `<url>`; structural problems from the parser are kept first."""
-    verdict = validate_loc(entry.loc, ctx, line=entry.line, cut=entry.cut)
+    verdict = validate_loc(entry.loc, ctx, line=entry.line, cut=entry.loc_cut)
     if not entry.problems and entry.lastmod is entry.changefreq is entry.priority is None:
         return verdict  # a bare <loc>: nothing else to check (most entries of large sitemaps)
     found = _located(entry.problems, ctx) if entry.problems else []
@@ -273,8 +209,13 @@ def validate_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
 
 
 def validate_sitemap_entry(entry: SitemapEntry, ctx: EntryContext) -> LocVerdict:
-    """Rules of one `<sitemap>` of an index: its loc (host rule only) and lastmod."""
-    verdict = validate_loc(entry.loc, ctx, line=entry.line, cut=entry.cut)
+    """Rules of one `<sitemap>` of an index: its loc and lastmod.
+
+    Google (Search Central, "Manage your sitemaps with a sitemap index file"): the sitemaps an
+    index names "must be in the same directory as the sitemap index file, or lower in the site
+    hierarchy", on the same site unless cross-submitted: the location rule, as for URLs.
+    """
+    verdict = validate_loc(entry.loc, ctx, line=entry.line, cut=entry.loc_cut)
     found = [*_located(entry.problems, ctx), *verdict.findings]
     if entry.lastmod is not None:
         found.extend(validate_lastmod(entry.lastmod, ctx, url=entry.loc))

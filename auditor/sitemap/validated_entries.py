@@ -34,6 +34,7 @@ class DocumentSpec:
     urlset_scope: Scope | None = None
     index_scope: Scope | None = None
     local: bool = False  # a local file: its first URL's origin is the scope, nothing is waived
+    fingerprint: bool = False  # keep a digest of the document (a probe: read elsewhere too?)
 
 
 class ValidatedUrl(NamedTuple):
@@ -57,6 +58,7 @@ class ValidatedSitemap(NamedTuple):
     lastmod: str | None
     findings: tuple[Finding, ...]
     key: str | None
+    waivable: str | None = None  # off scope: the origin whose robots.txt may waive the rule
 
 
 Validated = ValidatedUrl | ValidatedSitemap | RootFound | Finding
@@ -68,7 +70,9 @@ class DocumentValidator:
     def __init__(self, spec: DocumentSpec) -> None:
         self._spec = spec
         self._stream = DocumentStream(
-            content_encoding=spec.content_encoding, max_bytes=spec.max_bytes
+            content_encoding=spec.content_encoding,
+            max_bytes=spec.max_bytes,
+            fingerprint=spec.fingerprint,
         )
         self._context = EntryContext(spec.url, spec.now)
         self._scope_pending = spec.local  # set from the first URL
@@ -87,6 +91,11 @@ class DocumentValidator:
     def compressed(self) -> bool:
         """The document itself is a gzip file."""
         return self._stream.compressed
+
+    @property
+    def fingerprint(self) -> str | None:
+        """A digest of the document's bytes, when the spec asked for one."""
+        return self._stream.fingerprint
 
     def feed(self, chunk: bytes) -> Iterator[list[Validated]]:
         """Take one chunk of the body; yield what it completes, a piece (64 KiB) at a time."""
@@ -108,12 +117,17 @@ class DocumentValidator:
                 verdict = validate_sitemap_entry(event, self._context)
                 url = verdict.url
                 key = url.key if url is not None and event.loc is not None else None
-                return ValidatedSitemap(event.loc, event.lastmod, verdict.findings, key)
+                waivable = (
+                    url.origin if verdict.off_scope and url and not self._spec.local else None
+                )
+                return ValidatedSitemap(event.loc, event.lastmod, verdict.findings, key, waivable)
             case RootFound():
                 index = event.kind is SitemapKind.SITEMAPINDEX
                 scope = self._spec.index_scope if index else self._spec.urlset_scope
-                if scope is not None:
-                    self._context = replace(self._context, scope=scope)
+                # RSS 2.0 (a root without a namespace) dates its items in RFC 822, not W3C.
+                rss2 = event.kind is SitemapKind.RSS and event.namespace is None
+                context = replace(self._context, rfc822_dates=rss2)
+                self._context = replace(context, scope=scope) if scope is not None else context
                 return event
             case _:
                 return event
@@ -153,6 +167,7 @@ class Ended:
 
     bytes: int
     compressed: bool
+    fingerprint: str | None = None
 
 
 # A ValidatedUrl travels as a plain tuple: a fifth of the pickling (most frames are URLs).

@@ -45,6 +45,9 @@ class Walker:
         self._services = services
         self._frontier = frontier
         self._targets = [TargetState(target) for target in services.config.targets]
+        # Each target's probes still to read: one at a time, so that a document found at two
+        # known locations is known to be the same before the second one counts (issue 20).
+        self._probes: dict[int, list[Job]] = {}
 
     def target_records(self) -> list[TargetRecord]:
         """What discovery found for each target (call when the walk is over)."""
@@ -105,9 +108,14 @@ class Walker:
             case RobotsJob():
                 await self._read_robots(job)
             case Job(found_by=FoundBy.PROBE):
-                outcome = await read_sitemap(job, self._services)
-                probe = ProbeResult(job.url, outcome.found, outcome.record.status)
-                self._targets[job.target].probe_done(probe)
+                try:
+                    outcome = await read_sitemap(job, self._services)
+                    probe = ProbeResult(job.url, outcome.found, outcome.record.status)
+                    self._targets[job.target].probe_done(probe)
+                finally:
+                    waiting = self._probes.get(job.target)
+                    if waiting:
+                        self.enqueue(waiting.pop(0))
             case Job():
                 await read_sitemap(job, self._services)
 
@@ -140,19 +148,20 @@ class Walker:
             return
         self._probe(job, state, job.probe_base)
 
-    def _admit(self, jobs: list[Job], refused: list[Finding]) -> int:
-        """Queue the documents the tree admits (how many it did); add its refusals to report."""
-        queued = 0
+    def _admit(self, jobs: list[Job], refused: list[Finding], *, enqueue: bool = True) -> list[Job]:
+        """The documents the tree admits, queued unless told not; its refusals added to report."""
+        admitted: list[Job] = []
         for job in jobs:
             match self._services.tree.add_root(job):
-                case Job() as admitted:
-                    self.enqueue(admitted)
-                    queued += 1
+                case Job() as accepted:
+                    admitted.append(accepted)
+                    if enqueue:
+                        self.enqueue(accepted)
                 case Finding() as problem:
                     refused.append(problem)
                 case None:
                     pass
-        return queued
+        return admitted
 
     async def _fetch_robots(self, job: RobotsJob, state: TargetState) -> RobotsFetch:
         target = state.target
@@ -163,13 +172,21 @@ class Walker:
             cached = await self._services.robots.get(parsed.origin)
             if cached is not None:
                 return cached
-        return await fetch_robots(self._services.opener, job.url, clock=self._services.clock)
+        services = self._services
+        window_s = services.config.timeout_s
+        return await fetch_robots(services.opener, job.url, clock=services.clock, window_s=window_s)
 
     def _probe(self, job: RobotsJob, state: TargetState, base: str) -> None:
-        probes = [Job(url, _key(url), job.target, FoundBy.PROBE) for url in probe_urls(base)]
-        state.pending_probes = self._admit(probes, state.findings)
-        if state.pending_probes == 0:
+        probes = [
+            Job(url, _key(url), job.target, FoundBy.PROBE, probed=True) for url in probe_urls(base)
+        ]
+        admitted = self._admit(probes, state.findings, enqueue=False)
+        state.pending_probes = len(admitted)
+        if not admitted:
             state.none_found()
+            return
+        self._probes[job.target] = admitted[1:]
+        self.enqueue(admitted[0])
 
 
 def _key(url: str) -> str:

@@ -1,4 +1,4 @@
-"""What an answer says about the page: statuses, bot shields, noindex, slowness (pure)."""
+"""What an answer says about the page: statuses, bot shields, slowness (pure)."""
 
 from __future__ import annotations
 
@@ -6,13 +6,9 @@ import pytest
 
 from auditor.checks.answer_rules import (
     bot_challenge,
-    header_noindex,
-    meta_noindex,
     slow_finding,
     status_findings,
 )
-
-AGENTS = frozenset({"robots", "googlebot", "sitemap-auditor"})
 
 
 @pytest.mark.parametrize(
@@ -22,8 +18,9 @@ AGENTS = frozenset({"robots", "googlebot", "sitemap-auditor"})
         (204, None),
         (404, "http.not_found"),
         (410, "http.not_found"),
-        (401, "http.blocked"),
-        (403, "http.blocked"),
+        # Issue 20: a plain 401 or 403 is the site's own refusal (Search Console names both).
+        (401, "http.unauthorized"),
+        (403, "http.forbidden"),
         (429, "http.blocked"),
         (400, "http.client_error"),
         (418, "http.client_error"),
@@ -66,42 +63,6 @@ def test_bot_challenge(
     status: int, headers: dict[str, str], body: bytes, vendor: str | None
 ) -> None:
     assert bot_challenge(status, headers, body) == vendor
-
-
-@pytest.mark.parametrize(
-    ("values", "noindex"),
-    [
-        (["noindex"], True),
-        (["NoIndex, nofollow"], True),
-        (["none"], True),
-        (["nofollow"], False),
-        (["googlebot: noindex"], True),
-        (["sitemap-auditor: noindex"], True),
-        (["otherbot: noindex"], False),
-        (["otherbot: noindex", "nofollow"], False),
-        (["unavailable_after: 25 Jun 2010 15:00:00 PST"], False),
-        (["max-snippet: 20, noindex"], True),
-        ([], False),
-    ],
-)
-def test_header_noindex(values: list[str], noindex: bool) -> None:
-    assert header_noindex(values, AGENTS) is noindex
-
-
-@pytest.mark.parametrize(
-    ("html", "noindex"),
-    [
-        (b'<meta name="robots" content="noindex, follow">', True),
-        (b"<META CONTENT='NONE' NAME='GoogleBot'>", True),
-        (b"<meta name=robots content=noindex>", True),
-        (b'<meta name="otherbot" content="noindex">', False),
-        (b'<meta name="description" content="noindex is a word">', False),
-        (b'<meta name="robots" content="index, follow">', False),
-        (b"<p>noindex</p>", False),
-    ],
-)
-def test_meta_noindex(html: bytes, noindex: bool) -> None:
-    assert meta_noindex(html) is noindex
 
 
 def test_slow_finding() -> None:

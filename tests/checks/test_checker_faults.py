@@ -29,7 +29,7 @@ CHUNK = b"x" * 65536
 # A URL on another origin than its sitemap is also a validation finding (not what these tests
 # are about): left out of the codes compared.
 _SCOPE = "loc.host_mismatch"
-RoutesFor = Callable[[str], dict[str, Route]]
+RoutesFor = Callable[[str], Mapping[str, Route]]
 
 
 def codes(entry: Report) -> list[str]:
@@ -304,7 +304,10 @@ async def test_429_with_retry_after_then_200(tmp_path: Path) -> None:
     seen: list[str] = []
     busy = Page(429, b"", {"Retry-After": "1"})  # capped by max_retry_after_s in tests
     run = await audit_beside_healthy(
-        tmp_path, lambda b: {"/busy": counting([busy, Page(200, b"ok")], seen)}, "/busy"
+        tmp_path,
+        lambda b: {"/busy": counting([busy, Page(200, b"ok")], seen)},
+        "/busy",
+        method=Method.AUTO,
     )
     entry = run.entry("/busy")
     assert (entry["status"], entry["final_status"], codes(entry)) == (200, 200, [])
@@ -314,7 +317,9 @@ async def test_429_with_retry_after_then_200(tmp_path: Path) -> None:
 async def test_429_always(tmp_path: Path) -> None:
     seen: list[str] = []
     busy = Page(429, b"", {"Retry-After": "0"})
-    run = await audit_beside_healthy(tmp_path, lambda b: {"/busy": counting([busy], seen)}, "/busy")
+    run = await audit_beside_healthy(
+        tmp_path, lambda b: {"/busy": counting([busy], seen)}, "/busy", method=Method.AUTO
+    )
     entry = run.entry("/busy")
     assert (entry["status"], codes(entry)) == (429, ["http.blocked"])
     assert seen == ["HEAD"] * 3  # --retries 2; a HEAD's 429 is believed, not asked with GET
@@ -323,7 +328,7 @@ async def test_429_always(tmp_path: Path) -> None:
 async def test_503_always(tmp_path: Path) -> None:
     seen: list[str] = []
     run = await audit_beside_healthy(
-        tmp_path, lambda b: {"/down": counting([Page(503)], seen)}, "/down"
+        tmp_path, lambda b: {"/down": counting([Page(503)], seen)}, "/down", method=Method.AUTO
     )
     entry = run.entry("/down")
     assert (entry["status"], entry["method"], codes(entry)) == (503, "GET", ["http.server_error"])
@@ -334,7 +339,9 @@ async def test_503_always(tmp_path: Path) -> None:
 async def test_head_refused_then_get(tmp_path: Path) -> None:
     seen: list[str] = []
     refused = by_method(Page(405), Page(200, b"<html>page</html>"), seen)
-    run = await audit_beside_healthy(tmp_path, lambda b: {"/page": refused}, "/page")
+    run = await audit_beside_healthy(
+        tmp_path, lambda b: {"/page": refused}, "/page", method=Method.AUTO
+    )
     entry = run.entry("/page")
     assert (entry["status"], entry["method"], codes(entry)) == (200, "GET", [])
     assert seen == ["HEAD", "GET"]
@@ -343,7 +350,9 @@ async def test_head_refused_then_get(tmp_path: Path) -> None:
 async def test_head_mishandled_then_get(tmp_path: Path) -> None:
     seen: list[str] = []
     mishandled = by_method(Page(404), Page(200, b"<html>page</html>"), seen)
-    run = await audit_beside_healthy(tmp_path, lambda b: {"/page": mishandled}, "/page")
+    run = await audit_beside_healthy(
+        tmp_path, lambda b: {"/page": mishandled}, "/page", method=Method.AUTO
+    )
     entry = run.entry("/page")
     assert (entry["status"], entry["method"], codes(entry)) == (200, "GET", [])
     assert seen == ["HEAD", "GET"]
@@ -359,7 +368,8 @@ async def test_head_mishandled_then_get(tmp_path: Path) -> None:
         ("none", ["url.noindex"]),
         ("nofollow, noindex", ["url.noindex"]),
         ("googlebot: noindex", ["url.noindex"]),
-        ("sitemap-auditor: noindex", ["url.noindex"]),
+        ("GoogleBot: noindex", ["url.noindex"]),
+        ("sitemap-auditor: noindex", []),  # issue 20: judged as Googlebot, not as us
         ("otherbot: noindex", []),
         ("nofollow", []),
         ("unavailable_after: 2030-01-01", []),
@@ -420,8 +430,8 @@ async def test_a_slow_page(tmp_path: Path) -> None:
     ("status", "code"),
     [
         (400, "http.client_error"),
-        (401, "http.blocked"),
-        (403, "http.blocked"),
+        (401, "http.unauthorized"),  # issue 20: the site's own refusal is an error
+        (403, "http.forbidden"),
         (404, "http.not_found"),
         (410, "http.not_found"),
         (418, "http.client_error"),
@@ -448,22 +458,56 @@ async def test_disallowed_by_robots_txt(tmp_path: Path) -> None:
     assert (entry["status"], codes(entry)) == (200, ["url.blocked_by_robots"])  # still checked
 
 
-async def test_disallowed_for_our_user_agent(tmp_path: Path) -> None:
-    # RFC 9309 §2.2.1: a crawler obeys its own group alone when one names it, not `*`'s too.
+async def test_robots_txt_is_judged_as_googlebot(tmp_path: Path) -> None:
+    """Issue 20: Search Console's verdict is Googlebot's group, whatever our User-Agent says.
+
+    RFC 9309 §2.2.1: a crawler obeys its own group alone when one names it, not `*`'s too; so
+    `*: Disallow: /` with `Googlebot: Allow: /` blocks nothing, and a group of ours none.
+    """
     robots = Page(
         200,
-        b"User-agent: *\nDisallow: /private/\n\nUser-agent: sitemap-auditor\nDisallow: /ua-only/\n",
+        b"User-agent: *\nDisallow: /\n\nUser-agent: Googlebot\nDisallow: /gb-only/\n\n"
+        b"User-agent: sitemap-auditor\nDisallow: /page\n",
         {"Content-Type": "text/plain"},
     )
     run = await audit_beside_healthy(
         tmp_path,
         lambda b: {
             "/robots.txt": robots,
-            "/private/page": Page(200, b"private"),
-            "/ua-only/page": Page(200, b"ours"),
+            "/page": Page(200, b"page"),
+            "/gb-only/page": Page(200, b"not for Googlebot"),
         },
-        "/ua-only/page",
-        "/private/page",
+        "/page",
+        "/gb-only/page",
     )
-    assert codes(run.entry("/ua-only/page")) == ["url.blocked_by_robots"]
-    assert codes(run.entry("/private/page")) == []
+    assert codes(run.entry("/page")) == []
+    assert codes(run.entry("/gb-only/page")) == ["url.blocked_by_robots"]
+
+
+async def test_robots_agent_names_whose_verdict_it_is(tmp_path: Path) -> None:
+    robots = Page(200, b"User-agent: bingbot\nDisallow: /page\n", {"Content-Type": "text/plain"})
+    routes = {"/robots.txt": robots, "/page": Page(200, b"page")}
+    googlebot = await audit_beside_healthy(tmp_path / "g", lambda b: routes, "/page")
+    bingbot = await audit_beside_healthy(
+        tmp_path / "b", lambda b: routes, "/page", robots_agent="bingbot"
+    )
+    assert codes(googlebot.entry("/page")) == []
+    assert codes(bingbot.entry("/page")) == ["url.blocked_by_robots"]
+
+
+async def test_a_redirect_into_a_blocked_path_is_blocked(tmp_path: Path) -> None:
+    """Issue 20: a URL is judged where it lands (Googlebot does not follow into /private/)."""
+    robots = Page(200, b"User-agent: *\nDisallow: /private/\n", {"Content-Type": "text/plain"})
+    run = await audit_beside_healthy(
+        tmp_path,
+        lambda b: {
+            "/robots.txt": robots,
+            "/moved": redirect(301, "/private/page"),
+            "/private/page": Page(200, b"private"),
+        },
+        "/moved",
+    )
+    entry = run.entry("/moved")
+    assert codes(entry) == ["redirect.permanent", "url.blocked_by_robots"]
+    [blocked] = [f for f in entry["findings"] if f["code"] == "url.blocked_by_robots"]
+    assert blocked["detail"]["lands"].endswith("/private/page")

@@ -154,7 +154,16 @@ CASES = [
         id="redirect_301_with_a_body",
     ),
     # httpx test_relative_redirect, and relative forms RFC 3986 §5.2 resolves
-    pytest.param(one_hop(303, "/", target="/"), id="relative_redirect"),
+    pytest.param(
+        Case(  # a deep URL sent to the home page: a soft 404 too (issue 20)
+            lambda b: {"/start": redirect(303, "/"), "/": OK},
+            ("redirect.temporary", "redirect.to_root"),
+            hops(("{base}/start", 303)),
+            "{base}/",
+            200,
+        ),
+        id="relative_redirect",
+    ),
     pytest.param(
         Case(
             lambda b: {"/dir/start": redirect(302, "target"), "/dir/target": OK},
@@ -489,7 +498,8 @@ async def test_redirect_to_another_port_is_another_host(tmp_path: Path) -> None:
         checked = await check_listed(
             tmp_path, lambda b: {"/start": redirect(301, f"{second.base}/target")}
         )
-        assert second.hits == {"/target": 1}
+        # Judged where it lands: the other host's robots.txt is read too (issue 20).
+        assert second.hits == {"/target": 1, "/robots.txt": 1}
     assert codes(checked.entry) == ["redirect.other_host", "redirect.permanent"]
     assert checked.entry["final_url"] == f"{second.base}/target"
 
@@ -557,7 +567,7 @@ async def test_same_domain_redirect_keeps_authorization(tmp_path: Path) -> None:
         lambda b: {"/start": redirect(303, f"{b}/target"), "/target": recording(seen)},
         headers=AUTH,
     )
-    assert seen == [("HEAD", "Bearer abc")]
+    assert seen == [("GET", "Bearer abc")]
 
 
 async def test_cross_domain_redirect_drops_authorization(tmp_path: Path) -> None:
@@ -568,4 +578,4 @@ async def test_cross_domain_redirect_drops_authorization(tmp_path: Path) -> None
         headers=AUTH,
     )
     assert checked.entry["final_url"] == f"{other(checked.base)}/target"
-    assert seen == [("HEAD", None)]
+    assert seen == [("GET", None)]

@@ -153,7 +153,7 @@ def test_any_text_parses_and_answers(text: str, path: str) -> None:
     url = f"https://example.com/{path}"
     assert robots.rules is not None
     # The fast paths (nothing can forbid; no plain Disallow starts the path) say what protego does.
-    assert robots.allows(url) is bool(robots.rules.can_fetch(url, "Googlebot"))
+    assert robots.allows(url, "Googlebot") is bool(robots.rules.can_fetch(url, "Googlebot"))
     if not robots.may_block:
         assert robots.rules.can_fetch(url, "Googlebot")
     for line in robots.sitemaps:

@@ -90,7 +90,7 @@ def _answers(report: Report) -> dict[str, tuple[object, ...]]:
 
 async def test_checker_processes_give_the_same_answers_on_the_demo(tmp_path: Path) -> None:
     """Every status, redirect and network code of the demo comes back alike from two processes."""
-    async with serve_demo() as site:
+    async with serve_demo() as sites:
         settings: dict[str, Any] = {
             "no_check": False,
             "allow_private": False,
@@ -98,8 +98,8 @@ async def test_checker_processes_give_the_same_answers_on_the_demo(tmp_path: Pat
             "timeout_s": 2.0,
             "retries": 1,
         }
-        one = await run_audit(tmp_path / "one", site, workers=1, **settings)
-        two = await run_audit(tmp_path / "two", site, workers=2, **settings)
+        one = await run_audit(tmp_path / "one", *sites, workers=1, **settings)
+        two = await run_audit(tmp_path / "two", *sites, workers=2, **settings)
     assert _answers(two.report) == _answers(one.report)
     assert two.report["summary"]["checked"] == one.report["summary"]["checked"] > 30
     families = ("http.", "redirect.", "net.")

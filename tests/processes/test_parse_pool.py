@@ -225,10 +225,10 @@ def test_helpers_only_parse_when_no_checker_process_needs_the_cores() -> None:
 
 
 async def test_parse_helpers_give_the_same_report_as_one_process(tmp_path: Path) -> None:
-    async with serve_demo() as site:
+    async with serve_demo() as sites:
         settings: dict[str, Any] = {"allow_private": False, "ca_file": DEMO_CA}
-        one = await run_audit(tmp_path / "one", site, workers=1, **settings)
-        three = await run_audit(tmp_path / "three", site, workers=3, **settings)
+        one = await run_audit(tmp_path / "one", *sites, workers=1, **settings)
+        three = await run_audit(tmp_path / "three", *sites, workers=3, **settings)
 
     def sitemaps(report: dict[str, Any]) -> dict[str, Any]:
         return {

@@ -103,10 +103,10 @@ async def filter_and_sort(page: Page, javascript: bool) -> None:
 
 
 async def test_the_demo_report_in_a_browser(tmp_path: Path) -> None:
-    async with serve_demo() as site:
+    async with serve_demo() as sites:
         audited = await run_audit(
             tmp_path,
-            site,
+            *sites,
             no_check=False,
             allow_private=False,
             ca_file=DEMO_CA,

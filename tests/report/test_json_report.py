@@ -12,12 +12,13 @@ from aiohttp import web
 import auditor.report.json_writer
 import auditor.sitemap.validated_entries
 from auditor.clock import FixedClock
-from auditor.config import AuditConfig
+from auditor.config import AuditConfig, Method
 from auditor.demo.server import Handler, serve
 from auditor.demo.site import SITEMAP_NS, Page, sitemapindex, url, urlset, xml_page
 from auditor.errors import ExitCode
 from auditor.models import UrlEntry, UrlRecord
 from auditor.pipeline import audit
+from auditor.report.encode import config_json
 from auditor.sitemap.validate import EntryContext, LocVerdict, validate_url_entry
 from tests.helpers import NOW, run_audit, target, validate_report
 
@@ -121,3 +122,17 @@ async def test_a_failure_in_the_sink_still_writes_an_incomplete_report(
     report = json.loads(result.json_path.read_text())
     validate_report(report)
     assert report["complete"] is False
+
+
+@pytest.mark.parametrize(
+    ("method", "html_read"), [(Method.GET, True), (Method.HEAD, False), (Method.AUTO, False)]
+)
+def test_the_reports_config_says_which_page_checks_ran(method: Method, html_read: bool) -> None:
+    """Issue 20: the default GET reads each page's head; HEAD only its headers."""
+    config = AuditConfig(targets=(target("https://example.com/"),), method=method)
+    checks = config_json(config)["page_checks"]
+    assert isinstance(checks, list)
+    assert {"x-robots-tag", "link-canonical", "robots.txt"} <= set(checks)
+    assert ({"meta-robots", "html-canonical"} <= set(checks)) is html_read
+    quiet = config_json(AuditConfig(targets=(target("https://example.com/"),), no_check=True))
+    assert quiet["page_checks"] == []

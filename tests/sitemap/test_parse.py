@@ -32,6 +32,7 @@ from auditor.sitemap.parse import (
     classify_root,
     parse_document,
 )
+from auditor.sitemap.parse.xml_reader import ATOM03_NS, RDF_NS
 from tests.helpers import deeper
 
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"
@@ -70,8 +71,27 @@ TEXT_CRLF = (
 RSS = b"""<?xml version="1.0"?>
 <rss version="2.0"><channel><title>t</title><link>https://example.com/</link>
 <item><title>one</title><link>https://example.com/p1</link></item>
-<item><link>https://example.com/p2</link></item>
+<item><link>https://example.com/p2</link><pubDate>Sat, 07 Sep 2024 00:00:01 GMT</pubDate></item>
 </channel></rss>"""
+
+# RSS 1.0: items are siblings of the channel, dated with Dublin Core (web.resource.org/rss/1.0).
+RSS1 = b"""<?xml version="1.0"?>
+<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
+ xmlns:dc="http://purl.org/dc/elements/1.1/">
+<channel rdf:about="https://example.com/"><title>t</title><link>https://example.com/</link>
+<items><rdf:Seq><rdf:li resource="https://example.com/r1"/></rdf:Seq></items></channel>
+<item rdf:about="https://example.com/r1"><title>one</title><link>https://example.com/r1</link>
+<dc:date>2024-05-06T10:00:00Z</dc:date></item>
+<item rdf:about="https://example.com/r2"><link>https://example.com/r2</link></item>
+</rdf:RDF>"""
+
+# Atom 0.3 (the draft before RFC 4287): its own namespace, `modified` for when it changed.
+ATOM03 = b"""<?xml version="1.0" encoding="utf-8"?>
+<feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>t</title>
+<link rel="alternate" type="text/html" href="https://example.com/"/>
+<entry><title>a</title><link rel="alternate" type="text/html" href="https://example.com/a1"/>
+<modified>2004-01-01T12:00:00Z</modified><issued>2003-12-31T09:00:00Z</issued></entry>
+</feed>"""
 
 ATOM = f"""<?xml version="1.0" encoding="utf-8"?>
 <feed xmlns="{ATOM_NS}"><title>t</title><link href="https://example.com/"/>
@@ -118,6 +138,8 @@ CASES: dict[str, bytes] = {
     "sitemap_index": SITEMAP_INDEX,
     "text_crlf": TEXT_CRLF,
     "rss": RSS,
+    "rss1": RSS1,
+    "atom03": ATOM03,
     "atom": ATOM,
     "truncated": TRUNCATED,
     "latin1": LATIN1,
@@ -234,7 +256,7 @@ def test_bad_bytes_past_a_refusal_are_not_counted_whatever_the_chunking(document
         ("atom", []),
         ("truncated", [Code.XML_MALFORMED]),
         ("latin1", [Code.XML_ENCODING, Code.XML_ENCODING]),
-        ("bom", [Code.XML_LEADING_WHITESPACE]),
+        ("bom", [Code.XML_BOM]),
         ("leading_whitespace", [Code.XML_LEADING_WHITESPACE]),
         ("junk", [Code.XML_LEADING_WHITESPACE]),
         ("html_doctype", [Code.SITEMAP_UNSUPPORTED_FORMAT]),
@@ -340,8 +362,27 @@ def test_text_sitemap_line_numbers_count_leading_blank_lines() -> None:
 def test_rss_items_links_are_entries_not_the_channel_link() -> None:
     assert url_entries(parse_document(RSS)) == [
         UrlEntry("https://example.com/p1", 3),
-        UrlEntry("https://example.com/p2", 4),
+        UrlEntry("https://example.com/p2", 4, "Sat, 07 Sep 2024 00:00:01 GMT"),  # pubDate
     ]
+
+
+def test_rss_1_0_items_beside_the_channel() -> None:
+    """Issue 20: RSS 1.0 (RDF) is read as peers read it; dc:date is the entry's lastmod."""
+    events = parse_document(RSS1)
+    assert roots(events) == [RootFound(SitemapKind.RSS, RDF_NS)]
+    assert findings(events) == []
+    assert url_entries(events) == [
+        UrlEntry("https://example.com/r1", 6, "2024-05-06T10:00:00Z"),
+        UrlEntry("https://example.com/r2", 8),
+    ]
+
+
+def test_atom_0_3_entries() -> None:
+    """Issue 20: Atom 0.3 is read too; `modified` is the entry's lastmod."""
+    events = parse_document(ATOM03)
+    assert roots(events) == [RootFound(SitemapKind.ATOM, ATOM03_NS)]
+    assert findings(events) == []
+    assert url_entries(events) == [UrlEntry("https://example.com/a1", 4, "2004-01-01T12:00:00Z")]
 
 
 def test_atom_entries_alternate_link_and_updated() -> None:
@@ -416,18 +457,35 @@ def test_declared_utf8_is_fine(declared: str) -> None:
 @pytest.mark.parametrize(
     ("document", "kind", "line"),
     [
-        (BOM, "bom", 2),
         (LEADING_WHITESPACE, "whitespace", 4),
         (JUNK, "junk", 3),
-        (b"\xef\xbb\xbf\n" + _SMALL_URLSET.encode(), "bom", 3),
-        (b"\xef\xbb\xbf" + f'<urlset xmlns="{SITEMAP_NS}"/>'.encode(), "bom", None),
     ],
-    ids=["bom", "whitespace", "junk", "bom_and_whitespace", "bom_without_declaration"],
+    ids=["whitespace", "junk"],
 )
 def test_leading_whitespace_kinds(document: bytes, kind: str, line: int | None) -> None:
     events = parse_document(document)
     assert details(events, Code.XML_LEADING_WHITESPACE) == [{"kind": kind}]
     assert events[0] == findings(events)[0]  # reported before the root
+    assert roots(events) == [RootFound(SitemapKind.URLSET, SITEMAP_NS)]
+    assert [entry.line for entry in url_entries(events)] == ([] if line is None else [line])
+
+
+@pytest.mark.parametrize(
+    ("document", "expected", "line"),
+    [
+        (BOM, [Code.XML_BOM], 2),
+        (b"\xef\xbb\xbf" + f'<urlset xmlns="{SITEMAP_NS}"/>'.encode(), [Code.XML_BOM], None),
+        # A BOM, then whitespace before <?xml: the whitespace is the problem.
+        (b"\xef\xbb\xbf\n" + _SMALL_URLSET.encode(), [Code.XML_LEADING_WHITESPACE], 3),
+    ],
+    ids=["bom", "bom_without_declaration", "bom_and_whitespace"],
+)
+def test_a_bom_alone_is_a_notice(document: bytes, expected: list[Code], line: int | None) -> None:
+    """Issue 20: XML 1.0 allows a UTF-8 BOM before `<?xml`; only what else comes is wrong."""
+    events = parse_document(document)
+    assert codes(events) == expected
+    if expected == [Code.XML_LEADING_WHITESPACE]:
+        assert details(events, Code.XML_LEADING_WHITESPACE) == [{"kind": "whitespace", "bom": True}]
     assert roots(events) == [RootFound(SitemapKind.URLSET, SITEMAP_NS)]
     assert [entry.line for entry in url_entries(events)] == ([] if line is None else [line])
 
@@ -633,7 +691,9 @@ def test_problem_without_loc_has_no_url() -> None:
         (None, "sitemapindex", SitemapKind.SITEMAPINDEX, "missing"),
         ("urn:other", "urlset", SitemapKind.URLSET, "wrong"),
         (None, "rss", SitemapKind.RSS, None),
+        (RDF_NS, "RDF", SitemapKind.RSS, None),
         (ATOM_NS, "feed", SitemapKind.ATOM, None),
+        (ATOM03_NS, "feed", SitemapKind.ATOM, None),
     ],
 )
 def test_classify_root_sitemaps(
@@ -651,7 +711,14 @@ def test_classify_root_sitemaps(
 
 @pytest.mark.parametrize(
     ("namespace", "local"),
-    [(None, "html"), (XHTML_NS, "html"), ("urn:x", "rss"), (None, "feed"), (SITEMAP_NS, "url")],
+    [
+        (None, "html"),
+        (XHTML_NS, "html"),
+        ("urn:x", "rss"),
+        (None, "feed"),
+        (SITEMAP_NS, "url"),
+        (None, "RDF"),  # RDF without its namespace is no RSS 1.0
+    ],
 )
 def test_classify_root_unsupported(namespace: str | None, local: str) -> None:
     kind, found = classify_root(namespace, local)
@@ -722,6 +789,7 @@ _ROOTS = [
     ("sitemapindex", ' xmlns="urn:wrong"'),
     ("rss", ""),
     ("feed", f' xmlns="{ATOM_NS}"'),
+    ("feed", ' xmlns="http://purl.org/atom/ns#"'),
     ("html", ""),
 ]
 _VALUES = st.sampled_from(
@@ -815,7 +883,7 @@ def test_a_huge_value_is_cut_and_flagged_the_same_whatever_the_chunking() -> Non
     whole = parse_document(document)
     [entry] = url_entries(whole)
     assert entry.loc == loc[:MAX_FIELD_CHARS]
-    assert entry.cut is True
+    assert entry.loc_cut is True
     chunks = [document[i : i + 7_001] for i in range(0, len(document), 7_001)]
     assert feed_chunks(chunks) == whole
 
@@ -826,7 +894,7 @@ def test_a_huge_text_sitemap_line_is_cut_and_flagged() -> None:
     entries = url_entries(
         feed_chunks([document[i : i + 4096] for i in range(0, len(document), 4096)])
     )
-    assert [(len(e.loc or ""), e.cut) for e in entries] == [
+    assert [(len(e.loc or ""), e.loc_cut) for e in entries] == [
         (15, False),
         (MAX_FIELD_CHARS, True),
         (15, False),

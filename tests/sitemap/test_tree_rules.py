@@ -48,7 +48,7 @@ def test_add_root_honours_the_run_cap_once() -> None:
     assert isinstance(tree.add_root(root_job("https://example.com/2.xml")), Job)
     capped = tree.add_root(root_job("https://example.com/3.xml"))
     assert isinstance(capped, Finding)
-    assert capped.code is Code.INDEX_TOO_MANY_SITEMAPS
+    assert capped.code is Code.RUN_LIMIT_REACHED  # issue 20: the run's own cap is no site error
     assert tree.add_root(root_job("https://example.com/4.xml")) is None
 
 
@@ -165,8 +165,9 @@ def test_run_cap_is_reported_once() -> None:
     assert isinstance(child(tree, parent, "https://example.com/2.xml"), Job)  # 3
     capped = child(tree, parent, "https://example.com/3.xml")
     assert isinstance(capped, Finding)
-    assert capped.code is Code.INDEX_TOO_MANY_SITEMAPS
-    assert capped.detail == {"scope": "run", "limit": 3}
+    assert capped.code is Code.RUN_LIMIT_REACHED  # issue 20: the run's own cap is no site error
+    assert capped.code is Code.RUN_LIMIT_REACHED
+    assert capped.detail == {"option": "--max-sitemaps", "limit": 3}
     assert child(tree, parent, "https://example.com/4.xml") is None
     assert child(tree, parent, "https://example.com/5.xml") is None
 
@@ -206,7 +207,7 @@ def test_check_hop_duplicate_via_redirect_then_visited() -> None:
 
 
 def test_url_dedup_first_listing() -> None:
-    dedup = UrlDedup()
+    dedup: UrlDedup[str] = UrlDedup()
     a, b = url_digest("https://example.com/a"), url_digest("https://example.com/b")
     assert dedup.first_listing(a, "https://example.com/s1.xml") is None
     assert dedup.first_listing(b, "https://example.com/s2.xml") is None
@@ -218,7 +219,7 @@ def test_url_dedup_first_listing() -> None:
 
 
 def test_url_dedup_keeps_outcomes_beside_first_listings() -> None:
-    dedup = UrlDedup()
+    dedup: UrlDedup[str] = UrlDedup()
     a, b, c = (url_digest(f"https://example.com/{name}") for name in "abc")
     for digest in (a, b):
         dedup.first_listing(digest, "https://example.com/s1.xml")

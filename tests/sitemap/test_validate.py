@@ -13,12 +13,11 @@ from auditor import urls as urls_module
 from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
 from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
-from auditor.sitemap import validate as validate_module
+from auditor.sitemap import dates as dates_module
+from auditor.sitemap.dates import Lastmod, parse_lastmod, xsd_earliest
 from auditor.sitemap.validate import (
     CHANGEFREQS,
     EntryContext,
-    W3CDatetime,
-    parse_w3c_datetime,
     validate_changefreq,
     validate_lastmod,
     validate_loc,
@@ -26,7 +25,6 @@ from auditor.sitemap.validate import (
     validate_sitemap_entry,
     validate_url_entry,
 )
-from auditor.sitemap.validate import _xsd_valid as xsd_valid
 from auditor.urls import (
     HttpUrl,
     Mismatch,
@@ -99,8 +97,8 @@ def found_codes(found: tuple[Finding, ...]) -> list[Code]:
     ],
 )
 def test_the_six_w3c_forms(text: str, earliest: datetime, xsd_valid: bool) -> None:
-    parsed = parse_w3c_datetime(text)
-    assert parsed == W3CDatetime(earliest, xsd_valid)
+    parsed = parse_lastmod(text)
+    assert parsed == Lastmod(earliest, w3c_valid=True, xsd_valid=xsd_valid)
     assert parsed is not None
     assert parsed.earliest.utcoffset() == earliest.utcoffset()
 
@@ -108,7 +106,6 @@ def test_the_six_w3c_forms(text: str, earliest: datetime, xsd_valid: bool) -> No
 @pytest.mark.parametrize(
     "text",
     [
-        "2024-05-06T10:20:30",  # a time without a zone
         "2024-05-06T10:20",
         "2016-01-25 15:35:12",  # a space instead of T
         "2024-05-06 10:20:30Z",
@@ -125,7 +122,6 @@ def test_the_six_w3c_forms(text: str, earliest: datetime, xsd_valid: bool) -> No
         "2024-05-06T10:20:30+25:00",  # zone +25:00
         "2024-05-06T10:20:30+05:60",
         "2024-05-06T10:20:30+0200",
-        "2024-05-06Z",  # a zone needs a time
         "2024-05-06T10:20:30.Z",
         "2024-05-06t10:20:30z",
         " 2024-05-06",
@@ -135,34 +131,33 @@ def test_the_six_w3c_forms(text: str, earliest: datetime, xsd_valid: bool) -> No
         "yesterday",
     ],
 )
-def test_not_w3c(text: str) -> None:
-    assert parse_w3c_datetime(text) is None
+def test_neither_w3c_nor_xsd(text: str) -> None:
+    assert parse_lastmod(text) is None
 
 
 # --- lastmod ------------------------------------------------------------------------------------
 
 
+def xsd_valid(text: str) -> bool:
+    return xsd_earliest(text) is not None
+
+
 @pytest.mark.parametrize(
-    ("text", "xsd_valid"),
+    "text",
     [
-        ("2016-01-25T15:35:12", True),  # xsd:dateTime allows no zone, W3C does not
-        ("2024-05-06T10:20:30.5", True),
-        ("2016-01-25 15:35:12", False),
-        ("", False),
-        ("2024-1-5", False),
-        ("yesterday", False),
-        *[
-            pytest.param(
-                text,
-                False,
-            )
-            for text in ("2024-13-01", "2024-02-30", "2024-05-06T10:20:30+25:00")
-        ],
+        "2016-01-25 15:35:12",  # Search Console: "Invalid date"
+        "",
+        "2024-1-5",
+        "yesterday",
+        "2024-13-01",
+        "2024-02-30",
+        "2024-05-06T10:20:30+25:00",
+        "2024-05-06T10:20",  # a time without seconds nor zone: neither grammar's
     ],
 )
-def test_lastmod_invalid(text: str, xsd_valid: bool) -> None:
+def test_lastmod_invalid(text: str) -> None:
     found = validate_lastmod(text, folder_ctx(), url="https://example.com/catalog/a")
-    assert view(found) == [(Code.LASTMOD_INVALID, {"value": text, "xsd_valid": xsd_valid})]
+    assert view(found) == [(Code.LASTMOD_INVALID, {"value": text, "grammar": "W3C Datetime"})]
     assert found[0].url == "https://example.com/catalog/a"
     assert found[0].sitemap == SITEMAP
 
@@ -217,7 +212,25 @@ def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
     assert found_codes(found) == expected
     for item in found:
         if item.code is Code.LASTMOD_XSD_MISMATCH:
-            assert item.detail == {"value": text}
+            assert item.detail == {"value": text, "valid_for": "w3c"}
+
+
+@pytest.mark.parametrize(
+    ("text", "future"),
+    [
+        ("2016-01-25T15:35:12", False),  # xsd:dateTime allows no zone, W3C Datetime does not
+        ("2024-05-06T10:20:30.5", False),
+        ("2024-05-06Z", False),  # xsd:date takes a zone; W3C Datetime wants a time with one
+        ("2026-11-23T21:00:00", False),  # no zone: at UTC+14 that was 07:00Z, before the audit
+        ("2026-11-24T03:00:00", True),  # at UTC+14: 13:00Z, after 12:00Z and its skew
+    ],
+)
+def test_a_time_without_a_zone_is_a_notice_never_an_error(text: str, future: bool) -> None:
+    """Issue 20: valid for exactly one of W3C Datetime and the XSD is the notice, both ways."""
+    found = validate_lastmod(text, folder_ctx(), url=None)
+    expected = [Code.LASTMOD_FUTURE] if future else []
+    assert found_codes(found) == [*expected, Code.LASTMOD_XSD_MISMATCH]
+    assert found[-1].detail == {"value": text, "valid_for": "xsd"}
 
 
 # The six W3C Datetime forms, by how many of (year, month, day, hour, minute, second, fraction)
@@ -263,8 +276,11 @@ def test_every_w3c_form_means_its_earliest_moment(
     written = [f"{m.year:04}", f"-{m.month:02}", f"-{m.day:02}", f"T{m.hour:02}", f":{m.minute:02}",
                f":{m.second:02}", f".{fraction}"]  # fmt: skip
     text = "".join(written[:kept]) + (zone if kept > 3 else "")
-    parsed = parse_w3c_datetime(text)
+    parsed = parse_lastmod(text)
     tz = _zone(zone) if kept > 3 else PLUS_14
+    xsd_only = kept > 5 and zone == ""  # a time to the second, no zone: the XSD's alone
+    if xsd_only:
+        tz = PLUS_14
     if tz is None:
         assert parsed is None, text
         return
@@ -274,6 +290,7 @@ def test_every_w3c_form_means_its_earliest_moment(
     expected = datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
     assert parsed.earliest == expected
     assert parsed.earliest.utcoffset() == expected.utcoffset()
+    assert parsed.w3c_valid is not xsd_only
     assert parsed.xsd_valid is (
         kept == 3 or (kept > 5 and abs(expected.utcoffset() or timedelta()) <= timedelta(hours=14))
     )
@@ -282,14 +299,16 @@ def test_every_w3c_form_means_its_earliest_moment(
 @given(st.text(st.sampled_from("0123456789-T:Z+.Z \u0663x"), max_size=32) | st.text(max_size=32))
 def test_any_lastmod_gives_findings_that_agree(text: str) -> None:
     found = validate_lastmod(text, folder_ctx(), url=None)
-    parsed = parse_w3c_datetime(text)
+    parsed = parse_lastmod(text)
     codes = found_codes(found)
     assert (Code.LASTMOD_INVALID in codes) is (parsed is None)
     if parsed is None:
+        assert not xsd_valid(text), text
         [item] = found
-        assert (item.detail or {})["xsd_valid"] is xsd_valid(text)
-    else:  # the notice says "valid W3C, rejected by sitemap.xsd", exactly
-        assert (Code.LASTMOD_XSD_MISMATCH in codes) is not xsd_valid(text), text
+        assert item.code is Code.LASTMOD_INVALID
+    else:  # the notice says "valid for one grammar only", exactly
+        mismatch = not (parsed.w3c_valid and parsed.xsd_valid)
+        assert (Code.LASTMOD_XSD_MISMATCH in codes) is mismatch, text
         assert parsed.xsd_valid is xsd_valid(text), text
 
 
@@ -395,8 +414,8 @@ def test_loc_length_limit() -> None:
 )
 def test_loc_not_escaped(text: str, escaped: bool) -> None:
     verdict = validate_loc(text, folder_ctx())
-    expected = [] if escaped else [Code.LOC_NOT_ESCAPED]
-    assert found_codes(verdict.findings) == expected
+    found = [code for code in found_codes(verdict.findings) if code is not Code.LOC_FRAGMENT]
+    assert found == ([] if escaped else [Code.LOC_NOT_ESCAPED])
     assert needs_escaping(text) is not escaped
 
 
@@ -824,8 +843,54 @@ _W3C_SHAPED = st.one_of(
 @deeper(2)
 @given(_W3C_SHAPED)
 def test_the_common_w3c_forms_parse_as_the_general_pattern_does(text: str) -> None:
-    fast = parse_w3c_datetime.__wrapped__(text)
-    general = validate_module._parse_any_w3c(text)
+    fast = parse_lastmod.__wrapped__(text)
+    general = dates_module._parse_any_w3c(text)
+    if fast is not None and not fast.w3c_valid:
+        fast = None  # the XSD's alone: the W3C parsers both refuse it
     assert fast == general
     if fast is not None and general is not None:
         assert fast.earliest.utcoffset() == general.earliest.utcoffset()
+
+
+# --- issue 20: findings that were false ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("listed", ["https://bücher.de/a", "https://BÜCHER.de/a"])
+def test_idn_hosts_compare_and_deduplicate_in_their_idna_form(listed: str) -> None:
+    """`https://bücher.de/a` in a sitemap at `https://xn--bcher-kva.de/` is on its host."""
+    ctx = folder_ctx("https://xn--bcher-kva.de/sitemap.xml")
+    verdict = validate_loc(listed, ctx)
+    assert Code.LOC_HOST_MISMATCH not in found_codes(verdict.findings)
+    assert verdict.url is not None
+    assert verdict.url.key == http("https://xn--bcher-kva.de/a").key
+    assert not verdict.off_scope
+
+
+@pytest.mark.parametrize("listed", ["https://example.com:0/catalog/a", "http://[::1]:0/catalog/"])
+def test_port_zero_is_no_default_port(listed: str) -> None:
+    """RFC 6335 reserves port 0: a loc with it is invalid, never the scheme's default port."""
+    verdict = validate_loc(listed, folder_ctx())
+    assert found_codes(verdict.findings)[:1] == [Code.LOC_INVALID]
+    assert parse_http_url(listed) is None
+    assert split_http_url(listed) is None
+
+
+@pytest.mark.parametrize(
+    ("listed", "expected", "detail"),
+    [
+        ("https://example.com/catalog/a#reviews", [Code.LOC_FRAGMENT], {"fragment": "reviews"}),
+        ("https://example.com/catalog/a?utm_source=x", [Code.LOC_TRACKING_PARAM], None),
+        ("https://example.com/catalog/a;jsessionid=0A1B", [Code.LOC_TRACKING_PARAM], None),
+        ("https://example.com/catalog/a?id=1&PHPSESSID=9f", [Code.LOC_TRACKING_PARAM], None),
+        ("https://example.com/catalog/a?sid=7", [Code.LOC_TRACKING_PARAM], {"parameter": "sid"}),
+        ("https://example.com/catalog/a?side=left&consider=1", [], None),
+        ("https://example.com/catalog/a?q=utm_source", [], None),
+    ],
+)
+def test_fragments_and_tracking_parameters(
+    listed: str, expected: list[Code], detail: dict[str, str] | None
+) -> None:
+    verdict = validate_loc(listed, folder_ctx())
+    assert found_codes(verdict.findings) == expected
+    if detail is not None:
+        assert verdict.findings[0].detail == detail

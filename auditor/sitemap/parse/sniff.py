@@ -76,7 +76,7 @@ class Sniffer:
             self._unsupported("an HTML page")
             return None, ""
         declared = head.startswith("<?xml") and len(head) > 5 and head[5] in XML_SPACE
-        self._report_prefix("whitespace" if self._spaced and declared else "bom")
+        self._report_prefix("whitespace" if self._spaced and declared else None)
         return self._xml_reader(), head
 
     def _skip(self, prefix: str) -> None:
@@ -91,13 +91,19 @@ class Sniffer:
     def _xml_reader(self) -> XmlReader:
         return XmlReader(self._events, self._space_lines, self._space_columns)
 
-    def _report_prefix(self, kind: str) -> None:
-        # PROTOCOL.md: nothing may precede <?xml; a BOM there makes Google say "unable to read".
-        if self._bom:
-            kind = "bom"
-        elif kind == "bom":
-            return
-        self._events.append(finding(Code.XML_LEADING_WHITESPACE, kind=kind))
+    def _report_prefix(self, kind: str | None) -> None:
+        """What precedes the XML declaration: `kind` (whitespace, junk), and a BOM.
+
+        PROTOCOL.md: nothing but a UTF-8 BOM may precede `<?xml` (XML 1.0 §4.3.3 allows the BOM;
+        whitespace makes Google say "unable to read"): the BOM alone is a notice.
+        """
+        if kind is not None:
+            prefix = finding(Code.XML_LEADING_WHITESPACE, kind=kind)
+            if self._bom:
+                prefix = finding(Code.XML_LEADING_WHITESPACE, kind=kind, bom=True)
+            self._events.append(prefix)
+        elif self._bom:
+            self._events.append(finding(Code.XML_BOM))
 
     def _unsupported(self, what: str) -> None:
         message = f"Not a sitemap: {what}"

@@ -46,7 +46,7 @@ class TextReader:
         if not value:
             return
         if value[:8].lower().startswith(("http://", "https://")):
-            self._events.append(UrlEntry(value, self._line, cut=cut))
+            self._events.append(UrlEntry(value, self._line, loc_cut=cut))
             return
         self._events.append(
             finding(Code.SITEMAP_INVALID_TEXT_LINE, line=self._line, value=value[:200])

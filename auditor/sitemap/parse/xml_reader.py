@@ -26,6 +26,11 @@ from auditor.models import (
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LEGACY_NS = "http://www.google.com/schemas/sitemap/0.84"  # Search Console: "Incorrect namespace"
 ATOM_NS = "http://www.w3.org/2005/Atom"
+# Feeds other crawlers read too, and so do we (PROTOCOL.md): RSS 1.0 (RDF) and Atom 0.3.
+RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+RSS1_NS = "http://purl.org/rss/1.0/"
+DC_NS = "http://purl.org/dc/elements/1.1/"
+ATOM03_NS = "http://purl.org/atom/ns#"
 XML_SPACE = " \t\r\n"
 _LOC, _LASTMOD, _CHANGEFREQ, _PRIORITY = range(4)
 # One piece of markup (a tag, comment, processing instruction) may span no more than this:
@@ -70,7 +75,9 @@ class XmlReader:
         self._capture: int | None = None  # field slot whose text is being read; -1 = ignored
         self._text: list[str] | None = None
         self._text_chars = 0  # characters met in the field, kept or not
-        self._cut = False  # a value of this entry was longer than MAX_FIELD_CHARS
+        # The entry's <loc> was longer than MAX_FIELD_CHARS. Per field: a cut <lastmod> is
+        # no long <loc> (PROTOCOL.md, rules we got wrong).
+        self._loc_cut = False
         self._markup_at = -1  # expat's byte index of the markup it is still waiting to end
         self._stalled = 0  # characters fed since that markup began, at least
 
@@ -176,7 +183,8 @@ class XmlReader:
         if self._capture is not None and depth == self._entry_depth + 1:
             if self._text is not None:
                 self._values[self._capture] = "".join(self._text).strip(XML_SPACE)
-                self._cut = self._cut or self._text_chars > MAX_FIELD_CHARS
+                if self._capture == _LOC:
+                    self._loc_cut = self._text_chars > MAX_FIELD_CHARS
             self._capture = None
             self._text = None
         elif depth == self._entry_depth and self._in_entry:
@@ -186,14 +194,18 @@ class XmlReader:
         loc, lastmod, changefreq, priority = self._values
         problems = self._problems.take(url=loc)
         if self.kind is SitemapKind.SITEMAPINDEX:
-            entry: ParseEvent = SitemapEntry(loc, self._line, lastmod, problems, cut=self._cut)
+            entry: ParseEvent = SitemapEntry(
+                loc, self._line, lastmod, problems, loc_cut=self._loc_cut
+            )
         else:
-            entry = UrlEntry(loc, self._line, lastmod, changefreq, priority, problems, self._cut)
+            entry = UrlEntry(
+                loc, self._line, lastmod, changefreq, priority, problems, self._loc_cut
+            )
         self._events.append(entry)
         self._in_entry = False
         self._values = [None] * 4
         self._seen = 0
-        self._cut = False
+        self._loc_cut = False
 
     def _start_root(self, name: str) -> None:
         namespace, _, local = name.rpartition("}")
@@ -213,16 +225,29 @@ class XmlReader:
                 self._entry_depth = 2
                 self._entry_tag = f"{prefix}{'url' if kind is SitemapKind.URLSET else 'sitemap'}"
                 self._fields = {f"{prefix}{tag}": slot for tag, slot in fields.items()}
-            case SitemapKind.RSS:  # rss/channel/item/link (Google: RSS 2.0 as a sitemap)
+            case SitemapKind.RSS:
                 self._own_ns = "\0"  # RSS has no namespace of its own to police
-                self._entry_depth, self._entry_tag = 3, "item"
-                self._fields = {"link": _LOC}
-            case SitemapKind.ATOM:  # feed/entry/link@href and entry/updated (Atom 1.0)
+                self._read_rss(namespace)
+            case SitemapKind.ATOM:  # feed/entry/link@href, and when it changed
                 self._own_ns = "\0"
-                self._entry_depth, self._entry_tag = 2, f"{ATOM_NS}}}entry"
-                self._fields = {f"{ATOM_NS}}}link": _LOC, f"{ATOM_NS}}}updated": _LASTMOD}
+                updated = "updated" if namespace == ATOM_NS else "modified"  # 1.0, 0.3
+                self._entry_depth, self._entry_tag = 2, f"{prefix}entry"
+                self._fields = {f"{prefix}link": _LOC, f"{prefix}{updated}": _LASTMOD}
             case _:
                 raise AssertionError(kind)
+
+    def _read_rss(self, namespace: str) -> None:
+        """Where an RSS feed's entries are, by version.
+
+        RSS 2.0: rss/channel/item with link and pubDate (Google: RSS 2.0 as a sitemap). RSS 1.0:
+        rdf:RDF/item, a sibling of the channel, with link and dc:date.
+        """
+        if namespace == RDF_NS:
+            self._entry_depth, self._entry_tag = 2, f"{RSS1_NS}}}item"
+            self._fields = {f"{RSS1_NS}}}link": _LOC, f"{DC_NS}}}date": _LASTMOD}
+        else:
+            self._entry_depth, self._entry_tag = 3, "item"
+            self._fields = {"link": _LOC, "pubDate": _LASTMOD}
 
     def _is_own(self, name: str) -> bool:
         """True for an element in the root's own namespace (unknown ones there are reported)."""
@@ -243,9 +268,9 @@ def classify_root(namespace: str | None, local: str) -> tuple[SitemapKind | None
             "legacy" if namespace == LEGACY_NS else "missing" if namespace is None else "wrong"
         )
         return kind, finding(Code.SITEMAP_BAD_NAMESPACE, kind=problem, namespace=namespace)
-    if local == "rss" and namespace is None:
+    if (local, namespace) in (("rss", None), ("RDF", RDF_NS)):
         return SitemapKind.RSS, None
-    if local == "feed" and namespace == ATOM_NS:
+    if local == "feed" and namespace in (ATOM_NS, ATOM03_NS):
         return SitemapKind.ATOM, None
     message = f"Not a sitemap: root element <{local}>"
     return None, finding(Code.SITEMAP_UNSUPPORTED_FORMAT, message, root=local, namespace=namespace)
