@@ -150,8 +150,14 @@ class Checker:
         challenge = bot_challenge(status, headers, body)
         found += status_findings(status, url=loc, challenge=challenge)
         if 200 <= status < 300 and challenge is None:
-            kind = headers.get("Content-Type")
-            found += self._page_findings(loc, final_url, robots_tags, links, body, kind)
+            found += self._page_findings(
+                loc,
+                final_url,
+                robots_tags=robots_tags,
+                links=links,
+                body=body,
+                content_type=headers.get("Content-Type"),
+            )
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
@@ -161,6 +167,7 @@ class Checker:
         self,
         loc: str,
         final_url: str,
+        *,
         robots_tags: list[str],
         links: list[str],
         body: bytes,
