@@ -7,6 +7,7 @@
     │   ├── TargetError                     a TARGET that is neither a URL nor a file
     │   ├── BaselineError                   --baseline: missing, truncated, not a report
     │   ├── LoopError                       --loop uvloop without uvloop installed
+    │   ├── ReportReadError                 a report to read back: missing, truncated, not ours
     │   └── ReportError                     the report folder cannot be written (before the run)
     ├── RunError .......................... exit 3: the run itself failed, not the site
     │   ├── ReportWriteError                a report or output failed mid-run or at the end
@@ -75,6 +76,10 @@ class BaselineError(UsageError):
 
 class LoopError(UsageError):
     """The event loop asked for is not installed."""
+
+
+class ReportReadError(UsageError):
+    """A JSON report that cannot be read back (read_report, the pre-commit hook)."""
 
 
 class ReportError(UsageError):

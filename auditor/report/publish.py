@@ -1,4 +1,4 @@
-"""Publish a run: the JSON report committed, then the HTML report, the metrics and JUnit.
+"""Publish a run: the CSV files and the JSON report committed, then HTML, metrics and JUnit.
 
 Every output reads the run's one Decision (auditor.results.verdict): the HTML headline, the
 metrics' exit code, and (through the cases it holds) the JUnit file.
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from auditor.config import AuditConfig
 from auditor.models import TargetRecord
+from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
@@ -47,9 +48,22 @@ def html_beside(json_path: Path) -> Path:
     return path if path != json_path else json_path.with_name(json_path.name + ".html")
 
 
-async def publish(writer: JsonReportWriter, run: FinishedRun, *, junit: JunitCases | None) -> Path:
+async def publish(
+    writer: JsonReportWriter,
+    run: FinishedRun,
+    *,
+    junit: JunitCases | None,
+    csv: CsvWriter | None = None,
+) -> Path:
     """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
     config = run.config
+    if csv is not None:  # streamed during the run; the targets' findings are known only now
+        csv.add_targets(run.targets)
+        try:
+            await csv.commit()
+        except BaseException:
+            await writer.discard()  # no spool left behind: the run fails with exit 3
+            raise
     head = head_json(generated_at=run.started_at, complete=run.complete, config=config)
     await writer.commit(
         head,
