@@ -19,9 +19,10 @@
     │   ├── FetchError                      no usable answer; `code` is the finding (net.*)
     │   │   └── GivenUpError                the host was given up by the breaker: not sent
     │   └── CompressionError                broken gzip or deflate: sitemap.compression_error
-    └── LocalStateError ................... no exit code: the --state file or a kept copy
-        ├── StateFormatError                the state file is not ours: a warning, run goes on
-        └── StateReadError                  a kept copy unreadable after its 304: internal.error
+    ├── LocalStateError ................... no exit code: the --state file or a kept copy
+    │   ├── StateFormatError                the state file is not ours: a warning, run goes on
+    │   └── StateReadError                  a kept copy unreadable after its 304: internal.error
+    └── MissingExtraError (an ImportError)  the library's urls_frame() without pandas installed
 
     BlockedAddressError (an OSError)        raised inside aiohttp's resolver, so that aiohttp
                                             wraps it; the edge turns it into
@@ -155,6 +156,10 @@ class StateFormatError(LocalStateError):
 
 class StateReadError(LocalStateError):
     """A kept body could not be read back after its 304: our disk's fault, not the site's."""
+
+
+class MissingExtraError(AuditorError, ImportError):
+    """An optional extra that is not installed (`pip install 'sitemap-auditor[pandas]'`)."""
 
 
 class BlockedAddressError(OSError):

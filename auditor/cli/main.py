@@ -67,7 +67,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = replace(result, json_path=STDOUT)
     out = sys.stderr if to_stdout else sys.stdout
     try:
-        _print_summary(result, quiet=args.quiet, no_check=config.no_check, out=out, look=look)
+        summary = {"quiet": args.quiet, "no_check": config.no_check, "no_color": look.no_color}
+        _print_summary(result, out=out, **summary)
         out.flush()
     except BrokenPipeError:  # `sitemap-audit ... | head`: the reader left; the verdict stands
         os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
@@ -178,13 +179,22 @@ class _stop_on_signals:  # noqa: N801 - used as a context manager, named like on
 
 
 def _print_summary(
-    result: AuditResult, *, quiet: bool, no_check: bool, out: TextIO, look: _Look
+    result: AuditResult,
+    *,
+    quiet: bool,
+    no_check: bool,
+    out: TextIO | None = None,
+    no_color: bool = False,
 ) -> None:
-    """The verdict (--quiet); else counts, top codes and report paths: a table on a terminal."""
+    """The verdict (--quiet); else counts, top codes and report paths: a table on a terminal.
+
+    On `out` (default stdout; stderr when stdout carries the JSON report).
+    """
+    out = out or sys.stdout
     if quiet:
         print(result.verdict.line, file=out)
     elif out.isatty():
-        console = Console(file=out, highlight=False, no_color=look.no_color)
+        console = Console(file=out, highlight=False, no_color=no_color)
         console.print(rich_summary(result, no_check=no_check))
     else:
         print("\n".join(plain_lines(result, no_check=no_check)), file=out)

@@ -25,7 +25,9 @@ from auditor.models import (
 Obj = Mapping[str, Any]
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, as UrlRecord and CheckResult: one is made per URL read, and a frozen dataclass's
+# __init__ costs three times as much. Never changed once made.
+@dataclass(slots=True)
 class ReportedUrl:
     """One entry of a report's `urls[]`: a distinct URL, its answer if requested, its findings.
 
@@ -132,24 +134,27 @@ def redirects_of(items: Iterable[Obj]) -> tuple[Redirect, ...]:
 
 def url_of(obj: Obj) -> ReportedUrl:
     """One `urls[]` entry (ReportReadError when a required field is missing)."""
+    get = obj.get
     try:
         loc = str(obj["loc"])
-        checked = "status" in obj  # the schema: status and its companions, or none of them
+        findings = obj["findings"]
+        hops = get("redirects")
+        # Positional: this runs once per URL of the report.
         return ReportedUrl(
-            loc=loc,
-            sitemaps=tuple(obj["sitemaps"]),
-            findings=tuple(finding_of(item, url=loc) for item in obj["findings"]),
-            line=obj.get("line"),
-            lastmod=obj.get("lastmod"),
-            changefreq=obj.get("changefreq"),
-            priority=obj.get("priority"),
-            checked=checked,
-            status=obj.get("status"),
-            final_url=obj.get("final_url"),
-            final_status=obj.get("final_status"),
-            redirects=redirects_of(obj.get("redirects") or ()),
-            elapsed_ms=obj.get("elapsed_ms"),
-            method=obj.get("method"),
+            loc,
+            tuple(obj["sitemaps"]),
+            tuple(finding_of(item, url=loc) for item in findings) if findings else (),
+            get("line"),
+            get("lastmod"),
+            get("changefreq"),
+            get("priority"),
+            "status" in obj,  # the schema: status and its companions, or none of them
+            get("status"),
+            get("final_url"),
+            get("final_status"),
+            redirects_of(hops) if hops else (),
+            get("elapsed_ms"),
+            get("method"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportReadError(f"a urls[] entry this version cannot read ({exc!r})") from None

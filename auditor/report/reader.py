@@ -6,7 +6,7 @@ is read in flat memory. Blocking file reads: call it from a thread inside an eve
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
@@ -78,12 +78,12 @@ class ReportReader:
                 f"{self.path}: not a sitemap-audit JSON report ({exc!r})"
             ) from None
 
-    def sitemaps(self) -> Iterator[SitemapRecord]:
+    def sitemaps(self) -> Generator[SitemapRecord, None, None]:
         """Every document of the run, one at a time."""
         for obj in self._sitemap_objects():
             yield sitemap_of(obj)
 
-    def urls(self) -> Iterator[ReportedUrl]:
+    def urls(self) -> Generator[ReportedUrl, None, None]:
         """Every distinct URL of the run, one at a time."""
         for obj in self._items("urls.item"):
             yield url_of(obj)
@@ -102,13 +102,17 @@ class ReportReader:
             return dict(obj)
         return None
 
-    def decision(self) -> Decision:
+    def decision(
+        self, *, head: ReportHead | None = None, summary: ReportSummary | None = None
+    ) -> Decision:
         """The run's exit code and verdict, decided again from the report's records.
 
         The same decision as the run's (auditor.results.verdict), except that a run stopped by
         an internal failure reads as interrupted (the report does not say which): exit 3 both.
+        `head` and `summary`, when already read, spare their passes.
         """
-        head, summary, diff = self.head(), self.summary(), self.diff()
+        head, summary = head or self.head(), summary or self.summary()
+        diff = self.diff() if head.config.get("baseline") is not None else None
         sitemaps_with_errors, urls_with_errors = self._error_counts(summary)
         counts = RunCounts(
             by_severity={severity: summary.by_severity.get(severity, 0) for severity in Severity},
