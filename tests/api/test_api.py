@@ -248,3 +248,26 @@ print(json.dumps({"before": before, "after": "auditor.api" in sys.modules}))
 async def test_the_package_loads_the_library_on_first_use() -> None:
     code, printed = await run_script(LAZY_SCRIPT)
     assert (code, printed) == (0, {"before": False, "after": True})
+
+
+async def test_the_readme_example_runs(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Use it from Python\n", 1)[1].split("\n## ", 1)[0]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert 'site = "https://www.example.com/"' in example
+    async with serve(mixed_routes) as site:
+        (tmp_path / "example.py").write_text(
+            example.replace("https://www.example.com/", f"{site.base}/")
+        )
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "example.py"],
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.DEVNULL,
+        )
+        assert await process.wait() == 0
+    report = json.loads((tmp_path / "audit.json").read_text())
+    assert report["summary"]["urls"] == 7
+    assert sorted(path.name for path in (tmp_path / "audit-tables").iterdir()) == [
+        "findings.csv",
+        "urls.csv",
+    ]
