@@ -33,17 +33,10 @@ from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
-from auditor.report.publish import FinishedRun, publish
+from auditor.report.publish import FinishedRun, open_outputs, publish
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
-from auditor.results.sink import (
-    Observer,
-    RecordWriter,
-    SinkQueue,
-    Tee,
-    make_sink_queue,
-    run_sink,
-)
+from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.read_services import ReadServices
@@ -112,9 +105,7 @@ async def audit(
     diff = await _baseline_diff(config)  # before the report: a bad baseline is a usage error
     # An unusable state is a warning, and the run goes on as without one.
     state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
-    writer = JsonReportWriter(await report_path(config, started_at))
-    await writer.open()
-    csv = await _open_csv(config, writer)
+    writer, csv = await open_outputs(config, await report_path(config, started_at))
     junit = None
     if config.junit is not None:
         junit = JunitCases(config.fail_on, went_bad=diff.went_bad if diff is not None else None)
@@ -188,19 +179,6 @@ async def _conclude(
         decision=decision,
         diff=diff_out,
     )
-
-
-async def _open_csv(config: AuditConfig, writer: JsonReportWriter) -> CsvWriter | None:
-    """The `--csv` writer, open; None without --csv (its failure discards the JSON's spools)."""
-    if config.csv is None:
-        return None
-    csv = CsvWriter(config.csv)
-    try:
-        await csv.open()
-    except BaseException:
-        await writer.discard()
-        raise
-    return csv
 
 
 async def _walk_or_fail(

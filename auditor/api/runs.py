@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 import threading
 from concurrent.futures import Future
@@ -74,7 +75,8 @@ class _Stopper:
             self._stopped = True
             if self._target is not None:
                 loop, event = self._target
-                loop.call_soon_threadsafe(event.set)
+                with contextlib.suppress(RuntimeError):  # the run ended, its loop closed
+                    loop.call_soon_threadsafe(event.set)
 
 
 def _audit_in_thread(config: AuditConfig, stopper: _Stopper, done: Future[AuditResult]) -> None:

@@ -14,7 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from auditor.cli.options import parse_command
-from auditor.errors import RunError, UsageError
+from auditor.errors import ExitCode, RunError, UsageError
 from auditor.models import Finding
 from auditor.pipeline import audit
 from auditor.processes.event_loop import run_in_loop
@@ -27,18 +27,26 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Audit the files of `argv` (options first, as pre-commit passes them); the exit code."""
     given = list(sys.argv[1:] if argv is None else argv)
     with tempfile.TemporaryDirectory(prefix=f"{PROG}-") as folder:
-        # One process: a commit's few files are not worth starting a parse helper for.
-        fixed = ["--no-check", "--json", str(Path(folder) / "report.json")]
         try:
-            _, config = parse_command(["--workers", "1", *given, *fixed])
-            assert config is not None  # --version and --print-schema are not for the hook
-            result = run_in_loop(audit(config), config.loop)
-            reader = ReportReader(result.json_path)
-            for line in finding_lines(reader):
-                print(line)
+            return _audit(given, report_path=Path(folder) / "report.json")
         except (UsageError, RunError) as exc:
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return exc.exit_code
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted", file=sys.stderr)
+            return ExitCode.FAILED
+
+
+def _audit(given: list[str], *, report_path: Path) -> int:
+    """Run the command's audit on the files, print one line per finding; the exit code."""
+    # One process: a commit's few files are not worth starting a parse helper for.
+    fixed = ["--no-check", "--json", str(report_path)]
+    _, config = parse_command(["--workers", "1", *given, *fixed])
+    if config is None:
+        raise UsageError("--version and --print-schema are the command's, not the hook's")
+    result = run_in_loop(audit(config), config.loop)
+    for line in finding_lines(ReportReader(result.json_path)):
+        print(line)
     return result.exit_code
 
 
@@ -49,8 +57,9 @@ def run() -> None:
 
 def finding_lines(reader: ReportReader) -> Iterator[str]:
     """One line per finding of the report, the file named as it was given."""
-    files = {target.url: target.input for target in reader.head().targets}
-    for target in reader.head().targets:
+    targets = reader.head().targets
+    files = {target.url: target.input for target in targets}
+    for target in targets:
         for item in target.findings:
             yield _line(item, where=target.input, line=None)
     for record in reader.sitemaps():

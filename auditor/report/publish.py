@@ -42,6 +42,26 @@ class FinishedRun:
     diff: Json | None  # the report's `diff` (with --baseline)
 
 
+async def open_outputs(
+    config: AuditConfig, json_path: Path
+) -> tuple[JsonReportWriter, CsvWriter | None]:
+    """The streamed outputs, open: the JSON report's writer, and with --csv the CSV writer.
+
+    ReportError when a folder cannot be written; then neither leaves a file behind.
+    """
+    writer = JsonReportWriter(json_path)
+    await writer.open()
+    if config.csv is None:
+        return writer, None
+    csv = CsvWriter(config.csv)
+    try:
+        await csv.open()
+    except BaseException:
+        await writer.discard()
+        raise
+    return writer, csv
+
+
 def html_beside(json_path: Path) -> Path:
     """The HTML report's default path: the JSON's, with `.html` for its suffix (never itself)."""
     path = json_path.with_suffix(".html")

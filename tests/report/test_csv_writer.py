@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 
+from auditor.cli.main import main
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import serve
@@ -156,3 +157,19 @@ async def test_existing_tables_are_replaced(tmp_path: Path) -> None:
     assert audited.result.exit_code == ExitCode.OK
     assert [row["loc"] for row in read_rows(folder / "urls.csv")] == ["https://example.com/a"]
     assert read_rows(folder / "findings.csv") == []
+
+
+def test_a_csv_folder_that_cannot_be_made_is_a_usage_error_and_leaves_nothing(
+    tmp_path: Path,
+) -> None:
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/a</loc></url></urlset>"
+    )
+    blocker = tmp_path / "file"
+    blocker.write_text("not a folder")
+    reports = tmp_path / "reports"
+    argv = ["--no-check", "--quiet", "--out", str(reports), "--csv", str(blocker / "tables")]
+    assert main([*argv, str(sitemap)]) == ExitCode.USAGE
+    assert sorted(path.name for path in reports.iterdir()) == []  # no spool of the JSON report
