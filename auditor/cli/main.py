@@ -42,8 +42,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    if config is None:
-        print(version_text() if args.version else schema_text(), end="\n" if args.version else "")
+    if config is None:  # --version or --print-schema: nothing to run
+        print(version_text() + "\n" if args.version else schema_text(), end="")
         return ExitCode.OK
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
@@ -67,8 +67,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             result = replace(result, json_path=STDOUT)
     out = sys.stderr if to_stdout else sys.stdout
     try:
-        summary = {"quiet": args.quiet, "no_check": config.no_check, "no_color": look.no_color}
-        _print_summary(result, out=out, **summary)
+        _print_summary(
+            result, quiet=args.quiet, no_check=config.no_check, out=out, no_color=look.no_color
+        )
         out.flush()
     except BrokenPipeError:  # `sitemap-audit ... | head`: the reader left; the verdict stands
         os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
