@@ -1,6 +1,8 @@
 """sitemap-auditor: discover, validate and check every sitemap of a site.
 
-Library use: `await audit(AuditConfig(targets=(parse_target("https://example.com/", ...),)))`.
+Library use: `auditor.run("https://example.com/", per_host=4)` (blocking, also in a notebook),
+`await auditor.audit_site(...)`, `auditor.read_report("audit.json")` (README: "Use it from
+Python"); the engine's own entry point is `await audit(AuditConfig(...))`.
 """
 
 from __future__ import annotations
@@ -11,11 +13,25 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
+    from auditor.api import AuditRun, Report, ReportedUrl, audit_site, read_report, run
     from auditor.config import AuditConfig, Target
     from auditor.discovery.targets import parse_target
     from auditor.pipeline import AuditResult, audit
 
-__all__ = ["AuditConfig", "AuditResult", "Target", "__version__", "audit", "parse_target"]
+__all__ = [
+    "AuditConfig",
+    "AuditResult",
+    "AuditRun",
+    "Report",
+    "ReportedUrl",
+    "Target",
+    "__version__",
+    "audit",
+    "audit_site",
+    "parse_target",
+    "read_report",
+    "run",
+]
 
 # Imported on first use (PEP 562): the package itself stays light, so that `python -m auditor`
 # reaches its entry point, which turns a Ctrl-C during the heavy imports into exit 3.
@@ -25,6 +41,12 @@ _LAZY = {
     "audit": "auditor.pipeline",
     "Target": "auditor.config",
     "parse_target": "auditor.discovery.targets",
+    "audit_site": "auditor.api",
+    "run": "auditor.api",
+    "read_report": "auditor.api",
+    "AuditRun": "auditor.api",
+    "Report": "auditor.api",
+    "ReportedUrl": "auditor.api",
 }
 
 

@@ -110,6 +110,7 @@ class AuditConfig:
     out: Path = Path("reports")
     json: Path | None = None
     html: Path | None = None
+    csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
     no_check: bool = False
     concurrency: int = 128
     per_host: int = 8

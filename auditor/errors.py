@@ -7,6 +7,7 @@
     │   ├── TargetError                     a TARGET that is neither a URL nor a file
     │   ├── BaselineError                   --baseline: missing, truncated, not a report
     │   ├── LoopError                       --loop uvloop without uvloop installed
+    │   ├── ReportReadError                 a report to read back: missing, truncated, not ours
     │   └── ReportError                     the report folder cannot be written (before the run)
     ├── RunError .......................... exit 3: the run itself failed, not the site
     │   ├── ReportWriteError                a report or output failed mid-run or at the end
@@ -18,9 +19,10 @@
     │   ├── FetchError                      no usable answer; `code` is the finding (net.*)
     │   │   └── GivenUpError                the host was given up by the breaker: not sent
     │   └── CompressionError                broken gzip or deflate: sitemap.compression_error
-    └── LocalStateError ................... no exit code: the --state file or a kept copy
-        ├── StateFormatError                the state file is not ours: a warning, run goes on
-        └── StateReadError                  a kept copy unreadable after its 304: internal.error
+    ├── LocalStateError ................... no exit code: the --state file or a kept copy
+    │   ├── StateFormatError                the state file is not ours: a warning, run goes on
+    │   └── StateReadError                  a kept copy unreadable after its 304: internal.error
+    └── MissingExtraError (an ImportError)  the library's urls_frame() without pandas installed
 
     BlockedAddressError (an OSError)        raised inside aiohttp's resolver, so that aiohttp
                                             wraps it; the edge turns it into
@@ -75,6 +77,10 @@ class BaselineError(UsageError):
 
 class LoopError(UsageError):
     """The event loop asked for is not installed."""
+
+
+class ReportReadError(UsageError):
+    """A JSON report that cannot be read back (read_report, the pre-commit hook)."""
 
 
 class ReportError(UsageError):
@@ -150,6 +156,10 @@ class StateFormatError(LocalStateError):
 
 class StateReadError(LocalStateError):
     """A kept body could not be read back after its 304: our disk's fault, not the site's."""
+
+
+class MissingExtraError(AuditorError, ImportError):
+    """An optional extra that is not installed (`pip install 'sitemap-auditor[pandas]'`)."""
 
 
 class BlockedAddressError(OSError):

@@ -29,13 +29,14 @@ from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.parse_pool import ParsePool
+from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
-from auditor.report.publish import FinishedRun, publish
+from auditor.report.publish import FinishedRun, open_outputs, publish
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
-from auditor.results.sink import Observer, SinkQueue, make_sink_queue, run_sink
+from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.read_services import Lister, ReadServices
@@ -104,8 +105,7 @@ async def audit(
     diff = await _baseline_diff(config)  # before the report: a bad baseline is a usage error
     # An unusable state is a warning, and the run goes on as without one.
     state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
-    writer = JsonReportWriter(await report_path(config, started_at))
-    await writer.open()
+    writer, csv = await open_outputs(config, await report_path(config, started_at))
     junit = None
     if config.junit is not None:
         junit = JunitCases(config.fail_on, went_bad=diff.went_bad if diff is not None else None)
@@ -119,13 +119,13 @@ async def audit(
         observers=[item for item in (junit, diff) if item is not None],
         state=state,
     )
-    complete, failed = await _walk_or_fail(run, writer, stop)
+    complete, failed = await _walk_or_fail(run, writer, stop, csv=csv)
     if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
         await state.save(complete=complete)
     finished = await _conclude(
         run, complete=complete, failed=failed, diff=diff, junit=junit, started=started
     )
-    html_path = await publish(writer, finished, junit=junit)
+    html_path = await publish(writer, finished, junit=junit, csv=csv)
     return AuditResult(
         run.summary,
         writer.path,
@@ -182,7 +182,7 @@ async def _conclude(
 
 
 async def _walk_or_fail(
-    run: _Run, writer: JsonReportWriter, stop: asyncio.Event | None
+    run: _Run, writer: JsonReportWriter, stop: asyncio.Event | None, *, csv: CsvWriter | None
 ) -> tuple[bool, bool]:
     """Walk the run: whether it completed, and whether an internal failure stopped it.
 
@@ -190,11 +190,13 @@ async def _walk_or_fail(
     that cannot be written (a full disk), leaves no report at all.
     """
     try:
-        return await run.walk(writer, stop), False
+        return await run.walk(writer if csv is None else Tee(writer, csv), stop), False
     except BaseException as exc:
         lost = _write_failure(exc)
         if lost is not None or not isinstance(exc, Exception):
             await writer.discard()
+            if csv is not None:
+                await csv.discard()
             raise lost or exc from None
         log.exception("the audit failed")
         return False, True
@@ -272,7 +274,7 @@ class _Run:
         self._state = state
         self.targets: tuple[TargetRecord, ...] = ()
 
-    async def walk(self, writer: JsonReportWriter, stop: asyncio.Event | None) -> bool:
+    async def walk(self, writer: RecordWriter, stop: asyncio.Event | None) -> bool:
         """Walk the trees and check their URLs into the sink; False when stopped before the end."""
         config, clock = self.config, self.clock
         queue = make_sink_queue()

@@ -20,7 +20,7 @@ from hypothesis import settings
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig, Target
 from auditor.demo.server import serve
-from auditor.demo.site import Page
+from auditor.demo.site import Page, redirect, url, urlset, xml_page
 from auditor.discovery.targets import parse_target
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema
@@ -131,3 +131,28 @@ async def serve_untrusted_tls() -> AsyncIterator[str]:
         port = tls_socket.getsockname()[1]
         async with serve(lambda base: {"/": Page(200, b"ok")}, tls=(tls_socket, context)):
             yield f"https://127.0.0.1:{port}"
+
+
+def mixed_routes(base: str) -> dict[str, Page]:
+    """A small site with a bit of everything: answers 200, 404, 500, a redirect, and entries
+    whose values are wrong, duplicated, or hostile in a spreadsheet (a formula, quotes, commas).
+    """
+    entries = [
+        url(f"{base}/ok", lastmod="2024-05-01"),
+        url(f"{base}/gone"),
+        url(f"{base}/moved"),
+        url(f"{base}/error"),
+        url(f'{base}/odd,name"quoted'),
+        url(f"{base}/ok"),  # loc.duplicate
+        url(f"{base}/late", lastmod="2024-13-01"),  # lastmod.invalid
+        url("=HYPERLINK(&quot;http://evil.invalid&quot;)"),  # loc.invalid, a formula in a cell
+    ]
+    return {
+        "/robots.txt": Page(200, f"User-agent: *\nSitemap: {base}/sitemap.xml\n".encode()),
+        "/sitemap.xml": xml_page(urlset(entries)),
+        "/ok": Page(200, b"ok"),
+        "/moved": redirect(301, f"{base}/ok"),
+        "/error": Page(500, b"oops"),
+        '/odd,name"quoted': Page(404, b"gone"),
+        "/late": Page(200, b"late"),
+    }

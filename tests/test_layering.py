@@ -37,6 +37,7 @@ ORDER = (
     "auditor.pipeline",
     "auditor.demo",
     "auditor.cli",
+    "auditor.api",
 )
 # The front doors: the package's lazy library names and `python -m auditor` may name any room.
 FRONT = {"auditor", "auditor.__main__"}
@@ -61,6 +62,7 @@ PURE = {
     "auditor.net.redirects",
     "auditor.net.retry",
     "auditor.report.charts",
+    "auditor.report.decode",
     "auditor.report.encode",
     "auditor.report.diff_view",
     "auditor.report.html_rows",

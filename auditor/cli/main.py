@@ -1,6 +1,7 @@
 """The command (DESIGN §2): options -> AuditConfig -> audit() -> summary and exit code.
 
-The only module that prints, reads the environment, or installs signal handlers.
+The only module that prints (with the pre-commit hook), reads the environment (NO_COLOR), or
+installs signal handlers.
 """
 
 from __future__ import annotations
@@ -8,22 +9,30 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import shutil
 import signal
 import sys
+import tempfile
 from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import asynccontextmanager, contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import TextIO
 
 from rich.console import Console
 
 from auditor.cli.options import PROG, parse_command
 from auditor.cli.terminal import plain_lines, rich_summary
+from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, RunError, UsageError
-from auditor.pipeline import AuditResult, OnProgress, audit
+from auditor.pipeline import AuditResult, OnProgress, audit, report_path
 from auditor.processes.event_loop import run_in_loop
 from auditor.report.schema import schema_text
+
+STDOUT = Path("-")  # `--json -`: the JSON report goes to stdout
+STDOUT_CHUNK_BYTES = 1 << 20
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -33,27 +42,37 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    if config is None:
-        print(schema_text(), end="")
+    if config is None:  # --version or --print-schema: nothing to run
+        print(version_text() + "\n" if args.version else schema_text(), end="")
         return ExitCode.OK
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
     )
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
+    # no-color.org: NO_COLOR set to any non-empty value turns colours off.
+    look = _Look(no_color=args.no_color or bool(os.environ.get("NO_COLOR")), progress=show_progress)
+    to_stdout = config.json == STDOUT
+    with _spool_folder(used=to_stdout) as spool:
+        try:
+            result = run_in_loop(_run(config, demo=args.demo, look=look, spool=spool), config.loop)
+        except (UsageError, RunError) as exc:  # auditor.errors says which exit code each one means
+            print(f"{PROG}: error: {exc}", file=sys.stderr)
+            return exc.exit_code
+        except KeyboardInterrupt:
+            print(f"{PROG}: interrupted; no report written", file=sys.stderr)
+            return ExitCode.FAILED
+        if to_stdout:  # the report, then the summary on stderr: stdout is the JSON alone
+            _write_to_stdout(result.json_path)
+            result = replace(result, json_path=STDOUT)
+    out = sys.stderr if to_stdout else sys.stdout
     try:
-        result = run_in_loop(_run(config, demo=args.demo, progress=show_progress), config.loop)
-    except (UsageError, RunError) as exc:  # auditor.errors says which exit code each one means
-        print(f"{PROG}: error: {exc}", file=sys.stderr)
-        return exc.exit_code
-    except KeyboardInterrupt:
-        print(f"{PROG}: interrupted; no report written", file=sys.stderr)
-        return ExitCode.FAILED
-    try:
-        _print_summary(result, quiet=args.quiet, no_check=config.no_check)
-        sys.stdout.flush()
+        _print_summary(
+            result, quiet=args.quiet, no_check=config.no_check, out=out, no_color=look.no_color
+        )
+        out.flush()
     except BrokenPipeError:  # `sitemap-audit ... | head`: the reader left; the verdict stands
-        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        os.dup2(os.open(os.devnull, os.O_WRONLY), out.fileno())
     return result.exit_code
 
 
@@ -62,9 +81,19 @@ def run() -> None:
     sys.exit(main())
 
 
-async def _run(config: AuditConfig, *, demo: bool, progress: bool) -> AuditResult:
+@dataclass(frozen=True, slots=True)
+class _Look:
+    """How the command shows itself: colours, and the progress bar."""
+
+    no_color: bool
+    progress: bool
+
+
+async def _run(config: AuditConfig, *, demo: bool, look: _Look, spool: Path | None) -> AuditResult:
     stop = asyncio.Event()
-    with _stop_on_signals(stop), _progress_bar(shown=progress) as on_progress:
+    if spool is not None:
+        config = await _spooled(config, spool)
+    with _stop_on_signals(stop), _progress_bar(look) as on_progress:
         if not demo:
             return await audit(config, stop=stop, on_progress=on_progress)
         async with _demo_site() as (urls, ca_file):
@@ -74,14 +103,44 @@ async def _run(config: AuditConfig, *, demo: bool, progress: bool) -> AuditResul
             return await audit(site, stop=stop, on_progress=on_progress)
 
 
+async def _spooled(config: AuditConfig, folder: Path) -> AuditConfig:
+    """`--json -`: the report made in `folder`, to be copied to stdout.
+
+    The HTML report goes where --html says, else where the auto-named report would be
+    (`<out>/<host>-<UTC timestamp>.html`).
+    """
+    auto = await report_path(replace(config, json=None), datetime.now(UTC))
+    return replace(config, json=folder / auto.name, html=config.html or auto.with_suffix(".html"))
+
+
+def _write_to_stdout(path: Path) -> None:
+    """The finished report, copied to stdout (a reader that leaves early is no error)."""
+    try:
+        with path.open("rb") as report:
+            shutil.copyfileobj(report, sys.stdout.buffer, STDOUT_CHUNK_BYTES)
+        sys.stdout.flush()
+    except BrokenPipeError:  # `sitemap-audit --json - ... | head -c 100`
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 @contextmanager
-def _progress_bar(*, shown: bool) -> Iterator[OnProgress | None]:
-    if not shown:
+def _spool_folder(*, used: bool) -> Iterator[Path | None]:
+    """`--json -`: a temporary folder for the report until it is copied to stdout."""
+    if not used:
+        yield None
+        return
+    with tempfile.TemporaryDirectory(prefix=f"{PROG}-") as folder:
+        yield Path(folder)
+
+
+@contextmanager
+def _progress_bar(look: _Look) -> Iterator[OnProgress | None]:
+    if not look.progress:
         yield None
         return
     from auditor.cli.progress import ProgressBar  # noqa: PLC0415 - rich only for terminals
 
-    with ProgressBar() as bar:
+    with ProgressBar(Console(stderr=True, no_color=look.no_color)) as bar:
         yield bar.update
 
 
@@ -120,11 +179,23 @@ class _stop_on_signals:  # noqa: N801 - used as a context manager, named like on
         self._stop.set()
 
 
-def _print_summary(result: AuditResult, *, quiet: bool, no_check: bool) -> None:
-    """The verdict (--quiet); else counts, top codes and report paths: a table on a terminal."""
+def _print_summary(
+    result: AuditResult,
+    *,
+    quiet: bool,
+    no_check: bool,
+    out: TextIO | None = None,
+    no_color: bool = False,
+) -> None:
+    """The verdict (--quiet); else counts, top codes and report paths: a table on a terminal.
+
+    On `out` (default stdout; stderr when stdout carries the JSON report).
+    """
+    out = out or sys.stdout
     if quiet:
-        print(result.verdict.line)
-    elif sys.stdout.isatty():
-        Console(highlight=False).print(rich_summary(result, no_check=no_check))
+        print(result.verdict.line, file=out)
+    elif out.isatty():
+        console = Console(file=out, highlight=False, no_color=no_color)
+        console.print(rich_summary(result, no_check=no_check))
     else:
-        print("\n".join(plain_lines(result, no_check=no_check)))
+        print("\n".join(plain_lines(result, no_check=no_check)), file=out)

@@ -16,7 +16,6 @@ from dataclasses import replace
 from pathlib import Path
 from typing import NoReturn
 
-from auditor import __version__
 from auditor.cli.config_file import parse_with_config, read_config_file
 from auditor.config import (
     DEFAULT_ROBOTS_AGENT,
@@ -51,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Audit the sitemaps of a site.")
     add = parser.add_argument
     add("targets", nargs="*", metavar="TARGET", help="site root, robots.txt, sitemap URL or file")
-    add("--version", action="version", version=f"%(prog)s {__version__}")
+    add("--version", action="store_true", help="print the versions (engine, libraries) and exit")
     add("--demo", action="store_true", help="audit the embedded demo site (no network needed)")
     add("--config", type=Path, metavar="PATH", help="TOML file of these options (flags win)")
     _output_options(parser.add_argument_group("output"))
@@ -66,13 +65,17 @@ def build_parser() -> argparse.ArgumentParser:
 def _output_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
     add("--out", type=Path, default=Path("reports"), metavar="DIR", help="report folder")
-    add("--json", type=Path, metavar="PATH", help="the JSON report here (not auto-named)")
+    add(
+        "--json", type=Path, metavar="PATH", help="the JSON report here (not auto-named); -: stdout"
+    )
     add("--html", type=Path, metavar="PATH", help="the HTML report here (default: beside the JSON)")
+    add("--csv", type=Path, metavar="DIR", help="also urls.csv and findings.csv in DIR")
     add("--print-schema", action="store_true", help="print the JSON report's schema and exit")
     noise = group.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="print the verdict only")
     noise.add_argument("--verbose", action="store_true", help="log every step (debug)")
     add("--no-progress", action="store_true", help="no progress bar")
+    add("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
 
 
 def _request_options(group: argparse._ArgumentGroup) -> None:
@@ -140,17 +143,17 @@ def _cores() -> int:
 def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, AuditConfig | None]:
     """The command line as options and a configuration; UsageError when it cannot run.
 
-    No configuration for `--print-schema`: it runs nothing.
+    No configuration for `--print-schema` and `--version`: they run nothing.
     """
     args = parse_with_config(build_parser(), argv, table_for=read_config_file)
-    if args.print_schema:
+    if args.print_schema or args.version:
         return args, None
     if args.demo and args.targets:
         raise UsageError("--demo audits the demo site only; give no TARGET with it")
     if not args.demo and not args.targets:
         raise UsageError("give at least one TARGET, or --demo")
     # The demo site's URL is only known once its server runs: a placeholder until then.
-    targets = (_DEMO_PLACEHOLDER,) if args.demo else _targets(args.targets)
+    targets = (_DEMO_PLACEHOLDER,) if args.demo else targets_from(args.targets)
     return args, config_from_args(args, targets)
 
 
@@ -162,6 +165,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         out=args.out,
         json=args.json,
         html=args.html,
+        csv=args.csv,
         no_check=args.no_check,
         concurrency=args.concurrency,
         per_host=args.per_host,
@@ -210,6 +214,8 @@ def _check_args(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name} {path} is a folder; give a file path (or use --out)")
     if args.state is not None and args.state.is_dir():
         raise UsageError(f"--state {args.state} is a folder; give a file path")
+    if args.csv is not None and args.csv.exists() and not args.csv.is_dir():
+        raise UsageError(f"--csv {args.csv} is a file; give a folder")
     html, json = args.html, args.json
     if html is not None and json is not None and html.resolve() == json.resolve():
         raise UsageError("--html and --json name the same file")
@@ -236,7 +242,8 @@ def _header(text: str) -> tuple[str, str]:
     return name.strip(), value.strip()
 
 
-def _targets(texts: Sequence[str]) -> tuple[Target, ...]:
+def targets_from(texts: Sequence[str]) -> tuple[Target, ...]:
+    """TARGET arguments classified (TargetError, a UsageError, for one that is neither)."""
     targets = []
     for text in texts:
         target = parse_target(text, is_file=Path.is_file)  # TargetError: a UsageError

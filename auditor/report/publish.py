@@ -1,4 +1,4 @@
-"""Publish a run: the JSON report committed, then the HTML report, the metrics and JUnit.
+"""Publish a run: the CSV files and the JSON report committed, then HTML, metrics and JUnit.
 
 Every output reads the run's one Decision (auditor.results.verdict): the HTML headline, the
 metrics' exit code, and (through the cases it holds) the JUnit file.
@@ -14,6 +14,7 @@ from pathlib import Path
 
 from auditor.config import AuditConfig
 from auditor.models import TargetRecord
+from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
@@ -41,15 +42,48 @@ class FinishedRun:
     diff: Json | None  # the report's `diff` (with --baseline)
 
 
+async def open_outputs(
+    config: AuditConfig, json_path: Path
+) -> tuple[JsonReportWriter, CsvWriter | None]:
+    """The streamed outputs, open: the JSON report's writer, and with --csv the CSV writer.
+
+    ReportError when a folder cannot be written; then neither leaves a file behind.
+    """
+    writer = JsonReportWriter(json_path)
+    await writer.open()
+    if config.csv is None:
+        return writer, None
+    csv = CsvWriter(config.csv)
+    try:
+        await csv.open()
+    except BaseException:
+        await writer.discard()
+        raise
+    return writer, csv
+
+
 def html_beside(json_path: Path) -> Path:
     """The HTML report's default path: the JSON's, with `.html` for its suffix (never itself)."""
     path = json_path.with_suffix(".html")
     return path if path != json_path else json_path.with_name(json_path.name + ".html")
 
 
-async def publish(writer: JsonReportWriter, run: FinishedRun, *, junit: JunitCases | None) -> Path:
+async def publish(
+    writer: JsonReportWriter,
+    run: FinishedRun,
+    *,
+    junit: JunitCases | None,
+    csv: CsvWriter | None = None,
+) -> Path:
     """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
     config = run.config
+    if csv is not None:  # streamed during the run; the targets' findings are known only now
+        csv.add_targets(run.targets)
+        try:
+            await csv.commit()
+        except BaseException:
+            await writer.discard()  # no spool left behind: the run fails with exit 3
+            raise
     head = head_json(generated_at=run.started_at, complete=run.complete, config=config)
     await writer.commit(
         head,

@@ -29,6 +29,29 @@ class RecordWriter(Protocol):
         """Write what is buffered once there is enough of it."""
 
 
+class Tee:
+    """Several record writers fed as one (the JSON report and the `--csv` files)."""
+
+    def __init__(self, *writers: RecordWriter) -> None:
+        """Each record goes to every writer, in this order."""
+        self._writers = writers
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document, to each writer."""
+        for writer in self._writers:
+            writer.add_sitemap(record)
+
+    def add_url(self, record: UrlRecord) -> None:
+        """One distinct URL, to each writer."""
+        for writer in self._writers:
+            writer.add_url(record)
+
+    async def flush_if_full(self) -> None:
+        """Let each writer write what it has buffered."""
+        for writer in self._writers:
+            await writer.flush_if_full()
+
+
 class Observer(Protocol):
     """Something else fed record by record: the JUnit cases, the baseline diff."""
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import pty
+import re
 import resource
 import signal
 import subprocess
@@ -280,3 +282,99 @@ def test_a_json_named_html_keeps_its_html_report_beside_it(tmp_path: Path) -> No
     assert main(["--no-check", "--quiet", "--json", str(tmp_path / "r.html"), str(sitemap)]) == 0
     validate_report(json.loads((tmp_path / "r.html").read_text()))
     assert (tmp_path / "r.html.html").read_text().startswith("<!DOCTYPE html>")
+
+
+def test_csv_on_a_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a")
+    assert main(["--no-check", "--csv", str(sitemap), str(sitemap)]) == ExitCode.USAGE
+    one_line_error(capsys)
+
+
+@pytest.mark.parametrize("quiet", [False, True])
+def test_json_dash_writes_the_report_to_stdout_and_the_summary_to_stderr(
+    tmp_path: Path, quiet: bool
+) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
+    out = tmp_path / "reports"
+    argv = ["--no-check", "--json", "-", "--out", str(out), *(["--quiet"] if quiet else [])]
+    done = subprocess.run(
+        [sys.executable, "-m", "auditor", *argv, str(sitemap)],
+        capture_output=True,
+        check=False,
+    )
+    assert done.returncode == ExitCode.FINDINGS
+    report = json.loads(done.stdout)  # stdout is the JSON report, nothing else
+    validate_report(report)
+    assert report["summary"]["urls"] == 2
+    err = done.stderr.decode().splitlines()
+    assert err[-1].startswith("FAIL: ")  # the verdict line, on stderr
+    assert len(err) == 1 if quiet else len(err) > 1
+    assert [path.suffix for path in out.iterdir()] == [".html"]  # the JSON is not kept on disk
+    assert b"Traceback" not in done.stderr
+
+
+def on_a_terminal(argv: list[str], **env: str) -> str:
+    """Run the command with stdout and stderr on a pseudo-terminal; what the terminal got."""
+    leader, follower = pty.openpty()
+    base = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "auditor", *argv],
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+        env={**base, "TERM": "xterm-256color", "COLUMNS": "160", **env},
+    )
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:  # EIO: the child closed the terminal
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    process.wait(timeout=60)
+    return b"".join(chunks).decode(errors="replace")
+
+
+_SGR = re.compile(r"\x1b\[([0-9;]*)m")
+_COLOUR_PARAMETERS = {*range(30, 39), *range(40, 49), *range(90, 98), *range(100, 108)}
+
+
+def colours(text: str) -> int:
+    """How many escape sequences of the text set a colour (bold and dim are not colours)."""
+    found = 0
+    for match in _SGR.finditer(text):
+        parameters = {int(p) for p in match.group(1).split(";") if p}
+        found += bool(parameters & _COLOUR_PARAMETERS)
+    return found
+
+
+@pytest.mark.parametrize(
+    ("flags", "env", "coloured"),
+    [
+        ([], {}, True),
+        ([], {"NO_COLOR": "1"}, False),
+        ([], {"NO_COLOR": ""}, True),  # no-color.org: an empty value does not count
+        (["--no-color"], {}, False),
+    ],
+)
+def test_no_color_and_NO_COLOR_turn_colours_off(  # noqa: N802 - the variable's name
+    tmp_path: Path, flags: list[str], env: dict[str, str], coloured: bool
+) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
+    argv = ["--no-check", "--json", str(tmp_path / "r.json"), *flags, str(sitemap)]
+    shown = on_a_terminal(argv, **env)
+    assert "FAIL: " in shown  # the summary was on the terminal
+    assert (colours(shown) > 0) is coloured
+
+
+def test_quiet_on_a_terminal_prints_the_verdict_line_alone(tmp_path: Path) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
+    argv = ["--no-check", "--quiet", "--json", str(tmp_path / "r.json"), str(sitemap)]
+    shown = on_a_terminal(argv, NO_COLOR="1")
+    lines = [line for line in _SGR.sub("", shown).splitlines() if line.strip()]
+    assert len(lines) == 1
+    assert lines[0].startswith("FAIL: ")

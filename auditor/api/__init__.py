@@ -1,0 +1,26 @@
+"""The library: audit a site from Python, and read reports back as typed records.
+
+README, "Use it from Python":
+
+    result = auditor.run("https://www.example.com/", per_host=4)
+    print(result.verdict.line)
+    for url in result.urls(): ...
+"""
+
+from __future__ import annotations
+
+from auditor.api.frames import URL_FRAME_COLUMNS
+from auditor.api.results import AuditRun, Report
+from auditor.api.runs import audit_site, read_report, run
+from auditor.report.decode import ReportedUrl, ReportSummary
+
+__all__ = [
+    "URL_FRAME_COLUMNS",
+    "AuditRun",
+    "Report",
+    "ReportSummary",
+    "ReportedUrl",
+    "audit_site",
+    "read_report",
+    "run",
+]

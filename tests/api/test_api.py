@@ -1,0 +1,273 @@
+"""The library: `audit_site`, `run` (also inside a running loop), `read_report`, `urls_frame`."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import signal
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import auditor
+from auditor.api.options import config_of
+from auditor.cli.options import parse_command
+from auditor.demo.server import serve
+from auditor.demo.site import url, urlset
+from auditor.errors import ConfigError, ExitCode, ReportReadError, UsageError
+from tests.cli.test_main import trickle
+from tests.helpers import mixed_routes, validate_report
+
+ROOT = Path(__file__).parent.parent.parent
+QUICK = {"timeout": 2, "retries": 0, "allow_private": True}  # loopback, test-sized
+
+
+async def run_script(script: str, *args: str) -> tuple[int, dict[str, Any]]:
+    """Run `script` in a fresh Python; its exit code and the JSON it printed last."""
+    process = await asyncio.create_subprocess_exec(
+        sys.executable, "-c", script, *args, cwd=ROOT, stdout=asyncio.subprocess.PIPE
+    )
+    out, _ = await process.communicate()
+    assert process.returncode is not None
+    return process.returncode, json.loads(out.decode().splitlines()[-1])
+
+
+async def test_audit_site_gives_the_verdict_counts_paths_and_records(tmp_path: Path) -> None:
+    async with serve(mixed_routes) as site:
+        result = await auditor.audit_site(
+            f"{site.base}/", json=tmp_path / "r.json", csv=tmp_path / "tables", **QUICK
+        )
+    report = json.loads(result.json_path.read_text())
+    validate_report(report)
+    assert result.exit_code == ExitCode.FINDINGS
+    assert result.complete is True
+    assert result.summary.urls == report["summary"]["urls"] == 7
+    assert result.summary.checked == report["summary"]["checked"] == 6
+    assert {code.value: n for code, n in result.summary.by_code.items()} == (
+        report["summary"]["by_code"]
+    )
+    assert result.html_path.read_text().startswith("<!DOCTYPE html>")
+    assert result.csv_paths is not None
+    assert all(path.exists() for path in result.csv_paths)
+    locs = [record.loc async for record in result.aiter_urls()]
+    assert locs == [entry["loc"] for entry in report["urls"]]
+    kinds = [record.kind async for record in result.aiter_sitemaps()]
+    assert len(kinds) == len(report["sitemaps"]) == 2
+    again = await asyncio.to_thread(auditor.read_report, result.json_path)
+    read = await asyncio.to_thread(lambda: (again.verdict, again.exit_code, again.summary))
+    assert read == (result.verdict, result.exit_code, result.summary)  # decided again: the same
+
+
+@pytest.mark.parametrize(
+    ("options", "flags"),
+    [
+        ({"no_check": True, "per_host": 4}, ["--no-check", "--per-host", "4"]),
+        ({"json": "r.json", "fail_on": "warning"}, ["--json", "r.json", "--fail-on", "warning"]),
+        ({"header": ["X-A: b"], "rate": 2.5}, ["--header", "X-A: b", "--rate", "2.5"]),
+        ({"sitemap-timeout": 9, "workers": 1}, ["--sitemap-timeout", "9", "--workers", "1"]),
+        ({"csv": Path("t"), "include": ("/a/",)}, ["--csv", "t", "--include", "/a/"]),
+    ],
+)
+def test_options_and_flags_make_the_same_configuration(
+    options: dict[str, object], flags: list[str]
+) -> None:
+    _, by_flags = parse_command([*flags, "https://example.com/"])
+    assert config_of(["https://example.com/"], options) == by_flags
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"per_hots": 4},  # no such option
+        {"per_host": "4"},  # a string where the flag takes an integer
+        {"no_check": 1},  # a number where the flag is a switch
+        {"fail_on": "sometimes"},  # not one of its choices
+        {"per_host": 0},  # out of range
+        {"no_check": True, "rate": 5},  # a check option without checks
+        {"quiet": True},  # the command's display, not the library's
+        {"json": "-"},  # stdout is the command's
+        {"config": 7},
+    ],
+)
+def test_bad_options_are_usage_errors(options: dict[str, object]) -> None:
+    with pytest.raises(UsageError):
+        config_of(["https://example.com/"], options)
+
+
+def test_a_toml_config_comes_first_and_options_win(tmp_path: Path) -> None:
+    (tmp_path / "audit.toml").write_text('per-host = 3\nrate = 2\njson = "r.json"\n')
+    config = config_of(["https://example.com/"], {"config": tmp_path / "audit.toml", "rate": 7})
+    assert (config.per_host, config.rate, config.json) == (3, 7.0, tmp_path / "r.json")
+    with pytest.raises(ConfigError):
+        config_of(["https://example.com/"], {"demo": True})
+
+
+PLAIN_SCRIPT = """
+import json, sys
+import auditor
+
+result = auditor.run(sys.argv[1], no_check=True, json=sys.argv[2], csv=sys.argv[3], workers=2)
+urls = list(result.urls())
+print(json.dumps({"exit_code": int(result.exit_code), "urls": len(result.summary and urls),
+    "summary_urls": result.summary.urls, "findings": sum(1 for _ in result.findings()),
+    "line": result.verdict.line, "csv": [str(p) for p in result.csv_paths]}))
+sys.exit(result.exit_code)
+"""
+
+
+def write_broken_sitemap(path: Path) -> Path:
+    path.write_text(
+        urlset([url("https://example.com/a"), url("https://example.com/a"), url("ftp://x/b")])
+    )
+    return path
+
+
+async def test_run_in_a_plain_script(tmp_path: Path) -> None:
+    sitemap = write_broken_sitemap(tmp_path / "sitemap.xml")
+    report_path, tables = tmp_path / "r.json", tmp_path / "tables"
+    code, printed = await run_script(PLAIN_SCRIPT, str(sitemap), str(report_path), str(tables))
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert code == printed["exit_code"] == ExitCode.FINDINGS  # ftp:// is loc.invalid
+    assert printed["urls"] == printed["summary_urls"] == len(report["urls"]) == 2
+    kept = sum(len(s["findings"]) for s in report["sitemaps"])
+    assert printed["findings"] == kept + sum(len(u["findings"]) for u in report["urls"])
+    assert [Path(p).name for p in printed["csv"]] == ["urls.csv", "findings.csv"]
+
+
+LOOP_SCRIPT = """
+import asyncio, json, sys
+import auditor
+
+async def cell():  # a notebook cell: a loop runs, and the cell calls the blocking API
+    assert asyncio.get_running_loop().is_running()
+    result = auditor.run(sys.argv[1], json=sys.argv[2], timeout=2, retries=0,
+                         allow_private=True, workers=2)
+    report = auditor.read_report(sys.argv[2])
+    print(json.dumps({"exit_code": int(result.exit_code), "checked": result.summary.checked,
+        "urls": sum(1 for _ in report.urls()), "line": result.verdict.line,
+        "read_line": report.verdict.line}))
+
+asyncio.run(cell())
+"""
+
+
+async def test_run_inside_a_running_event_loop(tmp_path: Path) -> None:
+    report_path = tmp_path / "r.json"
+    async with serve(mixed_routes) as site:  # served by the test's loop, audited by the child
+        code, printed = await run_script(LOOP_SCRIPT, f"{site.base}/", str(report_path))
+    report = json.loads(report_path.read_text())
+    assert code == 0
+    assert printed["exit_code"] == ExitCode.FINDINGS
+    assert printed["checked"] == report["summary"]["checked"] == 6
+    assert printed["urls"] == len(report["urls"]) == 7
+    assert printed["line"] == printed["read_line"]
+
+
+INTERRUPTED_SCRIPT = """
+import json, sys
+import auditor
+
+result = auditor.run(sys.argv[1], no_check=True, json=sys.argv[2], allow_private=True)
+print(json.dumps({"exit_code": int(result.exit_code), "complete": result.complete}))
+"""
+
+
+async def test_an_interrupt_stops_the_run_and_keeps_its_report(tmp_path: Path) -> None:
+    report_path = tmp_path / "r.json"
+    async with serve(lambda base: {"/slow.xml": trickle}) as served:
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "-c", INTERRUPTED_SCRIPT, f"{served.base}/slow.xml"],
+            str(report_path),
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+        )
+        while not served.hits.get("/slow.xml"):
+            await asyncio.sleep(0.05)
+        await asyncio.sleep(0.3)
+        process.send_signal(signal.SIGINT)  # a notebook's "interrupt the kernel"
+        out, _ = await asyncio.wait_for(process.communicate(), timeout=10)
+    assert process.returncode == 0
+    assert json.loads(out) == {"exit_code": ExitCode.FAILED, "complete": False}
+    assert json.loads(report_path.read_text())["complete"] is False
+
+
+async def test_urls_frame_has_a_row_per_url(tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    async with serve(mixed_routes) as site:
+        result = await auditor.audit_site(f"{site.base}/", json=tmp_path / "r.json", **QUICK)
+    frame = await asyncio.to_thread(result.urls_frame)
+    assert list(frame.columns) == list(auditor.api.URL_FRAME_COLUMNS)
+    assert len(frame) == result.summary.urls == 7
+    assert int(frame["status"].notna().sum()) == result.summary.checked
+    assert str(frame["status"].dtype) == "Int64"
+    assert int((frame["worst_severity"] == "error").sum()) == 5
+    assert int(frame["findings"].sum()) == sum(
+        n for code, n in result.summary.by_code.items() if code.value != "loc.duplicate"
+    )  # the duplicate is the repeating sitemap's finding, not the URL's
+
+
+NO_PANDAS_SCRIPT = """
+import json, sys
+sys.modules["pandas"] = None  # as if the extra were not installed
+import auditor
+from auditor.errors import MissingExtraError
+
+try:
+    auditor.read_report(sys.argv[1]).urls_frame()
+except MissingExtraError as exc:
+    print(json.dumps({"import_error": isinstance(exc, ImportError)}))
+"""
+
+
+async def test_urls_frame_without_pandas_says_which_extra(tmp_path: Path) -> None:
+    sitemap = write_broken_sitemap(tmp_path / "sitemap.xml")
+    result = await auditor.audit_site(sitemap, no_check=True, json=tmp_path / "r.json")
+    code, printed = await run_script(NO_PANDAS_SCRIPT, str(result.json_path))
+    assert (code, printed) == (0, {"import_error": True})
+
+
+def test_read_report_refuses_what_is_not_a_report(tmp_path: Path) -> None:
+    (tmp_path / "x.json").write_text('{"hello": 1}')
+    for path in (tmp_path / "x.json", tmp_path / "missing.json"):
+        with pytest.raises(ReportReadError):
+            auditor.read_report(path)
+
+
+LAZY_SCRIPT = """
+import json, sys
+import auditor
+before = "auditor.api" in sys.modules
+entry = auditor.run
+print(json.dumps({"before": before, "after": "auditor.api" in sys.modules}))
+"""
+
+
+async def test_the_package_loads_the_library_on_first_use() -> None:
+    code, printed = await run_script(LAZY_SCRIPT)
+    assert (code, printed) == (0, {"before": False, "after": True})
+
+
+async def test_the_readme_example_runs(tmp_path: Path) -> None:
+    readme = (ROOT / "README.md").read_text()
+    section = readme.split("## Use it from Python\n", 1)[1].split("\n## ", 1)[0]
+    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+    assert 'site = "https://www.example.com/"' in example
+    async with serve(mixed_routes) as site:
+        (tmp_path / "example.py").write_text(
+            example.replace("https://www.example.com/", f"{site.base}/")
+        )
+        process = await asyncio.create_subprocess_exec(
+            *[sys.executable, "example.py"],
+            cwd=tmp_path,
+            stdout=asyncio.subprocess.DEVNULL,
+        )
+        assert await process.wait() == 0
+    report = json.loads((tmp_path / "audit.json").read_text())
+    assert report["summary"]["urls"] == 7
+    assert sorted(path.name for path in (tmp_path / "audit-tables").iterdir()) == [
+        "findings.csv",
+        "urls.csv",
+    ]
