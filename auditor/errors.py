@@ -168,3 +168,14 @@ class BlockedAddressError(OSError):
     An OSError, because it is raised inside aiohttp's resolver, which wraps OSErrors in its
     connector error; `net.client` turns it into FetchError(net.blocked_address).
     """
+
+
+def write_failure_in(exc: BaseException) -> ReportWriteError | None:
+    """The report-writing failure that is `exc` or inside it (a task group's), if any."""
+    if isinstance(exc, ReportWriteError):
+        return exc
+    if isinstance(exc, BaseExceptionGroup):
+        for inner in exc.exceptions:
+            if (found := write_failure_in(inner)) is not None:
+                return found
+    return None

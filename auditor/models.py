@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import NamedTuple
 
 from auditor.codes import Code, Severity
 
@@ -73,6 +74,63 @@ class RootFound:
 
     kind: SitemapKind
     namespace: str | None
+    extensions: frozenset[str] = frozenset()  # extension families its root declares: "news"...
+
+
+class Alternate(NamedTuple):
+    """One `<xhtml:link>` of an entry: a language version of the page (hreflang).
+
+    A NamedTuple: millions are made at scale, and a frozen dataclass costs three times as much.
+    """
+
+    hreflang: str | None
+    href: str | None
+    rel: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MediaItem:
+    """One `<image:image>`, `<video:video>` or `<news:news>` of an entry, as written.
+
+    `values` maps each child's path ("loc", "publication/name") to its first text; attributes
+    are `path@name` keys. A child met again is in `repeated`; `video:tag`s are only counted.
+    """
+
+    kind: str  # "image", "video" or "news"
+    line: int
+    values: Mapping[str, str]
+    repeated: tuple[str, ...] = ()
+    tags: int = 0  # <video:tag>s
+    cut: bool = False  # a value was longer than limits.MAX_FIELD_CHARS: cut there
+
+
+class Extensions(NamedTuple):
+    """What an entry says in the extension namespaces (hreflang, image, video, news), bounded.
+
+    Past the caps of auditor.sitemap.parse.extensions, items are counted, not kept. NamedTuples
+    here and below: one is made per entry, at millions of entries.
+    """
+
+    alternates: tuple[Alternate, ...] = ()
+    links: int = 0  # every <xhtml:link>, kept or not
+    media: tuple[MediaItem, ...] = ()
+    images: int = 0  # every <image:image>, kept or not
+    videos: int = 0
+    news: int = 0
+    dropped: int = 0  # alternates and items past the caps
+    unknown: tuple[str, ...] = ()  # elements of an extension namespace it does not define
+
+
+class ExtensionFacts(NamedTuple):
+    """What the report keeps of an entry's extensions: enough to explain its findings."""
+
+    # (hreflang, href), the first few as written; only when the entry has an hreflang finding
+    alternates: tuple[tuple[str, str], ...]
+    hreflang: int  # every <xhtml:link> it has, kept or not
+    images: int
+    videos: int
+    news: int
+    cut: bool  # something was past a cap (alternates or items) or cut at its length
 
 
 @dataclass(slots=True)  # not frozen, as CheckResult: one is made per URL read
@@ -86,6 +144,7 @@ class UrlEntry:
     priority: str | None = None
     problems: tuple[Finding, ...] = ()
     loc_cut: bool = False  # the <loc> was longer than limits.MAX_FIELD_CHARS: cut there
+    extensions: Extensions | None = None  # None: no element of an extension namespace
 
 
 @dataclass(frozen=True, slots=True)
@@ -187,6 +246,8 @@ class UrlRecord:
     findings: tuple[Finding, ...] = ()  # the listing's (the sitemap side)
     check: CheckResult | None = None  # None: not requested (--no-check, filtered, not sampled)
     digest: int = 0  # of the normalised URL (auditor.urls.url_digest); 0 when not an http(s) URL
+    extensions: ExtensionFacts | None = None  # hreflang, image, video, news: what it said
+    alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
 
     def with_check(self, check: CheckResult) -> UrlRecord:
         """This record with its check (dataclasses.replace costs more, once per URL)."""
@@ -200,7 +261,20 @@ class UrlRecord:
             self.findings,
             check,
             self.digest,
+            self.extensions,
+            self.alternate_of,
         )
+
+
+@dataclass(frozen=True, slots=True)
+class RunFindings:
+    """Findings about the run's URLs taken together (hreflang return links).
+
+    No document's or URL's record holds them; the first are kept, the rest counted by code.
+    """
+
+    findings: tuple[Finding, ...]
+    omitted: Mapping[Code, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,20 +9,19 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any, cast
-
-import aiofiles.os
 
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
-from auditor.errors import ExitCode, ReportWriteError
+from auditor.errors import ExitCode, write_failure_in
 from auditor.http_stack import Openers, checker, http_client, openers, reach_of
 from auditor.models import TargetRecord
 from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
@@ -33,12 +32,14 @@ from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
-from auditor.report.publish import FinishedRun, open_outputs, publish
+from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
+from auditor.sitemap.alternates import judge_alternates
+from auditor.sitemap.hreflang_store import LinkStore, store_path
 from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
@@ -190,9 +191,10 @@ async def _walk_or_fail(
     that cannot be written (a full disk), leaves no report at all.
     """
     try:
-        return await run.walk(writer if csv is None else Tee(writer, csv), stop), False
+        records = writer if csv is None else Tee(writer, csv)
+        return await run.walk(records, stop, links_path=store_path(writer.path)), False
     except BaseException as exc:
-        lost = _write_failure(exc)
+        lost = write_failure_in(exc)
         if lost is not None or not isinstance(exc, Exception):
             await writer.discard()
             if csv is not None:
@@ -224,30 +226,6 @@ async def _diff_json(diff: UrlDiff, summary: Summary) -> Json:
     return diff_json(diff, current_by_code=current, removed=len(unseen), removed_examples=examples)
 
 
-def _write_failure(exc: BaseException) -> ReportWriteError | None:
-    """The report-writing failure inside `exc` (a task group's exceptions), if any."""
-    if isinstance(exc, ReportWriteError):
-        return exc
-    if isinstance(exc, BaseExceptionGroup):
-        for inner in exc.exceptions:
-            if (found := _write_failure(inner)) is not None:
-                return found
-    return None
-
-
-async def report_path(config: AuditConfig, now: datetime) -> Path:
-    """`--json PATH`, else `<out>/<host>-<UTC timestamp>.json`, never overwriting a report."""
-    if config.json is not None:
-        return config.json
-    stem = f"{config.targets[0].label}-{now.strftime('%Y%m%dT%H%M%SZ')}"
-    path = config.out / f"{stem}.json"
-    number = 1
-    while await aiofiles.os.path.exists(path):
-        number += 1
-        path = config.out / f"{stem}-{number}.json"
-    return path
-
-
 class _Run:
     """One run's wiring: the HTTP client, the walker, the check stage and the sink."""
 
@@ -274,8 +252,13 @@ class _Run:
         self._state = state
         self.targets: tuple[TargetRecord, ...] = ()
 
-    async def walk(self, writer: RecordWriter, stop: asyncio.Event | None) -> bool:
-        """Walk the trees and check their URLs into the sink; False when stopped before the end."""
+    async def walk(
+        self, writer: RecordWriter, stop: asyncio.Event | None, *, links_path: Path
+    ) -> bool:
+        """Walk the trees and check their URLs into the sink; False when stopped before the end.
+
+        `links_path`: the run's temporary hreflang store (auditor.sitemap.hreflang_store).
+        """
         config, clock = self.config, self.clock
         queue = make_sink_queue()
         reach = await reach_of(config)
@@ -284,7 +267,8 @@ class _Run:
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
-        async with client, parsers, asyncio.TaskGroup() as group:
+        links = LinkStore(links_path)
+        async with client, parsers, links, asyncio.TaskGroup() as group:
             sink = run_sink(
                 queue,
                 writer=writer,
@@ -299,6 +283,7 @@ class _Run:
             stage = None
             if not config.no_check:
                 stage = self._check_stage(parts, reach, queue, rng)
+            emit_urls = stage.submit if stage is not None else queue.put
             frontier: Frontier = asyncio.Queue()
             services = ReadServices(
                 config=config,
@@ -309,17 +294,26 @@ class _Run:
                 clock=clock,
                 now=self.started_at,
                 enqueue=frontier.put_nowait,
-                emit_urls=stage.submit if stage is not None else queue.put,
+                emit_urls=emit_urls,
                 emit_sitemap=queue.put,
                 state=self._state,
                 parsers=parsers,
+                links=links,
             )
             walker = Walker(services, frontier)
             ticker = None
             if self._on_progress is not None:
                 ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
             try:
-                finished = await _until_stopped(_produce(walker, stage), stop)
+                # Once every sitemap is read, the run's hreflang return links are judged.
+                judge = partial(
+                    judge_alternates,
+                    links,
+                    listed=dedup.__contains__,
+                    emit_findings=queue.put,
+                    emit_urls=emit_urls,
+                )
+                finished = await _until_stopped(_produce(walker, judge, stage), stop)
             finally:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
@@ -367,14 +361,18 @@ class _Run:
             await asyncio.sleep(PROGRESS_INTERVAL_S)
 
 
-async def _produce(walker: Walker, stage: CheckStage | None) -> None:
-    """Read every document; with checks, check every URL as it comes."""
+async def _produce(
+    walker: Walker, then: Callable[[], Awaitable[object]], stage: CheckStage | None
+) -> None:
+    """Read every document, then what needs them all; with checks, check URLs as they come."""
     if stage is None:
         await walker.run()
+        await then()
         return
     async with asyncio.TaskGroup() as group:
         group.create_task(stage.run())
         await walker.run()
+        await then()
         await stage.finish()
 
 

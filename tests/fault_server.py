@@ -25,8 +25,8 @@ import aiohttp.resolver
 from aiohttp import web
 from aiohttp.abc import AbstractResolver, ResolveResult
 
+from auditor.demo.documents import SITEMAP_NS, Page, redirect, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Handler, Route
-from auditor.demo.site import SITEMAP_NS, Page, redirect, sitemapindex, url, urlset, xml_page
 
 ROOT = Path(__file__).parent.parent
 RING = 10_000  # redirects in the ring

@@ -19,8 +19,8 @@ from hypothesis import settings
 
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig, Target
+from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.demo.site import Page, redirect, url, urlset, xml_page
 from auditor.discovery.targets import parse_target
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema

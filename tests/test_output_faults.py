@@ -26,8 +26,8 @@ import pytest
 from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
+from auditor.demo.documents import sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Route, Served, serve
-from auditor.demo.site import sitemapindex, url, urlset, xml_page
 from auditor.errors import ExitCode
 from tests.helpers import validate_report
 

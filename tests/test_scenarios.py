@@ -19,11 +19,9 @@ import pytest
 from aiohttp import web
 
 from auditor.codes import Code
-from auditor.demo.server import Route, RoutesFor, serve
-from auditor.demo.site import (
+from auditor.demo.documents import (
     SITEMAP_NS,
     Page,
-    demo_routes,
     gzipped,
     redirect,
     sitemapindex,
@@ -31,6 +29,8 @@ from auditor.demo.site import (
     urlset,
     xml_page,
 )
+from auditor.demo.server import Route, RoutesFor, serve
+from auditor.demo.site import demo_routes
 from auditor.errors import ExitCode
 from tests.helpers import Audited, run_audit
 

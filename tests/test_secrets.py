@@ -17,8 +17,8 @@ from auditor.cli import main as cli
 from auditor.cli.options import parse_command
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
+from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Handler, Route, serve
-from auditor.demo.site import Page, redirect, url, urlset, xml_page
 from auditor.pipeline import audit
 from auditor.report.encode import REDACTED, config_json, dumps
 from tests.helpers import NOW, refused_port, target, validate_report

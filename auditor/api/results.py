@@ -98,13 +98,14 @@ class Report:
         return self._reader.sitemaps()
 
     def findings(self) -> Iterator[Finding]:
-        """Every finding the report keeps: the targets', the documents', then the URLs'."""
+        """Every finding the report keeps: targets', documents', URLs', the run's (hreflang)."""
         for target in self.targets:
             yield from target.findings
         for record in self.sitemaps():
             yield from record.findings
         for url in self.urls():
             yield from url.findings
+        yield from self._reader.run_findings()
 
     def aiter_urls(self) -> AsyncIterator[ReportedUrl]:
         """`urls()` for async code: read in a thread, a batch at a time."""

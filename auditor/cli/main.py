@@ -27,8 +27,9 @@ from auditor.cli.terminal import plain_lines, rich_summary
 from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, RunError, UsageError
-from auditor.pipeline import AuditResult, OnProgress, audit, report_path
+from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
+from auditor.report.publish import report_path
 from auditor.report.schema import schema_text
 
 STDOUT = Path("-")  # `--json -`: the JSON report goes to stdout

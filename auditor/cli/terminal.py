@@ -40,6 +40,28 @@ def headline(result: AuditResult, *, no_check: bool) -> str:
     )
 
 
+def extensions_line(result: AuditResult) -> str | None:
+    """What the entries say in the sitemap extensions, when any does; else None."""
+    summary = result.summary
+    counts = summary.extensions
+    parts = []
+    if counts["hreflang_urls"]:
+        parts.append(
+            f"hreflang on {_count(counts['hreflang_urls'], 'URL')} "
+            f"({_count(counts['hreflang_links'], 'link')})"
+        )
+    if summary.alternates:
+        parts.append(f"{_count(summary.alternates, 'alternate')} no sitemap lists")
+    for key, word in (("images", "image"), ("videos", "video"), ("news", "news article")):
+        if counts[key]:
+            parts.append(_count(counts[key], word))
+    return "extensions: " + ", ".join(parts) if parts else None
+
+
+def _count(n: int, word: str) -> str:
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+
+
 def top_codes(result: AuditResult) -> list[tuple[Code, int, str]]:
     """The codes to fix first (errors first, then by count), each with one example URL."""
     ranked = sorted(
@@ -89,6 +111,8 @@ def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
         headline(result, no_check=no_check),
         "findings: " + ", ".join(f"{n} {severity.value}s" for severity, n in counts.items()),
     ]
+    if (extensions := extensions_line(result)) is not None:
+        lines.insert(1, extensions)
     for code, n, example in top_codes(result):
         lines.append(f"  {code.severity.value:<8} {code.value:<28} {n:>8}  {example}".rstrip())
     if (more := _more_codes(result)) > 0:
@@ -119,7 +143,10 @@ def rich_summary(result: AuditResult, *, no_check: bool) -> RenderableType:
         table.add_row(
             Text(severity.value, style=_STYLES[severity]), code.value, f"{n:,}", Text(example)
         )
-    parts: list[RenderableType] = [Text(headline(result, no_check=no_check)), findings]
+    parts: list[RenderableType] = [Text(headline(result, no_check=no_check))]
+    if (extensions := extensions_line(result)) is not None:
+        parts.append(Text(extensions))
+    parts.append(findings)
     if table.row_count:
         parts.append(table)
     if (more := _more_codes(result)) > 0:

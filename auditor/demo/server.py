@@ -16,7 +16,8 @@ from pathlib import Path
 
 from aiohttp import web
 
-from auditor.demo.site import Page, demo_routes, docs_routes
+from auditor.demo.documents import Page
+from auditor.demo.site import demo_routes, docs_routes
 
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 Route = Page | Handler
@@ -47,9 +48,15 @@ async def _page(request: web.Request, page: Page) -> web.StreamResponse:
 
 @asynccontextmanager
 async def serve(
-    routes_for: RoutesFor, *, tls: tuple[socket.socket, ssl.SSLContext] | None = None
+    routes_for: RoutesFor,
+    *,
+    tls: tuple[socket.socket, ssl.SSLContext] | None = None,
+    bound: socket.socket | None = None,
 ) -> AsyncIterator[Served]:
-    """Serve the routes on 127.0.0.1 until the block ends; also over `tls` (a bound socket)."""
+    """Serve the routes on 127.0.0.1 until the block ends; also over `tls` (a bound socket).
+
+    `bound`: a socket bound beforehand, for routes built for its URL before the server starts.
+    """
     routes: dict[str, Route] = {}
     hits: dict[str, int] = {}
 
@@ -70,7 +77,7 @@ async def serve(
     )
     await runner.setup()
     try:
-        site = web.TCPSite(runner, "127.0.0.1", 0)
+        site = web.TCPSite(runner, "127.0.0.1", 0) if bound is None else web.SockSite(runner, bound)
         await site.start()
         if tls is not None:
             await web.SockSite(runner, tls[0], ssl_context=tls[1]).start()

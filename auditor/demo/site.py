@@ -6,56 +6,18 @@ so that `sitemap-audit --demo` shows what the auditor reports. Tests reuse these
 
 from __future__ import annotations
 
-import gzip
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-
-SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
-XML_HEAD = '<?xml version="1.0" encoding="UTF-8"?>\n'
-
-
-@dataclass(frozen=True, slots=True)
-class Page:
-    """A canned answer: status, body, headers; after `delay_s`; or `raw` bytes, not HTTP."""
-
-    status: int = 200
-    body: bytes = b""
-    headers: Mapping[str, str] = field(default_factory=dict)
-    delay_s: float = 0.0
-    raw: bytes | None = None  # written as they are, then the connection is closed
-
-
-def xml_page(text: str, **headers: str) -> Page:
-    """An XML document served as such."""
-    return Page(200, text.encode(), {"Content-Type": "application/xml", **headers})
-
-
-def redirect(status: int, location: str) -> Page:
-    """A redirect to `location`."""
-    return Page(status, b"", {"Location": location})
-
-
-def urlset(entries: list[str]) -> str:
-    """A sitemap from ready-made `<url>` elements."""
-    body = "\n".join(entries)
-    return f'{XML_HEAD}<urlset xmlns="{SITEMAP_NS}">\n{body}\n</urlset>\n'
-
-
-def url(loc: str, *, lastmod: str | None = None, extra: str = "") -> str:
-    """One `<url>` element."""
-    when = f"<lastmod>{lastmod}</lastmod>" if lastmod else ""
-    return f"  <url><loc>{loc}</loc>{when}{extra}</url>"
-
-
-def sitemapindex(locs: list[str]) -> str:
-    """A sitemap index listing `locs`."""
-    body = "\n".join(f"  <sitemap><loc>{loc}</loc></sitemap>" for loc in locs)
-    return f'{XML_HEAD}<sitemapindex xmlns="{SITEMAP_NS}">\n{body}\n</sitemapindex>\n'
-
-
-def gzipped(data: bytes) -> bytes:
-    """Gzip with a fixed mtime, so the same input gives the same bytes."""
-    return gzip.compress(data, mtime=0)
+from auditor.demo.documents import (
+    SITEMAP_NS,
+    Page,
+    gzipped,
+    redirect,
+    sitemapindex,
+    url,
+    urlset,
+    xml_page,
+)
+from auditor.demo.extensions_site import SITEMAPS as EXTENSION_SITEMAPS
+from auditor.demo.extensions_site import extension_routes
 
 
 def demo_routes(base: str, tls_base: str | None = None) -> dict[str, Page]:
@@ -69,6 +31,7 @@ def demo_routes(base: str, tls_base: str | None = None) -> dict[str, Page]:
         **_sitemaps(base, tls_base),
         **_broken_documents(base),
         **_pages(base),
+        **extension_routes(base),
     }
 
 
@@ -85,6 +48,7 @@ def _discovery(base: str) -> dict[str, Page]:
             f"{base}/sitemaps/products.xml",
             f"{base}/sitemaps/extra.txt",
             f"{base}/sitemaps/archive-index.xml",
+            *(f"{base}{path}" for path in EXTENSION_SITEMAPS),
             f"{base}/sitemaps/moved.xml",
             f"{base}/sitemaps/legacy.xml",
             f"{base}/sitemaps/broken.xml",

@@ -21,7 +21,7 @@ import aiofiles.os
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 from auditor.errors import ReportError, ReportWriteError
-from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import Finding, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.report.decode import codes_of, worst_of
 from auditor.report.encode import dumps
 
@@ -151,6 +151,11 @@ class CsvWriter:
             self._add_finding(
                 item, url=record.loc, sitemap=item.sitemap or sitemap, line=record.line
             )
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Findings about the run's URLs taken together, the kept ones (all are counted)."""
+        for found in item.findings:
+            self._add_finding(found, url=found.url, sitemap=found.sitemap, line=None)
 
     def add_targets(self, records: Iterable[TargetRecord]) -> None:
         """What discovery found wrong with each target (known once the run ends)."""

@@ -49,6 +49,8 @@ class ReportedUrl:
     redirects: tuple[Redirect, ...] = ()
     elapsed_ms: int | None = None
     method: str | None = None
+    alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
+    extensions: Mapping[str, Any] | None = None  # the report's `extensions` of the entry
 
     @property
     def sitemap(self) -> str:
@@ -91,6 +93,8 @@ class ReportSummary:
     bytes: int = 0
     sitemaps_by_kind: Mapping[str, int] = field(default_factory=dict)
     by_sitemap: Mapping[str, SitemapCounts] = field(default_factory=dict)
+    alternates: int = 0  # hreflang alternates no sitemap lists
+    extensions: Mapping[str, int] = field(default_factory=dict)  # hreflang, images, videos, news
 
 
 def codes_of(findings: Iterable[Finding]) -> tuple[Code, ...]:
@@ -155,6 +159,8 @@ def url_of(obj: Obj) -> ReportedUrl:
             redirects_of(hops) if hops else (),
             get("elapsed_ms"),
             get("method"),
+            get("alternate_of"),
+            get("extensions"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportReadError(f"a urls[] entry this version cannot read ({exc!r})") from None
@@ -228,6 +234,8 @@ def summary_of(obj: Obj) -> ReportSummary:
                 str(k): int(n) for k, n in (obj.get("sitemaps_by_kind") or {}).items()
             },
             by_sitemap=by_sitemap,
+            alternates=int(obj.get("alternates", 0)),
+            extensions={str(k): int(n) for k, n in (obj.get("extensions") or {}).items()},
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportReadError(f"a summary this version cannot read ({exc!r})") from None

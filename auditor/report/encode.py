@@ -5,7 +5,9 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      urls, summary. Then added: urls[].status, final_url, final_status, redirects, elapsed_ms,
      method (URL checks); summary.by_sitemap; diff (with --baseline: counts, capped example
      lists, regressions); sitemaps[].from_state (with --state: answered 304, read from the
-     kept copy).
+     kept copy); urls[].extensions and urls[].alternate_of (sitemap extensions, hreflang
+     alternates no sitemap lists); run_findings and run_findings_omitted (return links);
+     summary.alternates and summary.extensions.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ import orjson
 
 from auditor import __version__
 from auditor.config import AuditConfig, Target
-from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import ExtensionFacts, Finding, SitemapRecord, TargetRecord, UrlRecord
 
 SCHEMA_VERSION = 1
 TOOL = {"name": "sitemap-auditor", "version": __version__}
@@ -65,6 +67,11 @@ def url_json(record: UrlRecord) -> Json:
         out["changefreq"] = record.changefreq
     if record.priority is not None:
         out["priority"] = record.priority
+    if record.alternate_of is not None:
+        out["alternate_of"] = record.alternate_of
+    facts = record.extensions
+    if facts is not None:
+        out["extensions"] = extensions_json(facts)
     check = record.check
     findings = record.findings
     if check is not None:
@@ -76,6 +83,21 @@ def url_json(record: UrlRecord) -> Json:
         out["method"] = check.method
         findings += check.findings
     out["findings"] = [finding_json(item, omit_url=True) for item in findings]
+    return out
+
+
+def extensions_json(facts: ExtensionFacts) -> Json:
+    """What an entry says in the extension namespaces: its alternates (the first few), counts."""
+    out: Json = {}
+    if facts.hreflang:
+        out["hreflang"] = facts.hreflang
+    if facts.alternates:
+        out["alternates"] = [{"hreflang": lang, "href": href} for lang, href in facts.alternates]
+    for kind, count in (("images", facts.images), ("videos", facts.videos), ("news", facts.news)):
+        if count:
+            out[kind] = count
+    if facts.cut:
+        out["cut"] = True
     return out
 
 

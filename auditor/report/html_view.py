@@ -15,6 +15,7 @@ from auditor.models import StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
 from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
+from auditor.report.extensions_view import ExtensionsView, extensions_view
 from auditor.report.html_rows import (
     CodeGroup,
     CodeRow,
@@ -69,6 +70,7 @@ class ReportView:
     sitemaps: tuple[SitemapLine, ...]
     sitemaps_total: int
     sitemap_cap: int
+    extensions: ExtensionsView | None  # None: no entry uses a sitemap extension
     problems: tuple[CodeGroup, ...]
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
@@ -117,6 +119,7 @@ def build_view(
         sitemaps=_sitemap_lines(summary, samples),
         sitemaps_total=samples.documents,
         sitemap_cap=samples.row_cap,
+        extensions=extensions_view(summary, samples),
         problems=code_groups(summary, samples),
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,

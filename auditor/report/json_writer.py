@@ -18,8 +18,8 @@ import aiofiles.os
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 from auditor.errors import ReportError, ReportWriteError
-from auditor.models import SitemapRecord, UrlRecord
-from auditor.report.encode import Json, dumps, sitemap_json, url_json
+from auditor.models import RunFindings, SitemapRecord, UrlRecord
+from auditor.report.encode import Json, dumps, finding_json, sitemap_json, url_json
 
 FLUSH_BYTES = 1 << 20  # buffer records and write in large pieces: each write is a thread hop
 COPY_BYTES = 1 << 20
@@ -80,6 +80,9 @@ class JsonReportWriter:
         self._sitemaps = _Spool(path.with_name(f".{path.name}.sitemaps.part"))
         self._urls = _Spool(path.with_name(f".{path.name}.urls.part"))
         self._temporary = path.with_name(f".{path.name}.tmp")
+        # Run findings arrive once, at most alternates.MAX_RUN_FINDINGS of them: held here.
+        self._run_findings: list[Json] = []
+        self._run_omitted: dict[str, int] = {}
 
     async def open(self) -> None:
         """Create the folder and the spools; ReportError when the folder is not writable."""
@@ -98,6 +101,12 @@ class JsonReportWriter:
     def add_sitemap(self, record: SitemapRecord) -> None:
         """Append one `sitemaps[]` entry (buffered)."""
         self._sitemaps.add(sitemap_json(record))
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Findings about the run's URLs taken together: `run_findings[]`, the count left out."""
+        self._run_findings += (finding_json(found) for found in item.findings)
+        for code, count in item.omitted.items():
+            self._run_omitted[code.value] = self._run_omitted.get(code.value, 0) + count
 
     async def flush_if_full(self) -> None:
         """Write buffers that reached FLUSH_BYTES."""
@@ -128,6 +137,9 @@ class JsonReportWriter:
             await out.write(b'\n],\n"urls":[\n')
             await self._urls.copy_to(out)
             await out.write(b"\n]")
+            if self._run_findings or self._run_omitted:
+                await out.write(b',\n"run_findings":' + dumps(self._run_findings))
+                await out.write(b',\n"run_findings_omitted":' + dumps(self._run_omitted))
             if diff is not None:
                 await out.write(b',\n"diff":' + dumps(diff))
             await out.write(b',\n"summary":' + dumps(summary) + b"}\n")

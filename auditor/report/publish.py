@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
+import aiofiles.os
+
 from auditor.config import AuditConfig
 from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
@@ -132,3 +134,16 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         regressions=run.decision.regressions,
     )
     await write_metrics(path, run.summary, metrics)
+
+
+async def report_path(config: AuditConfig, now: datetime) -> Path:
+    """`--json PATH`, else `<out>/<host>-<UTC timestamp>.json`, never overwriting a report."""
+    if config.json is not None:
+        return config.json
+    stem = f"{config.targets[0].label}-{now.strftime('%Y%m%dT%H%M%SZ')}"
+    path = config.out / f"{stem}.json"
+    number = 1
+    while await aiofiles.os.path.exists(path):
+        number += 1
+        path = config.out / f"{stem}-{number}.json"
+    return path

@@ -17,11 +17,12 @@ from ijson.common import ObjectBuilder
 from auditor.codes import Severity
 from auditor.config import FailOn
 from auditor.errors import ReportReadError
-from auditor.models import SitemapRecord, TargetRecord
+from auditor.models import Finding, SitemapRecord, TargetRecord
 from auditor.report.decode import (
     Obj,
     ReportedUrl,
     ReportSummary,
+    finding_of,
     sitemap_of,
     summary_of,
     target_of,
@@ -88,6 +89,11 @@ class ReportReader:
         for obj in self._items("urls.item"):
             yield url_of(obj)
 
+    def run_findings(self) -> Generator[Finding, None, None]:
+        """The findings about the run's URLs taken together (hreflang return links), kept ones."""
+        for obj in self._items("run_findings.item"):
+            yield finding_of(obj)
+
     def summary(self) -> ReportSummary:
         """The report's `summary` (a pass over the whole file: it comes last)."""
         for obj in self._items("summary"):
@@ -136,6 +142,8 @@ class ReportReader:
         erring.update(url for url, counts in summary.by_sitemap.items() if counts.failing)
         urls_with_errors = 0
         for obj in self._items("urls.item"):  # raw: no record made per URL
+            if "alternate_of" in obj:  # no sitemap lists it: not one of the run's URLs
+                continue
             if any(item["severity"] == _ERROR for item in obj["findings"]):
                 urls_with_errors += 1
                 erring.add(obj["sitemaps"][0])

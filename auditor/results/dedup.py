@@ -35,6 +35,10 @@ class UrlDedup(Generic[L]):
     def __len__(self) -> int:
         return len(self._table)
 
+    def __contains__(self, digest: object) -> bool:
+        """Whether a sitemap of the run lists the URL of `digest`."""
+        return isinstance(digest, int) and self._table.get(digest) is not None
+
     def first_listing(self, digest: int, lister: L) -> L | None:
         """Register `digest` as listed by `lister`; who listed it first, when someone did."""
         ordinal = self._ordinals.get(lister)

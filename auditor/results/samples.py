@@ -139,6 +139,8 @@ class Samples:
         check = record.check
         findings = record.findings + check.findings if check is not None else record.findings
         examples, cap = self.examples, self.examples_per_code
+        # An alternate no sitemap lists: the sitemap naming it, as its findings say.
+        sitemap = record.sitemaps[0] if record.sitemaps else findings[0].sitemap
         erring = False
         for item in findings:
             code = item.code
@@ -148,7 +150,7 @@ class Samples:
                 kept = examples[code] = []
             elif len(kept) >= cap:
                 continue  # the usual case at scale: one lookup, one comparison
-            example = _example(item, url=record.loc, sitemap=record.sitemaps[0])
+            example = _example(item, url=record.loc, sitemap=sitemap)
             if check is not None:
                 example = _with_answer(
                     example,
@@ -158,9 +160,15 @@ class Samples:
                     redirects=check.redirects,
                 )
             kept.append(example)
-        if erring:
+        if erring and record.sitemaps:  # an alternate no sitemap lists is not one of the URLs
             self.urls_with_errors += 1
             self.url_errors[record.sitemaps[0]] += 1
+
+    def add_findings(self, findings: Iterable[Finding]) -> None:
+        """Findings about the run's URLs taken together (hreflang return links)."""
+        for item in findings:
+            if self._wants(item.code):
+                self.examples[item.code].append(_example(item, url=item.url, sitemap=item.sitemap))
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document of the tree (robots.txt included)."""

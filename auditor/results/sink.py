@@ -6,7 +6,7 @@ import asyncio
 from collections.abc import Sequence
 from typing import Any, Protocol
 
-from auditor.models import Relisted, SitemapRecord, UrlRecord
+from auditor.models import Relisted, RunFindings, SitemapRecord, UrlRecord
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
@@ -24,6 +24,9 @@ class RecordWriter(Protocol):
 
     def add_url(self, record: UrlRecord) -> None:
         """One distinct URL."""
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Findings about the run's URLs taken together (hreflang return links)."""
 
     async def flush_if_full(self) -> None:
         """Write what is buffered once there is enough of it."""
@@ -46,6 +49,11 @@ class Tee:
         for writer in self._writers:
             writer.add_url(record)
 
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Run findings, to each writer."""
+        for writer in self._writers:
+            writer.add_run_findings(item)
+
     async def flush_if_full(self) -> None:
         """Let each writer write what it has buffered."""
         for writer in self._writers:
@@ -62,7 +70,7 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
-SinkItem = list[UrlRecord] | SitemapRecord | Relisted | None  # None: no more records
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | None  # None: no more records
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -95,6 +103,11 @@ async def run_sink(
                     observer.add_sitemap(item)
             case Relisted():
                 relisted.append(item)
+            case RunFindings():
+                summary.add_findings(item.findings)
+                summary.by_code.update(item.omitted)
+                samples.add_findings(item.findings)
+                writer.add_run_findings(item)
             case _:
                 for record in item:
                     summary.add_url(record)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 
 from auditor.codes import Code, Severity
 from auditor.models import (
+    ExtensionFacts,
     Finding,
     SitemapKind,
     SitemapRecord,
@@ -18,6 +19,9 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
+
+# The report's `summary.extensions`, in this order.
+EXTENSION_COUNTS = ("hreflang_urls", "hreflang_links", "images", "videos", "news")
 
 
 @dataclass(slots=True)
@@ -41,13 +45,17 @@ class Summary:
 
     def __init__(self) -> None:
         self.sitemaps = 0
-        self.urls = 0
+        self.urls = 0  # distinct URLs the sitemaps list
+        self.alternates = 0  # hreflang alternates no sitemap lists (checked like listed URLs)
         self.checked = 0
         self.entries = 0
         self.bytes = 0
         self.sitemaps_by_kind: Counter[str] = Counter()
         self.by_status_class: Counter[str] = Counter()
         self.by_code: Counter[Code] = Counter()
+        # What the entries say in the extension namespaces: URLs naming alternates, their
+        # <xhtml:link>s, images, videos, news items (Google Search Central's four extensions).
+        self.extensions: Counter[str] = Counter()
         # Per listing sitemap: checked URLs by status class, and how many have an error.
         self.by_sitemap: dict[str, SitemapChecks] = {}
 
@@ -58,7 +66,13 @@ class Summary:
 
     def add_url(self, record: UrlRecord) -> None:
         """One distinct URL of the tree, and its check when it was requested."""
-        self.urls += 1
+        if record.alternate_of is None:
+            self.urls += 1
+        else:
+            self.alternates += 1
+        facts = record.extensions
+        if facts is not None:
+            self._count_extensions(facts)
         if record.findings:
             self.add_findings(record.findings)
         check = record.check
@@ -72,6 +86,15 @@ class Summary:
         failing = check.failing
         for sitemap in record.sitemaps:
             self.count_for(sitemap, status_class, failing=failing)
+
+    def _count_extensions(self, facts: ExtensionFacts) -> None:
+        counts = self.extensions
+        if facts.hreflang:
+            counts["hreflang_urls"] += 1
+            counts["hreflang_links"] += facts.hreflang
+        counts["images"] += facts.images
+        counts["videos"] += facts.videos
+        counts["news"] += facts.news
 
     def count_for(self, sitemap: str, status_class: StatusClass, *, failing: bool) -> None:
         """Count a checked URL for a sitemap that lists it."""
@@ -107,11 +130,13 @@ class Summary:
         return {
             "sitemaps": self.sitemaps,
             "urls": self.urls,
+            "alternates": self.alternates,
             "checked": self.checked,
             "entries": self.entries,
             "bytes": self.bytes,
             "sitemaps_by_kind": dict(sorted(self.sitemaps_by_kind.items())),
             "by_status_class": dict(sorted(self.by_status_class.items())),
+            "extensions": {kind: self.extensions[kind] for kind in EXTENSION_COUNTS},
             "by_code": {code.value: n for code, n in sorted(self.by_code.items())},
             "by_severity": {severity.value: n for severity, n in self.by_severity().items()},
             "by_sitemap": {

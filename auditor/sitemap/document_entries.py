@@ -70,6 +70,7 @@ class DocumentEntries:
 
     def _root(self, event: RootFound) -> None:
         self.tally.kind = event.kind
+        self.tally.news_sitemap = "news" in event.extensions
         if event.kind in (SitemapKind.RSS, SitemapKind.ATOM):
             self._lister = replace(self._lister, feed=True)
         index = event.kind is SitemapKind.SITEMAPINDEX
@@ -77,7 +78,7 @@ class DocumentEntries:
             self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))
 
     async def _url_entry(self, entry: ValidatedUrl) -> UrlRecord | None:
-        self.tally.count_entry(entry.lastmod)
+        self.tally.count_entry(entry.lastmod, news=entry.news)
         findings = entry.findings
         if entry.waivable is not None and await self._waived(entry.waivable):
             findings = tuple(item for item in findings if item.code not in _SCOPE_CODES)
@@ -99,6 +100,9 @@ class DocumentEntries:
             if first.url != self.job.url and not self._services.config.no_check:
                 self.relisted.add(digest)
             return None
+        links = self._services.links
+        if entry.cluster is not None and links is not None:
+            await links.add(digest, entry.loc, self.job.url, entry.cluster)
         return UrlRecord(
             entry.loc,
             (self.job.url,),
@@ -108,6 +112,7 @@ class DocumentEntries:
             entry.priority,
             findings,
             digest=digest if entry.parsed else 0,
+            extensions=entry.extensions,
         )
 
     async def _waived(self, origin: str) -> bool:

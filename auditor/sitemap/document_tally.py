@@ -20,6 +20,7 @@ from auditor.models import (
     finding,
 )
 from auditor.sitemap.dates import parse_lastmod
+from auditor.sitemap.extensions.news import MAX_NEWS_PER_SITEMAP
 
 # PROTOCOL.md: every lastmod the same recent moment is a build stamp, not a modification date.
 UNIFORM_LASTMOD_MIN_ENTRIES = 10
@@ -59,6 +60,8 @@ class DocumentTally:
         self.entries = 0
         self._lastmods: set[str] = set()  # at most two values are ever kept
         self._same_as: str | None = None  # another probe found this very document
+        self.news_sitemap = False  # it declares the news namespace
+        self._news = 0  # <news:news> items
         self._dated = 0
 
     @property
@@ -84,9 +87,10 @@ class DocumentTally:
         self._same_as = first
         self.add(finding(Code.DISCOVERY_SAME_DOCUMENT, same_as=first))
 
-    def count_entry(self, lastmod: str | None) -> None:
-        """One more entry; its lastmod feeds the build-stamp check."""
+    def count_entry(self, lastmod: str | None, *, news: int = 0) -> None:
+        """One more entry; its lastmod feeds the build-stamp check, its news items the limit."""
         self.entries += 1
+        self._news += news
         if lastmod is not None:
             self._dated += 1
             if len(self._lastmods) < 2:
@@ -124,7 +128,11 @@ class DocumentTally:
                 else Code.SITEMAP_TOO_MANY_URLS
             )
             self.add(finding(code, count=self.entries, limit=MAX_ENTRIES))
-        if self.entries == 0 and (self.kind is not None or not self.codes):
+        if self._news > MAX_NEWS_PER_SITEMAP:  # Google: "up to 1,000 news:news tags"
+            self.add(finding(Code.NEWS_TOO_MANY, count=self._news, limit=MAX_NEWS_PER_SITEMAP))
+        # Google, on news sitemaps: an empty one "won't cause any problems".
+        empty = self.entries == 0 and not self.news_sitemap
+        if empty and (self.kind is not None or not self.codes):
             self.add(finding(Code.SITEMAP_EMPTY))
         if self._is_build_stamp():
             self.add(

@@ -13,6 +13,7 @@ from auditor.discovery.robots_fetch import RobotsCache
 from auditor.models import FoundBy, Relisted, SitemapRecord, UrlRecord
 from auditor.net.opener import Opener
 from auditor.sitemap.document_tally import DocumentTally
+from auditor.sitemap.hreflang_store import LinkStore
 from auditor.sitemap.parsers import InProcessParsers, Parsers
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import Job, SitemapTree
@@ -66,6 +67,7 @@ class ReadServices:
     emit_sitemap: EmitSitemap
     state: StateStore | None = None  # --state: sitemaps' validators and kept bodies
     parsers: Parsers = field(default_factory=InProcessParsers)  # helpers: --workers, --no-check
+    links: LinkStore | None = None  # hreflang clusters, judged run-wide at the end
     # The documents probes found: (target, fingerprint) -> the first probe's URL.
     probed: dict[tuple[int, str], str] = field(default_factory=dict)
 

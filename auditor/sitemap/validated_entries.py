@@ -15,8 +15,18 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple, cast
 
-from auditor.models import Finding, ParseEvent, RootFound, SitemapEntry, SitemapKind, UrlEntry
+from auditor.models import (
+    ExtensionFacts,
+    Finding,
+    ParseEvent,
+    RootFound,
+    SitemapEntry,
+    SitemapKind,
+    UrlEntry,
+)
 from auditor.sitemap.body_stream import DocumentStream
+from auditor.sitemap.extensions import validate_extensions
+from auditor.sitemap.extensions.hreflang import Cluster
 from auditor.sitemap.validate import EntryContext, validate_sitemap_entry, validate_url_entry
 from auditor.urls import Scope, parse_http_url, url_digest
 
@@ -49,6 +59,9 @@ class ValidatedUrl(NamedTuple):
     digest: int  # of the normalised URL; of the text as written when it does not parse
     parsed: bool  # an http(s) URL that can be requested
     waivable: str | None  # off scope: the origin whose robots.txt may waive the rule
+    cluster: Cluster | None = None  # the hreflang versions it names (the run's return links)
+    extensions: ExtensionFacts | None = None  # what the report keeps of its extensions
+    news: int = 0  # its news:news (a news sitemap holds at most 1,000)
 
 
 class ValidatedSitemap(NamedTuple):
@@ -143,16 +156,40 @@ class DocumentValidator:
         url = verdict.url
         waivable = url.origin if verdict.off_scope and url and not self._spec.local else None
         digest = url_digest(url.key if url is not None else entry.loc) if entry.loc else 0
+        if entry.extensions is None or not entry.loc:
+            return ValidatedUrl(
+                entry.loc,
+                entry.line,
+                entry.lastmod,
+                entry.changefreq,
+                entry.priority,
+                verdict.findings,
+                digest,
+                url is not None,
+                waivable,
+            )
+        context = self._context
+        judged = validate_extensions(
+            entry.extensions,
+            loc=entry.loc,
+            page=url,
+            digest=digest,
+            sitemap=context.sitemap,
+            now=context.now,
+        )
         return ValidatedUrl(
             entry.loc,
             entry.line,
             entry.lastmod,
             entry.changefreq,
             entry.priority,
-            verdict.findings,
+            verdict.findings + judged.findings,
             digest,
             url is not None,
             waivable,
+            judged.cluster,
+            judged.facts,
+            judged.news,
         )
 
 

@@ -14,8 +14,8 @@ import pytest
 import auditor
 from auditor.api.options import config_of
 from auditor.cli.options import parse_command
+from auditor.demo.documents import url, urlset
 from auditor.demo.server import serve
-from auditor.demo.site import url, urlset
 from auditor.errors import ConfigError, ExitCode, ReportReadError, UsageError
 from tests.cli.test_main import trickle
 from tests.helpers import mixed_routes, validate_report

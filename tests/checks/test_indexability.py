@@ -15,8 +15,8 @@ import pytest
 from aiohttp import web
 
 from auditor.config import Method
+from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, serve
-from auditor.demo.site import Page, redirect, url, urlset, xml_page
 from tests.helpers import Report, run_audit
 
 

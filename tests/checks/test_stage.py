@@ -17,8 +17,8 @@ from aiohttp import web
 
 from auditor.codes import Code
 from auditor.config import Method
+from auditor.demo.documents import Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import DEMO_CA, Route, RoutesFor, serve, serve_demo
-from auditor.demo.site import Page, sitemapindex, url, urlset, xml_page
 from auditor.errors import ExitCode
 from auditor.pipeline import Progress
 from tests.helpers import run_audit, validate_report
@@ -244,7 +244,7 @@ async def test_progress_is_reported(tmp_path: Path) -> None:
     assert seen[-1].found == 10
 
 
-async def test_the_demo_shows_every_url_check_code(tmp_path: Path) -> None:
+async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path) -> None:
     async with serve_demo() as sites:
         audited = await run_audit(
             tmp_path,
@@ -256,7 +256,7 @@ async def test_the_demo_shows_every_url_check_code(tmp_path: Path) -> None:
             retries=1,
             slow_s=0.5,
         )
-    families = ("http.", "redirect.", "net.", "url.")
+    families = ("http.", "redirect.", "net.", "url.", "hreflang.", "image.", "video.", "news.")
     wanted = {code.value for code in Code if code.value.startswith(families)}
     # Issue 20's codes of the sitemap side, beside the URL checks' (run.limit_reached needs a
     # --max-sitemaps below the site's count: the scenarios show it).

@@ -10,7 +10,7 @@ import pytest
 from auditor.cli.main import main
 from auditor.cli.options import build_parser, parse_command
 from auditor.config import FailOn, Method
-from auditor.demo.site import url, urlset
+from auditor.demo.documents import url, urlset
 from auditor.errors import ExitCode
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from auditor.cli import hook
 from auditor.cli.main import main
-from auditor.demo.site import url, urlset
+from auditor.demo.documents import url, urlset
 from auditor.errors import ExitCode
 
 ROOT = Path(__file__).parent.parent.parent

@@ -17,8 +17,8 @@ import pytest
 from aiohttp import web
 
 from auditor.cli.main import main
+from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.demo.site import Page, url, urlset, xml_page
 from auditor.errors import ExitCode
 from auditor.report.schema import report_schema
 from tests.helpers import validate_report

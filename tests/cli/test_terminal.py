@@ -7,8 +7,9 @@ from pathlib import Path
 from rich.console import Console
 
 from auditor.cli.terminal import TOP_CODES, plain_lines, rich_summary
-from auditor.demo.site import url, urlset
+from auditor.demo.documents import url, urlset
 from tests.helpers import run_audit
+from tests.sitemap.test_parse_extensions import document
 
 HOSTILE = "https://example.com/[bold red]markup[/bold red]\x1b[2J"
 
@@ -52,3 +53,27 @@ async def test_plain_lines_cap_the_codes_and_end_with_the_verdict(tmp_path: Path
         f"report: {audited.result.html_path}",
     ]
     assert TOP_CODES == 10
+
+
+async def test_the_extensions_are_counted_when_the_sitemaps_use_them(tmp_path: Path) -> None:
+    page = "https://example.com/en"
+    links = (
+        f'<xhtml:link rel="alternate" hreflang="en" href="{page}"/>'
+        '<xhtml:link rel="alternate" hreflang="de" href="https://example.com/de"/>'
+    )
+    images = "<image:image><image:loc>https://example.com/a.png</image:loc></image:image>" * 2
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_bytes(document(f"<url><loc>{page}</loc>{links}{images}</url>"))
+    audited = await run_audit(tmp_path, str(sitemap))
+    wanted = "extensions: hreflang on 1 URL (2 links), 1 alternate no sitemap lists, 2 images"
+    assert plain_lines(audited.result, no_check=True)[1] == wanted
+    console = Console(record=True, force_terminal=True, width=160)
+    console.print(rich_summary(audited.result, no_check=True))
+    assert wanted in console.export_text().splitlines()
+    # Without any, no line.
+    plain = tmp_path / "plain.xml"
+    plain.write_text(urlset([url(page)]))
+    bare = await run_audit(tmp_path, str(plain), json=tmp_path / "plain.json")
+    assert not any(
+        line.startswith("extensions:") for line in plain_lines(bare.result, no_check=True)
+    )

@@ -13,8 +13,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.cli.main import main
 from auditor.config import FailOn
+from auditor.demo.documents import sitemapindex, url, urlset
 from auditor.demo.server import serve
-from auditor.demo.site import sitemapindex, url, urlset
 from auditor.errors import ExitCode
 from tests.helpers import run_audit, validate_report
 

@@ -10,8 +10,8 @@ from aiohttp import web
 
 from auditor.codes import Code
 from auditor.config import Method
+from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
-from auditor.demo.site import Page, url, urlset, xml_page
 from auditor.net.breaker import MAX_HOSTS, Breaker, GivenUp
 from tests.helpers import run_audit
 

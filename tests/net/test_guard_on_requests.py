@@ -9,8 +9,8 @@ import pytest
 from aiohttp.abc import AbstractResolver, ResolveResult
 
 from auditor.codes import Code
+from auditor.demo.documents import Page, redirect, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.demo.site import Page, redirect, sitemapindex, url, urlset, xml_page
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach
 from auditor.net.client import HttpClient, Timeouts, _Resolver

@@ -17,8 +17,8 @@ from aiohttp import web
 
 from auditor.codes import Code
 from auditor.config import AuditConfig, checker_configs
+from auditor.demo.documents import url, urlset, xml_page
 from auditor.demo.server import DEMO_CA, Route, serve, serve_demo
-from auditor.demo.site import url, urlset, xml_page
 from auditor.errors import CheckerProcessError, ExitCode
 from auditor.models import CheckResult, Redirect, finding
 from auditor.net.address_guard import Reach

@@ -13,8 +13,8 @@ import pytest
 
 from auditor.codes import Code
 from auditor.config import AuditConfig, parse_helpers
+from auditor.demo.documents import sitemapindex, url, urlset
 from auditor.demo.server import DEMO_CA, serve_demo
-from auditor.demo.site import sitemapindex, url, urlset
 from auditor.errors import ParseHelperError
 from auditor.processes.parse_pool import ParsePool
 from auditor.sitemap.parsers import BodyRead, parse_here

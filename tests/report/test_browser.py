@@ -102,6 +102,29 @@ async def filter_and_sort(page: Page, javascript: bool) -> None:
     assert await page.evaluate(SORT) == "descending"
 
 
+EXTENSIONS = """(() => {
+  const part = document.querySelector("#extensions");
+  const box = part.getBoundingClientRect();
+  const rows = [...part.querySelectorAll("table.clusters tbody tr")];
+  return {
+    visible: box.height > 0,
+    counts: part.querySelectorAll("table.ext-counts tr").length,
+    clusters: rows.map((row) => row.cells[0].textContent.trim()),
+    toc: document.querySelector("nav.toc a[href='#extensions']") !== null,
+  };
+})()"""
+
+
+async def demo_checks(page: Page, javascript: bool) -> None:
+    """The filter and sort, and the Extensions part: counts, the cluster missing a return."""
+    await filter_and_sort(page, javascript)
+    part = await page.evaluate(EXTENSIONS)
+    assert part["visible"]
+    assert part["toc"]
+    assert part["counts"] == 6  # hreflang URLs and links, unlisted alternates, images, ...
+    assert [text.rsplit("/", 2)[-2:] for text in part["clusters"]] == [["pricing", "en"]]
+
+
 async def test_the_demo_report_in_a_browser(tmp_path: Path) -> None:
     async with serve_demo() as sites:
         audited = await run_audit(
@@ -114,7 +137,7 @@ async def test_the_demo_report_in_a_browser(tmp_path: Path) -> None:
             retries=1,
             slow_s=0.5,
         )
-    await look_at(audited.result.html_path, tmp_path, expect="FAIL", extra=filter_and_sort)
+    await look_at(audited.result.html_path, tmp_path, expect="FAIL", extra=demo_checks)
 
 
 async def test_hostile_strings_stay_inert_in_a_browser(tmp_path: Path) -> None:

@@ -12,8 +12,9 @@ import pytest
 
 from auditor.codes import Code
 from auditor.config import FailOn
+from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.demo.site import CLEAN_SECTIONS, Page, clean_routes, redirect, url, urlset, xml_page
+from auditor.demo.site import CLEAN_SECTIONS, clean_routes
 from auditor.errors import ReportWriteError
 from auditor.models import (
     CheckResult,
@@ -194,5 +195,6 @@ async def test_the_clean_site_has_no_finding(tmp_path: Path) -> None:
     async with serve(clean_routes) as served:
         audited = await run_audit(tmp_path, served.base + "/", no_check=False)
     assert audited.codes() == {}
+    assert 'id="extensions"' not in audited.result.html_path.read_text()  # none used
     assert audited.report["summary"]["checked"] == sum(CLEAN_SECTIONS.values())
     assert audited.result.verdict.outcome is Outcome.PASS

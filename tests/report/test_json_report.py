@@ -13,8 +13,8 @@ import auditor.report.json_writer
 import auditor.sitemap.validated_entries
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig, Method
+from auditor.demo.documents import SITEMAP_NS, Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Handler, serve
-from auditor.demo.site import SITEMAP_NS, Page, sitemapindex, url, urlset, xml_page
 from auditor.errors import ExitCode
 from auditor.models import UrlEntry, UrlRecord
 from auditor.pipeline import audit

@@ -9,8 +9,8 @@ import defusedxml.ElementTree as SafeET
 import pytest
 
 from auditor.config import FailOn
+from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.demo.site import Page, url, urlset, xml_page
 from auditor.report import junit
 from tests.helpers import run_audit
 

@@ -8,8 +8,8 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from prometheus_client.samples import Sample
 
+from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.demo.site import Page, url, urlset, xml_page
 from auditor.report.metrics import RunMetrics, last_success, metrics_registry
 from auditor.results.summary import Summary
 from tests.helpers import run_audit

@@ -14,8 +14,11 @@ from hypothesis import strategies as st
 from auditor.codes import Code
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import (
+    Alternate,
+    Extensions,
     Finding,
     JsonScalar,
+    MediaItem,
     ParseEvent,
     RootFound,
     SitemapEntry,
@@ -288,10 +291,11 @@ def test_finding_codes_per_document(name: str, expected: list[Code]) -> None:
 )
 def test_root_kind_and_namespace(name: str, kind: SitemapKind, namespace: str | None) -> None:
     events = parse_document(CASES[name])
-    assert roots(events) == [RootFound(kind, namespace)]
+    [root] = roots(events)
+    assert (root.kind, root.namespace) == (kind, namespace)
     # The root comes before every entry.
     first_entry = next(i for i, e in enumerate(events) if isinstance(e, UrlEntry | SitemapEntry))
-    assert events.index(RootFound(kind, namespace)) < first_entry
+    assert events.index(root) < first_entry
 
 
 @pytest.mark.parametrize(
@@ -313,6 +317,12 @@ def test_parser_kind_property_follows_the_root() -> None:
 
 def test_urlset_entries_keep_every_value_as_written() -> None:
     events = parse_document(URLSET_FULL)
+    extensions = Extensions(
+        alternates=(Alternate("de", "https://example.com/de/a", "alternate"),),
+        links=1,
+        media=(MediaItem("image", 8, {"loc": "https://example.com/i.png"}),),
+        images=1,
+    )
     assert url_entries(events) == [
         UrlEntry(
             "https://example.com/a?x=1&y=2",
@@ -320,6 +330,7 @@ def test_urlset_entries_keep_every_value_as_written() -> None:
             "2024-01-05T10:00:00+00:00",
             "daily",
             "0.8",
+            extensions=extensions,
         ),
         UrlEntry("https://example.com/caf\u00e9", 11),
     ]

@@ -17,8 +17,8 @@ from aiohttp.abc import AbstractStreamWriter
 
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig
+from auditor.demo.documents import sitemapindex, url, urlset
 from auditor.demo.server import serve
-from auditor.demo.site import sitemapindex, url, urlset
 from auditor.errors import ExitCode
 from auditor.pipeline import Progress
 from auditor.pipeline import audit as run

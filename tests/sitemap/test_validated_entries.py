@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from auditor.codes import Code
-from auditor.demo.site import sitemapindex, urlset
+from auditor.demo.documents import sitemapindex, urlset
 from auditor.models import Finding
 from auditor.sitemap.validated_entries import (
     DocumentSpec,

@@ -7,8 +7,8 @@ from pathlib import Path
 
 from aiohttp import web
 
+from auditor.demo.documents import SITEMAP_NS, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Route, serve
-from auditor.demo.site import SITEMAP_NS, sitemapindex, url, urlset, xml_page
 from auditor.errors import ExitCode
 from tests.helpers import run_audit
 

@@ -22,6 +22,7 @@ from auditor.models import (
     UrlEntry,
     finding,
 )
+from auditor.sitemap.parse.extensions import FAMILIES, XHTML_LINK, ExtensionReader
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LEGACY_NS = "http://www.google.com/schemas/sitemap/0.84"  # Search Console: "Incorrect namespace"
@@ -56,6 +57,7 @@ class XmlReader:
         parser.EndElementHandler = self._end
         parser.CharacterDataHandler = self._data
         parser.XmlDeclHandler = self._declaration
+        parser.StartNamespaceDeclHandler = self._namespace
         self._parser = parser
         self._events = events
         self._line_offset = line_offset
@@ -78,6 +80,8 @@ class XmlReader:
         # The entry's <loc> was longer than MAX_FIELD_CHARS. Per field: a cut <lastmod> is
         # no long <loc> (PROTOCOL.md, rules we got wrong).
         self._loc_cut = False
+        self._declared: set[str] = set()  # extension families the root declares
+        self._ext = ExtensionReader()  # hreflang, image, video and news elements of an entry
         self._markup_at = -1  # expat's byte index of the markup it is still waiting to end
         self._stalled = 0  # characters fed since that markup began, at least
 
@@ -130,15 +134,23 @@ class XmlReader:
             message = f"Declared encoding {encoding} (sitemaps must be UTF-8)"
             self._events.append(finding(Code.XML_ENCODING, message, declared=encoding))
 
+    def _namespace(self, _prefix: str | None, uri: str) -> None:
+        if self.kind is None and uri in FAMILIES:
+            self._declared.add(FAMILIES[uri])
+
     def _start(self, name: str, attributes: list[str]) -> None:
         self._depth += 1
         depth = self._depth
-        if depth == self._entry_depth + 1 and self._in_entry:
-            self._start_field(name, attributes)
+        if self._in_entry and depth > self._entry_depth:
+            if self._ext.open:
+                self._ext.start(name, attributes, depth=depth, line=0)
+            elif depth == self._entry_depth + 1:
+                self._start_field(name, attributes)
         elif depth == self._entry_depth:
             if name == self._entry_tag:
                 self._in_entry = True
                 self._line = self._parser.CurrentLineNumber + self._line_offset
+                self._ext.take()  # what a broken entry before this one left behind
             elif self._is_own(name):
                 line = self._parser.CurrentLineNumber + self._line_offset
                 self._events.append(_unknown_tag(name, line))
@@ -148,7 +160,12 @@ class XmlReader:
     def _start_field(self, name: str, attributes: list[str]) -> None:
         slot = self._fields.get(name)
         if slot is None:
-            if self._is_own(name):
+            if name == XHTML_LINK and self.kind is SitemapKind.URLSET:
+                self._ext.link(attributes)
+            elif self.kind is SitemapKind.URLSET and self._ext.is_extension(name):
+                line = self._parser.CurrentLineNumber + self._line_offset
+                self._ext.start(name, attributes, depth=self._depth, line=line)
+            elif self._is_own(name):
                 line = self._parser.CurrentLineNumber + self._line_offset
                 self._problems.add(Code.ENTRY_UNKNOWN_TAG, _local(name), line)
             return
@@ -176,11 +193,15 @@ class XmlReader:
             self._text_chars += len(text)
             if room > 0:
                 self._text.append(text if len(text) <= room else text[:room])
+        elif self._ext.open:
+            self._ext.data(text)
 
     def _end(self, _name: str) -> None:
         depth = self._depth
         self._depth -= 1
-        if self._capture is not None and depth == self._entry_depth + 1:
+        if self._ext.open:
+            self._ext.end(depth)
+        elif self._capture is not None and depth == self._entry_depth + 1:
             if self._text is not None:
                 self._values[self._capture] = "".join(self._text).strip(XML_SPACE)
                 if self._capture == _LOC:
@@ -199,7 +220,14 @@ class XmlReader:
             )
         else:
             entry = UrlEntry(
-                loc, self._line, lastmod, changefreq, priority, problems, self._loc_cut
+                loc,
+                self._line,
+                lastmod,
+                changefreq,
+                priority,
+                problems,
+                self._loc_cut,
+                self._ext.take(),
             )
         self._events.append(entry)
         self._in_entry = False
@@ -212,7 +240,7 @@ class XmlReader:
         kind, problem = classify_root(namespace or None, local)
         if kind is not None:
             self.kind = kind
-            self._events.append(RootFound(kind, namespace or None))
+            self._events.append(RootFound(kind, namespace or None, frozenset(self._declared)))
         if problem is not None:
             self._events.append(problem)
         if kind is None:
