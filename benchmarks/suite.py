@@ -56,11 +56,7 @@ class Task:
         size = (
             f"{self.urls // 1_000_000}M" if self.urls % 1_000_000 == 0 else f"{self.urls // 1000}k"
         )
-        return (
-            f"{self.kind.value} {size}"
-            if self.sites == 1
-            else f"{self.kind.value} {self.sites}x{size}"
-        )
+        return f"{self.kind.value} {f'{self.sites}x' if self.sites > 1 else ''}{size}"
 
 
 FULL = (
@@ -84,6 +80,7 @@ class Tree:
     directory: Path
     port: int
     expected: Expected
+    sites: tuple[Expected, ...] = ()  # the fleet task's: a tree a site, each on its own port
 
     @property
     def base(self) -> str:
@@ -108,21 +105,6 @@ def prepare_tree(data: Path, urls: int, taken: set[int], name: str | None = None
     expected = generate(directory, f"http://127.0.0.1:{port}", urls, CHILDREN)
     print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
     return Tree(directory, port, expected)
-
-
-def fleet_tree_name(task: Task, number: int) -> str:
-    return f"fleet-{task.urls}-site{number:02d}"
-
-
-def fleet_trees(task: Task, data: Path) -> list[Tree]:
-    """The fleet task's trees, as prepared (their expected.json says their port)."""
-    found = []
-    for k in range(task.sites):
-        directory = data / fleet_tree_name(task, k)
-        expected = load_expected(directory)
-        assert expected is not None, directory
-        found.append(Tree(directory, int(expected.base.rsplit(":", 1)[1]), expected))
-    return found
 
 
 def auditor_accepts(auditor: Path) -> set[str]:
@@ -157,8 +139,7 @@ def measure_row(
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
-    if task.kind is TaskKind.FLEET:
-        ctx = replace(ctx, sites=tuple(site.expected for site in fleet_trees(task, args.data)))
+    ctx = replace(ctx, sites=tree.sites)
     server.log.skip()
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=args.run_timeout, server_pids=server.pids
@@ -366,16 +347,15 @@ def main() -> int:
     taken: set[int] = set()
     single = sorted({t.urls for t in tasks if t.kind is not TaskKind.FLEET})
     trees = {urls: prepare_tree(args.data, urls, taken) for urls in single}
-    sites = [
-        prepare_tree(args.data, task.urls, taken, name=fleet_tree_name(task, k))
-        for task in tasks
-        if task.kind is TaskKind.FLEET
-        for k in range(task.sites)
-    ]
-    served = [*trees.values(), *sites]
-    for task in tasks:  # a fleet task's own tree is its first site's (unused by its rows)
-        if task.kind is TaskKind.FLEET:
-            trees.setdefault(task.urls, sites[0])
+    served = list(trees.values())
+    for task in (task for task in tasks if task.kind is TaskKind.FLEET):
+        name = f"fleet-{task.urls}-site{{:02d}}"
+        sites = [
+            prepare_tree(args.data, task.urls, taken, name.format(k)) for k in range(task.sites)
+        ]
+        served += sites
+        # Its rows read every site's tree; no other task has its URL count.
+        trees[task.urls] = replace(sites[0], sites=tuple(site.expected for site in sites))
     server = start_server(
         [(tree.directory, tree.port) for tree in served],
         work=args.data / "server",

@@ -245,3 +245,15 @@ def test_the_readme_fleet_files_are_valid(tmp_path: Path) -> None:
 def _parsed(fleet: Path, tmp_path: Path) -> tuple[argparse.Namespace, list[str]]:
     argv = ["--fleet", str(fleet), "--out", str(tmp_path / "out")]
     return parse_command(argv)[0], argv
+
+
+def test_a_config_file_may_name_the_fleet(tmp_path: Path) -> None:
+    write(tmp_path / "sites.txt", "https://a.example/\n")
+    config = write(tmp_path / "nightly.toml", "fleet = 'sites.txt'\nfleet-workers = 3\nrate = 2\n")
+    argv = ["--config", str(config)]
+    args, built = parse_command(argv)
+    assert built is None
+    plan = fleet_plan(args, argv)
+    assert plan.source == tmp_path / "sites.txt"  # relative to the config file's folder
+    assert plan.cluster.workers == 3
+    assert plan.sites[0].config.rate == 2.0
