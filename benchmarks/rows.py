@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -27,6 +29,7 @@ CORES = len(os.sched_getaffinity(0))  # the cores this process may use: --worker
 class TaskKind(StrEnum):
     PARSE = "parse"  # discover, read and parse the tree (the auditor validates too, --no-check)
     CHECK = "check"  # ... and request every URL
+    FLEET = "fleet"  # several sites, each checked: --fleet against single runs one by one
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +42,7 @@ class Context:
     expected: Expected
     concurrency: int
     work: Path
+    sites: tuple[Expected, ...] = ()  # the fleet task's trees, one a site
 
 
 @dataclass(slots=True)
@@ -227,6 +231,87 @@ def judge_lychee(measured: Measured, ctx: Context) -> Verdict:
     return verdict
 
 
+# --- the fleet: N sites on a LocalCluster, against N single runs one after another ---------
+
+
+def site_name(number: int) -> str:
+    return f"s{number:02d}"
+
+
+def fleet_command(ctx: Context) -> list[str]:
+    """`--fleet` over the trees (a TOML fleet file in the work folder), its default cluster: a
+    LocalCluster of the cores, each site in its worker's process."""
+    fleet = ctx.work / "fleet.toml"
+    fleet.write_text(
+        "\n".join(
+            f'[[site]]\nname = "{site_name(k)}"\ntarget = "{site.base}/"\n'
+            for k, site in enumerate(ctx.sites)
+        )
+    )
+    c = str(ctx.concurrency)
+    argv = [str(ctx.auditor), "--fleet", str(fleet), "--concurrency", c, "--per-host", c]
+    argv += ["--retries", "0", "--allow-private", "--no-progress", "--quiet"]
+    return [*argv, "--out", str(ctx.work / "fleet"), "--json", str(ctx.work / "fleet.json")]
+
+
+def sequential_command(ctx: Context) -> list[str]:
+    """The same sites as single runs, one after another (each with its default --workers)."""
+    runs = []
+    for k, site in enumerate(ctx.sites):
+        one = Context(site.base, ctx.auditor, ctx.tree, site, ctx.concurrency, ctx.work)
+        argv = auditor_command(one)
+        argv[argv.index("--json") + 1] = str(ctx.work / f"{site_name(k)}.json")
+        runs.append(shlex.join(argv))
+    return [shutil.which("sh") or "/bin/sh", "-c", "; ".join(runs)]  # posix_spawn: a path
+
+
+def site_problems(summary: dict[str, object], want: Expected) -> list[str]:
+    """A site's report summary against its tree's expected counts (with checks)."""
+    wanted: dict[str, object] = {
+        "sitemaps": want.sitemaps,
+        "urls": want.urls,
+        "checked": want.urls,
+        "by_status_class": want.by_status_class,
+        "by_code": want.by_code,
+    }
+    return [f"{k} {summary.get(k)} (want {v})" for k, v in wanted.items() if summary.get(k) != v]
+
+
+def judge_sites(reports: list[Path], measured: Measured, ctx: Context) -> Verdict:
+    """Every site's report against its tree: the row is right when all of them are."""
+    verdict = Verdict(urls=0)
+    if measured.exit_code not in (0, 1):  # 1: the sites' findings at --fail-on error
+        verdict.problems.append(f"exit {measured.exit_code}")
+    for k, (report, want) in enumerate(zip(reports, ctx.sites, strict=True)):
+        try:
+            summary = read_summary(report)
+        except (OSError, ValueError, AssertionError) as exc:
+            verdict.problems.append(f"{site_name(k)}: no report ({type(exc).__name__})")
+            continue
+        verdict.urls += int(str(summary.get("checked")))
+        verdict.problems += [f"{site_name(k)}: {p}" for p in site_problems(summary, want)]
+    verdict.details = {"sites": len(reports)}
+    return verdict
+
+
+def judge_fleet(measured: Measured, ctx: Context) -> Verdict:
+    """The fleet summary names each site's report; each is judged against its tree."""
+    try:
+        fleet = json.loads((ctx.work / "fleet.json").read_text())
+        paths = {site["name"]: site["reports"]["json"] for site in fleet["sites"]}
+        reports = [ctx.work / paths[site_name(k)] for k in range(len(ctx.sites))]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        return Verdict(problems=[f"no fleet summary ({type(exc).__name__}: {exc})"])
+    verdict = judge_sites(reports, measured, ctx)
+    verdict.details["fleet_duration_s"] = fleet.get("duration_s")
+    return verdict
+
+
+def judge_sequential(measured: Measured, ctx: Context) -> Verdict:
+    reports = [ctx.work / f"{site_name(k)}.json" for k in range(len(ctx.sites))]
+    return judge_sites(reports, measured, ctx)
+
+
 # --- the rows ------------------------------------------------------------------------------
 
 
@@ -294,4 +379,13 @@ ROWS = (
         ("--workers", "--loop"),
     ),
     Row("lychee", _C, lychee_command, judge_lychee, ("bare check",)),
+    Row("auditor sequential", TaskKind.FLEET, sequential_command, judge_sequential),
+    Row(
+        "auditor fleet",
+        TaskKind.FLEET,
+        fleet_command,
+        judge_fleet,
+        ("auditor sequential",),
+        ("--fleet",),
+    ),
 )

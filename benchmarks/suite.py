@@ -14,7 +14,9 @@ table of medians, min-max and same-round ratios, and issue 7's targets), suite-<
 run) and two plots of the parse rows against the URL count. Exits 1 when a run was wrong.
 
 Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plots); check 20k
-(3 rounds) and 200k (2). Quick mode: parse 100k (2) and 250k (1); check 20k (2).
+(3 rounds) and 200k (2); fleet 20x10k (1: 20 sites of 10k URLs, `--fleet` on its LocalCluster
+against 20 single runs one after another). Quick mode: parse 100k (2) and 250k (1); check 20k
+(2). `--only "auditor fleet" "auditor sequential"` runs the fleet task alone.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ import shutil
 import subprocess
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from measure import run_measured
@@ -45,15 +47,16 @@ PARSE_ROWS = ("auditor --no-check", "bare parse", "usp", "advertools")
 @dataclass(frozen=True, slots=True)
 class Task:
     kind: TaskKind
-    urls: int
+    urls: int  # a site's
     rounds: int
+    sites: int = 1  # the fleet task: this many sites of `urls` URLs each
 
     @property
     def name(self) -> str:
         size = (
             f"{self.urls // 1_000_000}M" if self.urls % 1_000_000 == 0 else f"{self.urls // 1000}k"
         )
-        return f"{self.kind.value} {size}"
+        return f"{self.kind.value} {f'{self.sites}x' if self.sites > 1 else ''}{size}"
 
 
 FULL = (
@@ -63,6 +66,7 @@ FULL = (
     Task(TaskKind.PARSE, 500_000, 1),
     Task(TaskKind.CHECK, 20_000, 3),
     Task(TaskKind.CHECK, 200_000, 2),  # the longest task: 2 rounds keep full mode < 30 min
+    Task(TaskKind.FLEET, 10_000, 1, sites=20),
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
@@ -76,15 +80,16 @@ class Tree:
     directory: Path
     port: int
     expected: Expected
+    sites: tuple[Expected, ...] = ()  # the fleet task's: a tree a site, each on its own port
 
     @property
     def base(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
 
-def prepare_tree(data: Path, urls: int, taken: set[int]) -> Tree:
+def prepare_tree(data: Path, urls: int, taken: set[int], name: str | None = None) -> Tree:
     """The tree of `urls` URLs under `data`, kept from an earlier run when its port is free."""
-    directory = data / f"tree-{urls}"
+    directory = data / (name or f"tree-{urls}")
     cached = load_expected(directory)
     if cached is not None and cached.urls == urls and cached.children == CHILDREN:
         port = int(cached.base.rsplit(":", 1)[1])
@@ -134,6 +139,7 @@ def measure_row(
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
+    ctx = replace(ctx, sites=tree.sites)
     server.log.skip()
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=args.run_timeout, server_pids=server.pids
@@ -142,13 +148,16 @@ def measure_row(
     verdict = row.judge(measured, ctx)
     if measured.timed_out:
         verdict.problems.insert(0, f"killed after {args.run_timeout:.0f} s")
-    if task.kind is TaskKind.CHECK and requests["GET"] + requests["HEAD"] < task.urls:
+    if (
+        task.kind is not TaskKind.PARSE
+        and requests["GET"] + requests["HEAD"] < task.urls * task.sites
+    ):
         verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
     if verdict.problems and (errors := measured.stderr.read_text(errors="replace").strip()):
         verdict.problems.append(f"stderr: {errors[-500:]}")
     return Run(
         task=task.name,
-        urls=task.urls,
+        urls=task.urls * task.sites,
         row=row.name,
         round=number,
         wall_s=measured.wall_s,
@@ -311,7 +320,9 @@ def write_results(
     }
     (args.results / f"suite-{mode}.json").write_text(json.dumps(results, indent=2) + "\n")
     names = [task.name for task in parse_tasks]
-    plots = plot(runs, tasks=names, rows=PARSE_ROWS, folder=args.results, prefix=f"{mode}-")
+    plots = []
+    if names:  # matplotlib (the bench extra) only for the parse rows' plots
+        plots = plot(runs, tasks=names, rows=PARSE_ROWS, folder=args.results, prefix=f"{mode}-")
     written = [f"RESULTS-{mode}.md", f"suite-{mode}.json", *(path.name for path in plots)]
     return text + f"\n\nwritten under {args.results}: {', '.join(written)}"
 
@@ -323,7 +334,7 @@ def main() -> int:
         subprocess.run(["sh", str(HERE / "setup.sh"), sys.executable], check=True)
     rows, skipped = runnable(ROWS, args.only, args.auditor)
     tasks = tuple(
-        Task(task.kind, task.urls, args.rounds or task.rounds)
+        replace(task, rounds=args.rounds or task.rounds)
         for task in (QUICK if args.quick else FULL)
         if any(row.kind is task.kind for row in rows)
     )
@@ -334,9 +345,19 @@ def main() -> int:
     except BlockingIOError:
         raise SystemExit(f"another suite is running on {args.data} (use another --data)") from None
     taken: set[int] = set()
-    trees = {urls: prepare_tree(args.data, urls, taken) for urls in sorted({t.urls for t in tasks})}
+    single = sorted({t.urls for t in tasks if t.kind is not TaskKind.FLEET})
+    trees = {urls: prepare_tree(args.data, urls, taken) for urls in single}
+    served = list(trees.values())
+    for task in (task for task in tasks if task.kind is TaskKind.FLEET):
+        name = f"fleet-{task.urls}-site{{:02d}}"
+        sites = [
+            prepare_tree(args.data, task.urls, taken, name.format(k)) for k in range(task.sites)
+        ]
+        served += sites
+        # Its rows read every site's tree; no other task has its URL count.
+        trees[task.urls] = replace(sites[0], sites=tuple(site.expected for site in sites))
     server = start_server(
-        [(tree.directory, tree.port) for tree in trees.values()],
+        [(tree.directory, tree.port) for tree in served],
         work=args.data / "server",
         prefer_nginx=args.server != "aiohttp",
     )

@@ -17,7 +17,10 @@ from auditor.config import AuditConfig
 from auditor.errors import ConfigError
 
 # Options of the command's own display, or that run something else: no meaning to the library.
-COMMAND_ONLY = frozenset({"demo", "quiet", "verbose", "no_progress", "no_color", "targets"})
+COMMAND_ONLY = frozenset(
+    {"demo", "quiet", "verbose", "no_progress", "no_color", "targets"}
+    | {"fleet", "scheduler", "fleet_workers", "fleet_concurrency"}  # a fleet is the command's
+)
 
 Target = str | os.PathLike[str]
 

@@ -43,16 +43,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return exc.exit_code
-    if config is None:  # --version or --print-schema: nothing to run
-        print(version_text() + "\n" if args.version else schema_text(), end="")
+    if args.version or args.print_schema:  # nothing to run
+        print(version_text() + "\n" if args.version else _schema(args.print_schema), end="")
         return ExitCode.OK
     logging.basicConfig(
         level=logging.DEBUG if args.verbose else logging.WARNING,
         format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
     )
-    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     # no-color.org: NO_COLOR set to any non-empty value turns colours off.
-    look = _Look(no_color=args.no_color or bool(os.environ.get("NO_COLOR")), progress=show_progress)
+    no_color = args.no_color or bool(os.environ.get("NO_COLOR"))
+    if config is None:  # --fleet: each site's configuration is made by the fleet's plan
+        from auditor.cli.fleet_run import main_fleet  # noqa: PLC0415 - Dask only for --fleet
+
+        return main_fleet(args, argv, no_color=no_color)
+    show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
+    look = _Look(no_color=no_color, progress=show_progress)
     to_stdout = config.json == STDOUT
     with _spool_folder(used=to_stdout) as spool:
         try:
@@ -80,6 +85,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 def run() -> None:
     """Console-script entry point."""
     sys.exit(main())
+
+
+def _schema(which: str) -> str:
+    """`--print-schema [report|fleet]`: the JSON report's schema, or the fleet summary's."""
+    if which == "fleet":
+        from auditor.fleet.outputs import schema_text as fleet_schema  # noqa: PLC0415
+
+        return fleet_schema()
+    return schema_text()
 
 
 @dataclass(frozen=True, slots=True)

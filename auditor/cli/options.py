@@ -30,6 +30,7 @@ from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 
 PROG = "sitemap-audit"
+SCHEMAS = ("report", "fleet")  # --print-schema: the JSON report's, or the fleet summary's
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
@@ -59,6 +60,7 @@ def build_parser() -> argparse.ArgumentParser:
     _bounds_options(parser.add_argument_group("bounds"))
     _process_options(parser.add_argument_group("processes"))
     _monitoring_options(parser.add_argument_group("monitoring"))
+    _fleet_options(parser.add_argument_group("fleet"))
     return parser
 
 
@@ -70,7 +72,13 @@ def _output_options(group: argparse._ArgumentGroup) -> None:
     )
     add("--html", type=Path, metavar="PATH", help="the HTML report here (default: beside the JSON)")
     add("--csv", type=Path, metavar="DIR", help="also urls.csv and findings.csv in DIR")
-    add("--print-schema", action="store_true", help="print the JSON report's schema and exit")
+    add(
+        "--print-schema",
+        nargs="?",
+        const="report",
+        choices=SCHEMAS,
+        help="print a JSON schema and exit: the report's (default) or the fleet summary's",
+    )
     noise = group.add_mutually_exclusive_group()
     noise.add_argument("--quiet", action="store_true", help="print the verdict only")
     noise.add_argument("--verbose", action="store_true", help="log every step (debug)")
@@ -135,6 +143,14 @@ def _monitoring_options(group: argparse._ArgumentGroup) -> None:
     add("--state", type=Path, metavar="PATH", help="sitemap validators kept between runs")
 
 
+def _fleet_options(group: argparse._ArgumentGroup) -> None:
+    add = group.add_argument
+    add("--fleet", type=Path, metavar="FILE", help="audit every site of FILE as a Dask task")
+    add("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (--fleet)")
+    add("--fleet-workers", type=int, metavar="N", help="LocalCluster processes (the cores)")
+    add("--fleet-concurrency", type=int, metavar="N", help="sites at once (the workers)")
+
+
 def _cores() -> int:
     """The cores this process may run on (its CPU affinity), the default of --workers."""
     return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -143,11 +159,15 @@ def _cores() -> int:
 def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, AuditConfig | None]:
     """The command line as options and a configuration; UsageError when it cannot run.
 
-    No configuration for `--print-schema` and `--version`: they run nothing.
+    No configuration for `--print-schema` and `--version` (they run nothing), nor for `--fleet`
+    (each site's configuration is made by auditor.cli.fleet_file).
     """
     args = parse_with_config(build_parser(), argv, table_for=read_config_file)
-    if args.print_schema or args.version:
+    if args.print_schema or args.version or args.fleet is not None:
         return args, None
+    for name in ("scheduler", "fleet_workers", "fleet_concurrency"):
+        if getattr(args, name) is not None:
+            raise UsageError(f"--{name.replace('_', '-')} goes with --fleet FILE")
     if args.demo and args.targets:
         raise UsageError("--demo audits the demo site only; give no TARGET with it")
     if not args.demo and not args.targets:
