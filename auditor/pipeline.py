@@ -10,7 +10,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any, cast
@@ -21,9 +21,17 @@ from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.config import AuditConfig, Engine, checker_configs, parse_helpers
 from auditor.errors import ExitCode, ReportWriteError
-from auditor.http_stack import Openers, checker, http_client, openers, reach_of
+from auditor.http_stack import (
+    Openers,
+    check_transport,
+    checker,
+    http_client,
+    openers,
+    reach_of,
+    usable_engine,
+)
 from auditor.models import TargetRecord
 from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
 from auditor.net.address_guard import Reach
@@ -101,6 +109,7 @@ async def audit(
     `on_progress` is called a few times a second with where the run is.
     """
     clock = clock or SystemClock()
+    config = usable_engine(config)  # aiohttp, said once, when pycurl cannot be imported
     started_at, started = clock.now(), clock.monotonic()
     diff = await _baseline_diff(config)  # before the report: a bad baseline is a usage error
     # An unusable state is a warning, and the run goes on as without one.
@@ -284,7 +293,15 @@ class _Run:
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
-        async with client, parsers, asyncio.TaskGroup() as group:
+        # Checker processes (--workers) check with transports of their own: none needed here.
+        checks_here = config.workers == 1 and not config.no_check
+        here = config if checks_here else replace(config, engine=Engine.AIOHTTP)
+        async with (
+            client,
+            check_transport(here, client, reach=reach) as transport,
+            parsers,
+            asyncio.TaskGroup() as group,
+        ):
             sink = run_sink(
                 queue,
                 writer=writer,
@@ -295,7 +312,7 @@ class _Run:
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
-            parts = openers(config, client, clock=clock, rng=rng)
+            parts = openers(config, client, clock=clock, rng=rng, checks=transport)
             stage = None
             if not config.no_check:
                 stage = self._check_stage(parts, reach, queue, rng)

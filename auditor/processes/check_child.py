@@ -17,7 +17,7 @@ from typing import BinaryIO
 from auditor.checks.stage import CheckLoop
 from auditor.clock import SystemClock
 from auditor.errors import FrameError
-from auditor.http_stack import checker, http_client, openers
+from auditor.http_stack import check_transport, checker, http_client, openers
 from auditor.models import CheckResult
 from auditor.processes.check_pool import CheckerSetup, PackedResult, pack_result
 from auditor.processes.event_loop import run_in_loop
@@ -83,9 +83,10 @@ async def _serve(
         if writer.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             await writer.drain()
 
-    async with client:
+    async with client, check_transport(config, client, reach=setup.reach) as requests:
         clock = SystemClock()
-        parts = openers(config, client, clock=clock, rng=random.Random())  # noqa: S311
+        rng = random.Random()  # noqa: S311 - jitter, not secrets
+        parts = openers(config, client, clock=clock, rng=rng, checks=requests)
         checks = CheckLoop(
             checker(config, parts, clock=clock), workers=config.concurrency, emit=send
         )
