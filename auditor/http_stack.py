@@ -31,6 +31,7 @@ from auditor.net.opener import FetchPolicy, Opener
 from auditor.net.pacer import Pacer
 from auditor.net.transport import Transport
 
+__all__ = ["CURL_MISSING", "CurlTransport", "Openers", "check_transport", "checker", "openers"]
 CURL_MISSING: str | None = None  # why pycurl cannot be imported, if it cannot
 try:
     from auditor.net.curl_client import CurlTransport

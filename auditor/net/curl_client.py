@@ -224,14 +224,16 @@ def _body_error(code: int, message: str) -> FetchError | None:
 
 
 def _head_over_bounds(raw: bytes) -> bool:
+    """Whether a head (whole or cut short) has more lines, or a longer line, than aiohttp takes."""
     lines = raw.split(b"\n")
-    return len(lines) > MAX_HEADERS + 2 or any(len(line) > MAX_HEAD_LINE_BYTES for line in lines)
+    fields = sum(1 for line in lines if line.strip(b"\r") and not line.startswith(b"HTTP/"))
+    return fields > MAX_HEADERS or any(
+        len(line.rstrip(b"\r")) > MAX_HEAD_LINE_BYTES for line in lines
+    )
 
 
 def _parse_head(raw: bytes) -> Headers:
     """The last answer's header fields (1xx answers and a proxy's CONNECT answer come first)."""
-    if _head_over_bounds(raw):
-        raise FetchError(Code.NET_PROTOCOL, "an answer head over 128 lines or 8,190 bytes a line")
     # As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8
     # Location is a URL to encode, not Latin-1 mojibake).
     lines = raw.decode("utf-8", "surrogateescape").split("\n")
@@ -243,6 +245,8 @@ def _parse_head(raw: bytes) -> Headers:
     items: list[tuple[str, str]] = []
     for line in lines[start:]:
         text = line.rstrip("\r")
+        if len(text) > MAX_HEAD_LINE_BYTES or (len(items) >= MAX_HEADERS and text):
+            raise FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
         if not text:
             continue
         if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space

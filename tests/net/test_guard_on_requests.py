@@ -107,7 +107,8 @@ def transport(engine: Engine, reach: Reach, resolver: FixedResolver | None) -> T
     """One transport of `engine`, its names answered by `resolver` (no DNS)."""
     if engine is Engine.AIOHTTP:
         return HttpClient(user_agent="test", reach=reach, resolver=resolver)
-    return CurlTransport(user_agent="test", reach=reach, resolve=resolver and resolver.answer)
+    answer = resolver.answer if resolver is not None else None
+    return CurlTransport(user_agent="test", reach=reach, resolve=answer)
 
 
 async def fetch_status(
