@@ -141,7 +141,9 @@ class Checker:
         body = b""
         try:
             if opened.method is Method.GET:
-                read = floored(response.read, window_s=self._timeout_s, clock=self._clock)
+                read: Read = response.read
+                if response.streamed:  # a body read whole by the transport was bounded there
+                    read = floored(read, window_s=self._timeout_s, clock=self._clock)
                 body = await _read_prefix(read, response.body_encoding)
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))

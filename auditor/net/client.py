@@ -77,6 +77,11 @@ class Response:
         return self.headers.get("Content-Encoding")
 
     @property
+    def streamed(self) -> bool:
+        """The body arrives as it is read."""
+        return True
+
+    @property
     def elapsed_s(self) -> None:
         """Not measured here: the opener times the answer's head."""
         return

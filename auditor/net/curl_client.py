@@ -31,7 +31,7 @@ from auditor.net.body_pace import FLOOR_BYTES_PER_S
 from auditor.net.curl_multi import CurlMulti
 from auditor.net.redirects import encoded_url
 from auditor.net.transport import BufferedResponse, Headers, Timeouts
-from auditor.urls import needs_escaping
+from auditor.urls import authority_of, needs_escaping
 
 # What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
 ACCEPT_ENCODING = "gzip, deflate, br"
@@ -42,6 +42,7 @@ MAX_HEAD_LINE_BYTES = 8190
 MAX_HEADERS = 128
 DEFAULT_MAX_BODY = 1 << 20  # a caller that gives no cap gets at most this much
 DNS_CACHE_S = 300  # as the aiohttp client's ttl_dns_cache
+MAX_AUTHORITIES = 1024  # hosts whose header decision is kept (most runs check a few)
 _MESSAGE_CHARS = 300
 _TLS_CODES = frozenset(
     getattr(pycurl, name)
@@ -177,16 +178,16 @@ class _Slot:
         self.status = int(curl.getinfo(pycurl.RESPONSE_CODE))
         self.elapsed_s = curl.getinfo(pycurl.TOTAL_TIME_T) / 1e6
 
-    def head_done(self) -> bool:
-        """Whether a final answer's head came whole (its blank line included)."""
-        return self.status >= 200 and self.head.getvalue().endswith((b"\n\r\n", b"\n\n"))
+    def head_done(self, raw: bytes) -> bool:
+        """Whether a final answer's head (`raw`) came whole, its blank line included."""
+        return self.status >= 200 and raw.endswith((b"\n\r\n", b"\n\n"))
 
     def answer(self) -> BufferedResponse:
         """The transfer as an answer, or FetchError when no answer came."""
         code, raw = self.code, self.head.getvalue()
         error = None
         if code and not (code == pycurl.E_WRITE_ERROR and self.truncated):
-            if not self.head_done():
+            if not self.head_done(raw):
                 raise _failure(self, raw)
             error = _body_error(code, self.message)
             if code == pycurl.E_BAD_CONTENT_ENCODING:
@@ -270,11 +271,14 @@ class CurlTransport:
         header_hosts: frozenset[str] | None = None,
         concurrency: int = 128,
         per_host: int = 8,
+        spare: int = 0,
         reach: Reach = Reach.ANY,
         ca_file: Path | None = None,
         resolve: Resolve | None = None,
     ) -> None:
         """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
+
+        `spare`: connections beyond `concurrency` and `per_host` (robots.txt in a checker process).
 
         `ca_file`: a PEM bundle that replaces libcurl's (CURLOPT_CAINFO): give the system's CAs
         and the extra one together (auditor.http_stack builds it). `resolve`: a test's answers
@@ -288,8 +292,10 @@ class CurlTransport:
         self._ca_file = ca_file
         self._resolve = resolve
         self._free: list[_Slot] = []
+        # Per `scheme://authority` as written: the header lines its requests get, or why none go.
+        self._by_authority: dict[str, list[str] | FetchError] = {}
         self._multi = CurlMulti(
-            per_host=per_host, concurrency=concurrency, release=self._free.append
+            per_host=per_host + spare, concurrency=concurrency + spare, release=self._free.append
         )
         self._slots: list[_Slot] = []
 
@@ -346,14 +352,25 @@ class CurlTransport:
 
     def _lines_for(self, url: str, own: Mapping[str, str] | None) -> list[str]:
         """The user's header lines when `url` is on a target's host; this request's own after."""
+        authority = authority_of(url)
+        for_host = self._by_authority.get(authority)
+        if for_host is None:
+            for_host = self._lines_for_host(url)
+            if len(self._by_authority) >= MAX_AUTHORITIES:
+                self._by_authority.clear()
+            self._by_authority[authority] = for_host
+        if isinstance(for_host, FetchError):
+            raise for_host
+        if own:
+            return [*for_host, *(f"{name}: {value}" for name, value in own.items())]
+        return for_host
+
+    def _lines_for_host(self, url: str) -> list[str] | FetchError:
         host = urlsplit(url).hostname or ""
         if host == "invalid" or host.endswith(".invalid"):  # RFC 6761 §6.4: never looked up
-            raise FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
+            return FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
         hosts = self._header_hosts
-        lines = self._lines if self._lines and (hosts is None or host in hosts) else []
-        if own:
-            lines = [*lines, *(f"{name}: {value}" for name, value in own.items())]
-        return lines
+        return self._lines if self._lines and (hosts is None or host in hosts) else []
 
     def _pin(self, slot: _Slot, url: str) -> None:
         """The test seam: `host` answered by `resolve` (CURLOPT_RESOLVE), no DNS asked."""

@@ -49,6 +49,10 @@ class Response(Protocol):
         """The Content-Encoding still on what `read()` gives (None: none, or undone already)."""
 
     @property
+    def streamed(self) -> bool:
+        """Whether `read()` waits on the network (the reader then bounds the body's pace)."""
+
+    @property
     def elapsed_s(self) -> float | None:
         """How long the transport itself took for the answer (None: the caller times it)."""
 
@@ -122,6 +126,8 @@ class Headers(Mapping[str, str]):
     def getall(self, name: str) -> list[str]:
         """Every value of the header, in order."""
         key = name.lower()
+        if key not in self._first:  # most answers have no X-Robots-Tag, no Link
+            return []
         return [value for item, value in self._items if item.lower() == key]
 
 
@@ -135,6 +141,7 @@ class BufferedResponse:
     __slots__ = ("_body", "_elapsed_s", "_error", "headers", "on_close", "status")
 
     body_encoding = None  # the transport undid the Content-Encoding
+    streamed = False  # read whole by the transport, within its own time bounds
 
     def __init__(
         self,
