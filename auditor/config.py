@@ -75,6 +75,17 @@ class EventLoop(StrEnum):
     UVLOOP = "uvloop"
 
 
+class Engine(StrEnum):
+    """Which HTTP library requests the listed URLs (`--engine`); sitemaps are always aiohttp's.
+
+    CURL: libcurl's multi interface through pycurl (a fraction of aiohttp's CPU per request);
+    AIOHTTP: the library that streams the sitemaps, also used when pycurl cannot be imported.
+    """
+
+    CURL = "curl"
+    AIOHTTP = "aiohttp"
+
+
 class Method(StrEnum):
     """How URLs are requested (`--method`).
 
@@ -123,6 +134,7 @@ class AuditConfig:
     retries: int = 2
     max_redirects: int = 10
     method: Method = Method.GET
+    engine: Engine = Engine.CURL
     user_agent: str = DEFAULT_USER_AGENT
     robots_agent: str = DEFAULT_ROBOTS_AGENT  # whose robots.txt group and noindex are judged
     headers: tuple[tuple[str, str], ...] = ()

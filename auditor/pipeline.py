@@ -10,7 +10,7 @@ import asyncio
 import logging
 import random
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -20,9 +20,17 @@ from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.config import AuditConfig, Engine, checker_configs, parse_helpers
 from auditor.errors import ExitCode, write_failure_in
-from auditor.http_stack import Openers, checker, http_client, openers, reach_of
+from auditor.http_stack import (
+    Openers,
+    check_transport,
+    checker,
+    http_client,
+    openers,
+    reach_of,
+    usable_engine,
+)
 from auditor.models import TargetRecord
 from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
 from auditor.net.address_guard import Reach
@@ -102,6 +110,7 @@ async def audit(
     `on_progress` is called a few times a second with where the run is.
     """
     clock = clock or SystemClock()
+    config = usable_engine(config)  # aiohttp, said once, when pycurl cannot be imported
     started_at, started = clock.now(), clock.monotonic()
     diff = await _baseline_diff(config)  # before the report: a bad baseline is a usage error
     # An unusable state is a warning, and the run goes on as without one.
@@ -268,7 +277,16 @@ class _Run:
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
         links = LinkStore(links_path)
-        async with client, parsers, links, asyncio.TaskGroup() as group:
+        # Checker processes (--workers) check with transports of their own: none needed here.
+        checks_here = config.workers == 1 and not config.no_check
+        here = config if checks_here else replace(config, engine=Engine.AIOHTTP)
+        async with (
+            client,
+            check_transport(here, client, reach=reach) as transport,
+            parsers,
+            links,
+            asyncio.TaskGroup() as group,
+        ):
             sink = run_sink(
                 queue,
                 writer=writer,
@@ -279,7 +297,7 @@ class _Run:
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
-            parts = openers(config, client, clock=clock, rng=rng)
+            parts = openers(config, client, clock=clock, rng=rng, checks=transport)
             stage = None
             if not config.no_check:
                 stage = self._check_stage(parts, reach, queue, rng)

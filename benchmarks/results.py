@@ -182,9 +182,11 @@ def targets(
     parse_task: str,
     small_parse_task: str | None,
     check_tasks: Sequence[str],
+    https_tasks: Sequence[str] = (),
     cores: int,
 ) -> list[Target]:
-    """Issue 7's targets (2-core machine), from the medians of this run. Pure."""
+    """Issue 7's parse targets and issue 17's check targets (2-core machine), from the medians
+    of this run. Pure."""
 
     def ratio(task: str, row: str, ref: str) -> float | None:
         return _median(ratios(runs, task, row, ref))
@@ -192,7 +194,7 @@ def targets(
     def rss(task: str | None, row: str) -> float | None:
         return _median(values(cells_of(runs, task, row), "peak_rss_mb")) if task else None
 
-    parse, wide = "auditor --no-check", f"auditor get w{cores}"
+    parse, wide = "auditor --no-check", f"auditor curl w{cores}"
     big, small = rss(parse_task, parse), rss(small_parse_task, parse)
     growth = big / small if big is not None and small else None
     found = [
@@ -210,13 +212,19 @@ def targets(
     ]
     for task in check_tasks:
         found += [
+            Target(f"{task}: {wide} / lychee", ratio(task, wide, "lychee"), Bound.AT_LEAST, 1.5),
             Target(
-                f"{task}: auditor get w1 / bare check",
-                ratio(task, "auditor get w1", "bare check"),
+                f"{task}: auditor curl w1 / lychee",
+                ratio(task, "auditor curl w1", "lychee"),
                 Bound.AT_LEAST,
-                0.9,
+                1.0,
             ),
-            Target(f"{task}: {wide} / lychee", ratio(task, wide, "lychee"), Bound.AT_LEAST, 1.0),
+            Target(
+                f"{task}: auditor curl w1 / bare curl",
+                ratio(task, "auditor curl w1", "bare curl"),
+                Bound.AT_LEAST,
+                0.4,
+            ),
         ]
     found.append(
         Target(
@@ -226,6 +234,15 @@ def targets(
             150,
         )
     )
+    found += [
+        Target(
+            f"{task}: {wide} https / lychee https",
+            ratio(task, f"{wide} https", "lychee https"),
+            Bound.AT_LEAST,
+            1.2,
+        )
+        for task in https_tasks
+    ]
     return found
 
 

@@ -30,6 +30,7 @@ class TaskKind(StrEnum):
     PARSE = "parse"  # discover, read and parse the tree (the auditor validates too, --no-check)
     CHECK = "check"  # ... and request every URL
     FLEET = "fleet"  # several sites, each checked: --fleet against single runs one by one
+    HTTPS = "https"  # the same checks, every URL over TLS (HTTP/2 where the client asks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +44,7 @@ class Context:
     concurrency: int
     work: Path
     sites: tuple[Expected, ...] = ()  # the fleet task's trees, one a site
+    ca_file: Path | None = None  # the HTTPS tree's CA (a PEM file), trusted by every client
 
 
 @dataclass(slots=True)
@@ -77,6 +79,8 @@ def auditor_command(ctx: Context, *extra: str) -> list[str]:
     c = str(ctx.concurrency)
     argv = [str(ctx.auditor), f"{ctx.base}/", "--concurrency", c, "--per-host", c, "--retries", "0"]
     argv += ["--allow-private", "--no-progress", "--quiet"]
+    if ctx.ca_file is not None:
+        argv += ["--ca-file", str(ctx.ca_file)]
     return [*argv, "--json", str(ctx.work / "report.json"), "--out", str(ctx.work), *extra]
 
 
@@ -125,6 +129,12 @@ def judge_auditor(measured: Measured, ctx: Context, *, checks: bool) -> Verdict:
 def bare_command(ctx: Context, task: str) -> list[str]:
     argv = [sys.executable, str(HERE / "bare.py"), task, ctx.base]
     return [*argv, "--concurrency", str(ctx.concurrency)]
+
+
+def bare_curl_command(ctx: Context) -> list[str]:
+    argv = [sys.executable, str(HERE / "bare_curl.py"), ctx.base]
+    argv += ["--concurrency", str(ctx.concurrency)]
+    return [*argv, "--ca-file", str(ctx.ca_file)] if ctx.ca_file is not None else argv
 
 
 def printed_json(measured: Measured, verdict: Verdict) -> dict[str, object] | None:
@@ -196,11 +206,14 @@ def judge_peer_parse(measured: Measured, ctx: Context) -> Verdict:
 def lychee_command(ctx: Context) -> list[str]:
     """lychee on the tree's URL list, at the same concurrency, per host too; no retries, no
     interval between requests to a host, no cache; redirects followed up to 10 hops (as the
-    auditor). It reads no sitemap: urls.txt is the list the sitemaps hold."""
+    auditor). It reads no sitemap: urls.txt is the list the sitemaps hold. Over TLS it is told
+    --insecure: it has no option to trust one more CA (it still does every handshake)."""
     c = str(ctx.concurrency)
     argv = [str(PEERS / "lychee"), "--max-concurrency", c, "--host-concurrency", c]
     argv += ["--host-request-interval", "0s", "--max-retries", "0", "--max-redirects", "10"]
     argv += ["--timeout", "15", "--no-progress", "--cache=false", "--format", "json"]
+    if ctx.ca_file is not None:
+        argv += ["--insecure"]
     return [*argv, "--output", str(ctx.work / "lychee.json"), str(ctx.tree / "urls.txt")]
 
 
@@ -327,7 +340,8 @@ def _no_checks(measured: Measured, ctx: Context) -> Verdict:
     return judge_auditor(measured, ctx, checks=False)
 
 
-_P, _C = TaskKind.PARSE, TaskKind.CHECK
+_P, _C, _S = TaskKind.PARSE, TaskKind.CHECK, TaskKind.HTTPS
+_W = str(CORES)
 ROWS = (
     Row("bare parse", _P, lambda ctx: bare_command(ctx, "parse"), judge_bare_parse),
     Row(
@@ -346,39 +360,69 @@ ROWS = (
         ("bare parse",),
     ),
     Row("bare check", _C, lambda ctx: bare_command(ctx, "check"), judge_bare_check),
+    Row("bare curl", _C, bare_curl_command, judge_bare_check, ("bare check",)),
+    # The targets' rows: default flags (--engine curl, --workers = the cores, --loop auto).
     Row(
-        "auditor get w1",
+        "auditor curl w1",
         _C,
-        _auditor_check("--method", "get", "--workers", "1", "--loop", "asyncio"),
+        _auditor_check("--workers", "1"),
         _checks,
-        ("bare check",),
-        ("--workers",),
+        ("lychee", "bare curl"),
+        ("--workers", "--engine"),
     ),
     Row(
-        "auditor head-first w1",
+        f"auditor curl w{_W}",
         _C,
-        _auditor_check("--method", "auto", "--workers", "1", "--loop", "asyncio"),
+        _auditor_check(),
         _checks,
-        ("bare check", "auditor get w1"),
-        ("--workers", "--loop"),
+        ("lychee", "bare curl"),
+        ("--workers", "--engine"),
+    ),
+    # What the default GET (each page's head read for noindex and canonical) costs against
+    # statuses and headers alone.
+    Row(
+        f"auditor curl w{_W} head",
+        _C,
+        _auditor_check("--method", "head"),
+        _checks,
+        (f"auditor curl w{_W}",),
+        ("--workers", "--engine", "--method"),
     ),
     Row(
-        "auditor uvloop w1",
+        "auditor aiohttp w1",
         _C,
-        _auditor_check("--method", "get", "--loop", "uvloop", "--workers", "1"),
+        _auditor_check("--engine", "aiohttp", "--workers", "1"),
         _checks,
-        ("bare check", "auditor get w1"),
-        ("--workers", "--loop"),
+        ("bare check", "auditor curl w1"),
+        ("--workers", "--engine"),
     ),
     Row(
-        f"auditor get w{CORES}",
+        f"auditor aiohttp w{_W}",
         _C,
-        _auditor_check("--method", "get", "--workers", str(CORES)),
+        _auditor_check("--engine", "aiohttp"),
         _checks,
-        ("lychee", "bare check"),
-        ("--workers", "--loop"),
+        ("lychee", f"auditor curl w{_W}"),
+        ("--workers", "--engine"),
     ),
-    Row("lychee", _C, lychee_command, judge_lychee, ("bare check",)),
+    Row("lychee", _C, lychee_command, judge_lychee, ("bare curl",)),
+    Row("bare curl https", _S, bare_curl_command, judge_bare_check),
+    Row(
+        f"auditor curl w{_W} https",
+        _S,
+        _auditor_check(),
+        _checks,
+        ("lychee https", "bare curl https"),
+        ("--workers", "--engine", "--ca-file"),
+    ),
+    Row(
+        f"auditor aiohttp w{_W} https",
+        _S,
+        _auditor_check("--engine", "aiohttp"),
+        _checks,
+        ("lychee https", f"auditor curl w{_W} https"),
+        ("--workers", "--engine", "--ca-file"),
+    ),
+    Row("lychee https", _S, lychee_command, judge_lychee, ("bare curl https",)),
     Row("auditor sequential", TaskKind.FLEET, sequential_command, judge_sequential),
     Row(
         "auditor fleet",

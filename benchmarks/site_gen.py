@@ -83,8 +83,8 @@ def url_of(base: str, n: int) -> str:
         case Kind.LOOP:
             return f"{base}/loop/a/{n}"
         case Kind.OFF_HOST:
-            port = base.rsplit(":", 1)[1]
-            return f"http://{OFF_HOST}:{port}/p/{n}"
+            scheme, port = base.split(":", 1)[0], base.rsplit(":", 1)[1]
+            return f"{scheme}://{OFF_HOST}:{port}/p/{n}"
         case _:
             assert_never(kind_of(n))
 

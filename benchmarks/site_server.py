@@ -34,9 +34,9 @@ _PAGE = (
 # robots.txt (no Sitemap: line, so no cross-submission waives the host rule).
 NGINX_SITE = """
     server {{
-        listen 127.0.0.1:{port} default_server;
+        listen 127.0.0.1:{port}{ssl} default_server;
         server_name 127.0.0.1;
-        root {root};
+        root {root};{certs}
         location = /robots.txt {{ }}
         location ~ ^/p/(\\d+)$ {{ default_type text/html; return 200 "{page}"; }}
         location ~ ^/e404/\\d+$ {{ return 404; }}
@@ -52,9 +52,9 @@ NGINX_SITE = """
         location /sitemaps/ {{ types {{ application/gzip gz; application/xml xml; }} }}
     }}
     server {{
-        listen 127.0.0.1:{port};
+        listen 127.0.0.1:{port}{ssl};
         server_name {other};
-        root {root};
+        root {root};{certs}
         location = /robots.txt {{ default_type text/plain; alias {root}/robots-other.txt; }}
         location ~ ^/p/(\\d+)$ {{ default_type text/html; return 200 "{page}"; }}
     }}
@@ -96,10 +96,32 @@ def find_nginx() -> str | None:
     return found
 
 
-def nginx_conf(trees: Sequence[tuple[Path, int]], *, prefix: Path, log: Path) -> str:
-    """The whole nginx.conf for these trees. Pure."""
+# An HTTPS tree: TLS with HTTP/2 offered through ALPN (RFC 7301), sessions resumable.
+NGINX_TLS = """
+        ssl_certificate {cert};
+        ssl_certificate_key {key};
+        ssl_session_cache shared:SSL:4m;
+        http2_max_concurrent_streams 128;"""
+
+
+def nginx_conf(
+    trees: Sequence[tuple[Path, int]],
+    *,
+    prefix: Path,
+    log: Path,
+    tls: dict[int, tuple[Path, Path]] | None = None,
+) -> str:
+    """The whole nginx.conf for these trees; the ports in `tls` serve HTTPS with (cert, key)."""
+    tls = tls or {}
     sites = "".join(
-        NGINX_SITE.format(port=port, root=root.resolve(), page=_PAGE, other=OFF_HOST)
+        NGINX_SITE.format(
+            port=port,
+            root=root.resolve(),
+            page=_PAGE,
+            other=OFF_HOST,
+            ssl=" ssl http2" if port in tls else "",
+            certs=NGINX_TLS.format(cert=tls[port][0], key=tls[port][1]) if port in tls else "",
+        )
         for root, port in trees
     )
     flush_ms = int(LOG_FLUSH_S * 1000)
@@ -183,7 +205,11 @@ class Server:
 
 
 def start_server(
-    trees: Sequence[tuple[Path, int]], *, work: Path, prefer_nginx: bool = True
+    trees: Sequence[tuple[Path, int]],
+    *,
+    work: Path,
+    prefer_nginx: bool = True,
+    tls: dict[int, tuple[Path, Path]] | None = None,
 ) -> Server:
     """nginx (when found and wanted) or serve_site.py on the trees' ports; waits until ready."""
     work.mkdir(parents=True, exist_ok=True)
@@ -193,7 +219,7 @@ def start_server(
     if nginx is not None:
         (work / "tmp").mkdir(exist_ok=True)
         conf = work / "nginx.conf"
-        conf.write_text(nginx_conf(trees, prefix=work, log=log))
+        conf.write_text(nginx_conf(trees, prefix=work, log=log, tls=tls))
         version = subprocess.run([nginx, "-v"], capture_output=True, text=True, check=False)
         name = f"nginx {version.stderr.strip().rsplit('/', 1)[-1]} ({nginx})"
         argv = [nginx, "-p", str(work), "-c", str(conf), "-e", str(work / "error.log")]
@@ -201,12 +227,12 @@ def start_server(
         why = "nginx not found" if prefer_nginx else "--server aiohttp"
         name = f"aiohttp (benchmarks/serve_site.py; {why})"
         argv = [sys.executable, str(HERE / "serve_site.py"), "--log", str(log)]
-        argv += [f"{root}:{port}" for root, port in trees]
+        argv += [f"{root}:{port}" for root, port in trees if port not in (tls or {})]
     errors = work / "server-stderr.txt"
     with errors.open("wb") as sink:
         process = subprocess.Popen(argv, stdout=subprocess.DEVNULL, stderr=sink)
     deadline = time.monotonic() + START_TIMEOUT_S
-    while not all(_accepting(port) for _, port in trees):
+    while not all(_accepting(port) for _, port in trees if nginx or port not in (tls or {})):
         if process.poll() is not None or time.monotonic() > deadline:
             process.kill()
             process.wait()

@@ -14,9 +14,11 @@ table of medians, min-max and same-round ratios, and issue 7's targets), suite-<
 run) and two plots of the parse rows against the URL count. Exits 1 when a run was wrong.
 
 Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plots); check 20k
-(3 rounds) and 200k (2); fleet 20x10k (1: 20 sites of 10k URLs, `--fleet` on its LocalCluster
-against 20 single runs one after another). Quick mode: parse 100k (2) and 250k (1); check 20k
-(2). `--only "auditor fleet" "auditor sequential"` runs the fleet task alone.
+(3 rounds) and 200k (2); https 20k (3: the 20k checks over TLS, nginx with a certificate of a
+CA made for the run, trustme's, HTTP/2 offered); fleet 20x10k (1: 20 sites of 10k URLs, `--fleet`
+on its LocalCluster against 20 single runs one after another). Quick mode: parse 100k (2) and
+250k (1); check 20k (2); https 20k (2). The HTTPS task needs nginx. `--only "auditor fleet"
+"auditor sequential"` runs the fleet task alone.
 """
 
 from __future__ import annotations
@@ -67,11 +69,13 @@ FULL = (
     Task(TaskKind.CHECK, 20_000, 3),
     Task(TaskKind.CHECK, 200_000, 2),  # the longest task: 2 rounds keep full mode < 30 min
     Task(TaskKind.FLEET, 10_000, 1, sites=20),
+    Task(TaskKind.HTTPS, 20_000, 3),
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
     Task(TaskKind.PARSE, 250_000, 1),
     Task(TaskKind.CHECK, 20_000, 2),
+    Task(TaskKind.HTTPS, 20_000, 2),
 )
 
 
@@ -81,30 +85,55 @@ class Tree:
     port: int
     expected: Expected
     sites: tuple[Expected, ...] = ()  # the fleet task's: a tree a site, each on its own port
+    tls: bool = False
 
     @property
     def base(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
 
-def prepare_tree(data: Path, urls: int, taken: set[int], name: str | None = None) -> Tree:
+TreeKey = tuple[int, bool]  # (URLs, over TLS)
+
+
+def tree_key(task: Task) -> TreeKey:
+    return task.urls, task.kind is TaskKind.HTTPS
+
+
+def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
+    """A CA of the run's own and a certificate of it for 127.0.0.1 and localhost (trustme)."""
+    import trustme  # noqa: PLC0415 - a dev dependency, only for the HTTPS task
+
+    folder.mkdir(parents=True, exist_ok=True)
+    ca = trustme.CA()
+    issued = ca.issue_cert("127.0.0.1", "localhost")
+    paths = (folder / "ca.pem", folder / "server.pem", folder / "server.key")
+    ca.cert_pem.write_to_path(str(paths[0]))
+    issued.private_key_pem.write_to_path(str(paths[2]))
+    paths[1].write_bytes(b"".join(blob.bytes() for blob in issued.cert_chain_pems))
+    return paths
+
+
+def prepare_tree(
+    data: Path, urls: int, taken: set[int], *, tls: bool = False, name: str | None = None
+) -> Tree:
     """The tree of `urls` URLs under `data`, kept from an earlier run when its port is free."""
-    directory = data / (name or f"tree-{urls}")
+    directory = data / (name or f"{'tls-' if tls else ''}tree-{urls}")
+    scheme = "https" if tls else "http"
     cached = load_expected(directory)
     if cached is not None and cached.urls == urls and cached.children == CHILDREN:
         port = int(cached.base.rsplit(":", 1)[1])
         if port not in taken and port_free(port):
             taken.add(port)
-            return Tree(directory, port, cached)
+            return Tree(directory, port, cached, tls=tls)
     port = free_port()
     while port in taken:
         port = free_port()
     taken.add(port)
     print(f"generating {urls:,} URLs in {CHILDREN} children under {directory} ...", flush=True)
     started = time.monotonic()
-    expected = generate(directory, f"http://127.0.0.1:{port}", urls, CHILDREN)
+    expected = generate(directory, f"{scheme}://127.0.0.1:{port}", urls, CHILDREN)
     print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
-    return Tree(directory, port, expected)
+    return Tree(directory, port, expected, tls=tls)
 
 
 def auditor_accepts(auditor: Path) -> set[str]:
@@ -138,8 +167,9 @@ def measure_row(
     work = args.data / "work"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir(parents=True)
+    ca_file = args.data / "tls" / "ca.pem" if tree.tls else None
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
-    ctx = replace(ctx, sites=tree.sites)
+    ctx = replace(ctx, sites=tree.sites, ca_file=ca_file)
     server.log.skip()
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=args.run_timeout, server_pids=server.pids
@@ -177,7 +207,7 @@ def measure_row(
 
 def warm_up(auditor: Path) -> None:
     """Read every program once, so that round 1 does not pay for a cold page cache."""
-    commands = [[str(auditor), "--version"], [sys.executable, "-c", "import aiohttp, defusedxml"]]
+    commands = [[str(auditor), "--version"], [sys.executable, "-c", "import aiohttp, pycurl"]]
     if (PEERS / "python").exists():
         commands += [[str(PEERS / "python"), "-c", "import usp.tree, advertools"]]
         commands += [[str(PEERS / "lychee"), "--version"]]
@@ -233,7 +263,7 @@ def parse_args() -> argparse.Namespace:
 
 def run_rounds(
     tasks: tuple[Task, ...],
-    trees: dict[int, Tree],
+    trees: dict[TreeKey, Tree],
     rows: list[Row],
     server: Server,
     args: argparse.Namespace,
@@ -248,7 +278,7 @@ def run_rounds(
                 continue
             shift = (number - 1) % len(mine)
             for row in mine[shift:] + mine[:shift]:
-                run = measure_row(row, task, trees[task.urls], number, server, args)
+                run = measure_row(row, task, trees[tree_key(task)], number, server, args)
                 runs.append(run)
                 print(
                     f"  round {number} {task.name:<11} {row.name:<22} {run.wall_s:7.2f} s "
@@ -287,11 +317,13 @@ def write_results(
     ]
     parse_tasks = sorted((t for t in tasks if t.kind is TaskKind.PARSE), key=lambda t: t.urls)
     check_tasks = [task.name for task in tasks if task.kind is TaskKind.CHECK]
+    https_tasks = [task.name for task in tasks if task.kind is TaskKind.HTTPS]
     found = targets(
         runs,
         parse_task=parse_tasks[-1].name if parse_tasks else "-",
         small_parse_task=parse_tasks[0].name if len(parse_tasks) > 1 else None,
         check_tasks=check_tasks or ["-"],
+        https_tasks=https_tasks,
         cores=CORES,
     )
     details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
@@ -345,25 +377,31 @@ def main() -> int:
     except BlockingIOError:
         raise SystemExit(f"another suite is running on {args.data} (use another --data)") from None
     taken: set[int] = set()
-    single = sorted({t.urls for t in tasks if t.kind is not TaskKind.FLEET})
-    trees = {urls: prepare_tree(args.data, urls, taken) for urls in single}
+    single = sorted({tree_key(task) for task in tasks if task.kind is not TaskKind.FLEET})
+    trees = {key: prepare_tree(args.data, key[0], taken, tls=key[1]) for key in single}
     served = list(trees.values())
     for task in (task for task in tasks if task.kind is TaskKind.FLEET):
         name = f"fleet-{task.urls}-site{{:02d}}"
         sites = [
-            prepare_tree(args.data, task.urls, taken, name.format(k)) for k in range(task.sites)
+            prepare_tree(args.data, task.urls, taken, name=name.format(k))
+            for k in range(task.sites)
         ]
         served += sites
         # Its rows read every site's tree; no other task has its URL count.
-        trees[task.urls] = replace(sites[0], sites=tuple(site.expected for site in sites))
+        trees[tree_key(task)] = replace(sites[0], sites=tuple(site.expected for site in sites))
+    _, cert, key = make_certificates(args.data / "tls")
     server = start_server(
         [(tree.directory, tree.port) for tree in served],
         work=args.data / "server",
         prefer_nginx=args.server != "aiohttp",
+        tls={tree.port: (cert, key) for tree in trees.values() if tree.tls},
     )
     if args.server == "nginx" and not server.name.startswith("nginx"):
         server.stop()
         raise SystemExit("nginx is not installed (run benchmarks/setup.sh as root)")
+    if not server.name.startswith("nginx") and any(t.kind is TaskKind.HTTPS for t in tasks):
+        tasks = tuple(task for task in tasks if task.kind is not TaskKind.HTTPS)
+        skipped.append("the https task: it needs nginx (the aiohttp server serves no TLS)")
     env: dict[str, object] = {"mode": "quick" if args.quick else "full", "code": code_state()}
     env |= {"cores": CORES, "server": server.name, "concurrency": args.concurrency}
     env |= versions(args.auditor)
@@ -376,7 +414,7 @@ def main() -> int:
     finally:
         server.stop()
     env["minutes"] = round((time.monotonic() - started) / 60, 1)
-    expected = {task.name: trees[task.urls].expected for task in tasks}
+    expected = {task.name: trees[tree_key(task)].expected for task in tasks}
     print("\n" + write_results(runs, tasks, expected=expected, env=env, skipped=skipped, args=args))
     return 0 if all(run.ok for run in runs) else 1
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import gzip
 import json
 import os
@@ -425,6 +426,7 @@ def checker_with_names() -> None:
 
 
 def _answer_names() -> None:
+    import auditor.http_stack  # noqa: PLC0415
     import auditor.net.client  # noqa: PLC0415
 
     pairs = (item.partition("=") for item in os.environ[NAMES_ENV].split(",") if item)
@@ -432,3 +434,10 @@ def _answer_names() -> None:
     default = aiohttp.resolver.DefaultResolver
     # auditor.net.client makes its inner resolver from this name: the test's answers come first.
     auditor.net.client.__dict__["DefaultResolver"] = lambda: _NamedResolver(names, default())
+    # The curl transport's seam (CURLOPT_RESOLVE), made where auditor.http_stack makes it.
+    curl = auditor.http_stack.CurlTransport
+
+    def answer(host: str) -> tuple[str, ...] | None:
+        return (names[host],) if host in names else None
+
+    auditor.http_stack.__dict__["CurlTransport"] = functools.partial(curl, resolve=answer)

@@ -25,6 +25,7 @@ from auditor.discovery.targets import parse_target
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.report.schema import report_schema
 from auditor.urls import parse_http_url
+from tests.engines import ENGINE
 from tests.html_checks import assert_inert
 
 # The audit's clock in tests: lastmod.future and the build-stamp rule are relative to it.
@@ -103,6 +104,7 @@ async def run_audit(
         "backoff_base_s": 0.01,
         "max_retry_after_s": 0.05,
         "allow_private": True,
+        "engine": ENGINE.get(),  # the `engine` fixture's, where a test uses it
     }
     settings.update(overrides)
     config = AuditConfig(targets=tuple(target(t) for t in targets), **settings)

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from auditor.config import Engine
 from auditor.demo.server import Route, serve
 from auditor.errors import ExitCode
 from tests.fault_server import CHILDREN, FAULTS, CliRun, fault_site, run_cli, serve_black_hole
@@ -76,10 +77,16 @@ def measured(name: str, run: CliRun, *, max_wall_s: float) -> None:
     assert run.wall_s < max_wall_s
 
 
-def argv(report: Path, *targets: str, timeout_s: float = 2.0, retries: int = 1) -> list[str]:
+def argv(
+    report: Path,
+    *targets: str,
+    timeout_s: float = 2.0,
+    retries: int = 1,
+    engine: Engine = Engine.CURL,
+) -> list[str]:
     return [
         "--json", str(report), "--quiet", "--no-progress", "--method", "get",
-        "--timeout", str(timeout_s), "--retries", str(retries), *targets,
+        "--timeout", str(timeout_s), "--retries", str(retries), "--engine", engine, *targets,
     ]  # fmt: skip
 
 
@@ -119,7 +126,10 @@ def assert_healthy(
 
 
 @pytest.mark.parametrize("fault", sorted(FAULTS))
-async def test_a_fault_route_as_sitemap_and_as_url(fault: str, tmp_path: Path) -> None:
+async def test_a_fault_route_as_sitemap_and_as_url(
+    fault: str, tmp_path: Path, engine: Engine
+) -> None:
+    """The sitemap side is aiohttp's whatever the engine; the URL side is the engine's."""
     expect = EXPECTED[fault]
     report_path = tmp_path / "r.json"
 
@@ -133,7 +143,7 @@ async def test_a_fault_route_as_sitemap_and_as_url(fault: str, tmp_path: Path) -
         slow = fault in ("slow_headers", "slow_body")
         retries = 0 if slow else 1  # each try takes the whole timeout
         run = await run_cli(
-            argv(report_path, *targets, retries=retries),
+            argv(report_path, *targets, retries=retries, engine=engine),
             tmp_path=tmp_path, limit_s=60, names=NAMES.get(fault),
         )  # fmt: skip
         hits = dict(served.hits)

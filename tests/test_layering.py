@@ -64,6 +64,7 @@ PURE = {
     "auditor.net.pacer",
     "auditor.net.redirects",
     "auditor.net.retry",
+    "auditor.net.transport",
     "auditor.report.charts",
     "auditor.report.decode",
     "auditor.report.encode",
@@ -98,8 +99,12 @@ PURE = {
     "auditor.sitemap.validated_entries",
     "auditor.urls",
 }
-IO_MODULES = {"asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3"}
+IO_MODULES = {
+    *("asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3", "pycurl"),
+}
 AIOHTTP_ALLOWED = {"auditor.net.client", "auditor.demo.server"}
+# libcurl's transport: the curl client and the multi's thread it runs on.
+PYCURL_ALLOWED = {"auditor.net.curl_client", "auditor.net.curl_multi"}
 
 
 def module_name(path: Path) -> str:
@@ -170,6 +175,12 @@ def test_pure_core_does_no_io(name: str) -> None:
 def test_aiohttp_only_at_the_fetch_edge(name: str) -> None:
     uses_aiohttp = any(imported.split(".")[0] == "aiohttp" for imported in MODULES[name])
     assert not uses_aiohttp or name in AIOHTTP_ALLOWED
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_pycurl_only_in_the_curl_transport(name: str) -> None:
+    uses_pycurl = any(imported.split(".")[0] == "pycurl" for imported in MODULES[name])
+    assert not uses_pycurl or name in PYCURL_ALLOWED
 
 
 def test_the_root_loads_no_room_eagerly() -> None:

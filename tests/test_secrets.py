@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from auditor.cli import main as cli
 from auditor.cli.options import parse_command
 from auditor.clock import FixedClock
-from auditor.config import AuditConfig
+from auditor.config import AuditConfig, Engine
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Handler, Route, serve
 from auditor.pipeline import audit
@@ -46,7 +46,10 @@ def leaks(text: str) -> list[str]:
 
 
 async def test_header_values_reach_the_target_host_only_and_no_output(
-    tmp_path: Path, caplog: pytest.LogCaptureFixture, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path,
+    caplog: pytest.LogCaptureFixture,
+    capsys: pytest.CaptureFixture[str],
+    engine: Engine,
 ) -> None:
     caplog.set_level(logging.DEBUG)  # every logger, the auditor's and aiohttp's
     target_seen: Seen = []
@@ -82,7 +85,7 @@ async def test_header_values_reach_the_target_host_only_and_no_output(
                 "--junit", str(outputs["j.xml"]),
                 "--header", f"Cookie: {COOKIE}",
                 "--header", f"Authorization: Bearer {TOKEN}",
-                "--timeout", "2", "--retries", "0", "--verbose",
+                "--timeout", "2", "--retries", "0", "--verbose", "--engine", engine,
                 f"{target.base}/",
             ]  # fmt: skip
             # The CLI reads its arguments before its event loop starts (file checks block).

@@ -73,7 +73,9 @@ class Checker:
         try:
             found = self._blocked(loc, loc, await self._robots_of(origin))
             try:
-                opened = await self._opener.open(loc, method=self._method)
+                opened = await self._opener.open(
+                    loc, method=self._method, max_body=MAX_BODY_PREFIX_BYTES
+                )
             except FetchError as error:
                 found.append(error.finding(url=loc))
                 return CheckResult(None, findings=tuple(found))
@@ -139,8 +141,10 @@ class Checker:
         body = b""
         try:
             if opened.method is Method.GET:
-                read = floored(response.read, window_s=self._timeout_s, clock=self._clock)
-                body = await _read_prefix(read, headers.get("Content-Encoding"))
+                read: Read = response.read
+                if response.streamed:  # a body read whole by the transport was bounded there
+                    read = floored(read, window_s=self._timeout_s, clock=self._clock)
+                body = await _read_prefix(read, response.body_encoding)
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))
         finally:

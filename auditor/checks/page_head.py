@@ -142,6 +142,8 @@ def canonical_findings(
     normalised form (a canonical naming the page itself, written otherwise, is fine). Google
     ignores canonicals that disagree: several distinct ones are a conflict, not a choice.
     """
+    if not header and (page is None or not page.canonicals):  # most pages: nothing to compare
+        return []
     base = urljoin(final_url, page.base) if page is not None and page.base else final_url
     named: dict[str, tuple[str, str]] = {}  # key -> (absolute URL, where)
     for source, hrefs in (("header", header), ("html", page.canonicals if page else ())):

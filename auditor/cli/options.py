@@ -20,6 +20,7 @@ from auditor.cli.config_file import parse_with_config, read_config_file
 from auditor.config import (
     DEFAULT_ROBOTS_AGENT,
     AuditConfig,
+    Engine,
     EventLoop,
     FailOn,
     Method,
@@ -93,6 +94,8 @@ def _request_options(group: argparse._ArgumentGroup) -> None:
     add(
         "--method", choices=methods, help="get (default): reads each page's head; head: status only"
     )
+    engines = [e.value for e in Engine]
+    add("--engine", choices=engines, default=Engine.CURL.value, help="for URL checks (curl)")
     add("--include", action="append", default=[], metavar="REGEX", help="check matching URLs")
     add("--exclude", action="append", default=[], metavar="REGEX", help="skip matching URLs")
     add("--sample", type=int, metavar="N", help="check a random sample of N URLs")
@@ -194,6 +197,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         rate=args.rate,
         max_redirects=args.max_redirects,
         method=Method(args.method or Method.GET),
+        engine=Engine(args.engine),
         robots_agent=args.robots_agent,
         headers=tuple(_header(text) for text in args.header),
         include=tuple(args.include),

@@ -9,7 +9,6 @@ from importlib import metadata
 from auditor import __version__
 
 PROG = "sitemap-audit"
-ENGINE = "aiohttp"  # the HTTP engine of the URL checks
 # Named when installed; read from their metadata, never imported (pycurl may be absent).
 LIBRARIES = ("aiohttp", "pycurl", "defusedxml", "ijson", "orjson", "protego", "rich", "uvloop")
 
@@ -25,7 +24,14 @@ def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str]:
     return found
 
 
+def default_engine(installed: Iterable[str]) -> str:
+    """The engine of the URL checks without `--engine`: libcurl's when pycurl is installed."""
+    return "curl" if "pycurl" in installed else "aiohttp"
+
+
 def version_text() -> str:
-    """`sitemap-audit 0.1.0 (Python 3.11.7; aiohttp 3.11.0; ...; engine: aiohttp)`."""
-    libraries = "".join(f"; {name} {version}" for name, version in library_versions().items())
-    return f"{PROG} {__version__} (Python {platform.python_version()}{libraries}; engine: {ENGINE})"
+    """`sitemap-audit 0.1.0 (Python 3.11.7; aiohttp 3.11.0; ...; engine: curl)`."""
+    installed = library_versions()
+    libraries = "".join(f"; {name} {version}" for name, version in installed.items())
+    engine = default_engine(installed)
+    return f"{PROG} {__version__} (Python {platform.python_version()}{libraries}; engine: {engine})"

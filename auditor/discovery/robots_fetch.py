@@ -18,7 +18,7 @@ from auditor.errors import CompressionError, FetchError
 from auditor.files import LocalFile
 from auditor.limits import ROBOTS_MAX_BYTES
 from auditor.models import Finding, finding
-from auditor.net.body_pace import floored
+from auditor.net.body_pace import Read, floored
 from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opener, Refused
 
@@ -62,8 +62,10 @@ async def fetch_robots(
         if not 200 <= response.status < 300:
             return fetched
         try:
-            read = floored(response.read, window_s=window_s, clock=clock)
-            data = await _read_capped(read, response.headers.get("Content-Encoding"))
+            read: Read = response.read
+            if response.streamed:  # a body the transport read whole was bounded there
+                read = floored(read, window_s=window_s, clock=clock)
+            data = await _read_capped(read, response.body_encoding)
         except (FetchError, CompressionError) as error:
             return replace(fetched, problem=_unreachable(url, str(error)))
     elapsed_ms = round((clock.monotonic() - started) * 1000)

@@ -1,6 +1,7 @@
-"""The HTTP edge, and the only module that imports aiohttp.
+"""The aiohttp transport (auditor.net.transport), and the only module that imports aiohttp.
 
-One shared session; bodies are read chunk by chunk as they arrive; redirects are never followed
+Sitemaps, robots.txt and, with `--engine aiohttp`, URL checks. One shared session; bodies are
+read chunk by chunk as they arrive; redirects are never followed
 here (callers decide each hop with `auditor.net.redirects`); the body is never decompressed here
 (`auditor.net.decompress` does it with a size cap); every foreign exception becomes a FetchError
 carrying a finding code, once, in `translate_error`.
@@ -12,7 +13,6 @@ import asyncio
 import socket
 import ssl
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -25,24 +25,13 @@ from aiohttp.resolver import DefaultResolver
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
+from auditor.net.transport import Timeouts
+
+__all__ = ["HttpClient", "Response", "Timeouts", "is_private_host", "translate_error"]
 
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
 _MESSAGE_CHARS = 300
-
-
-@dataclass(frozen=True, slots=True)
-class Timeouts:
-    """How long a request may take.
-
-    `total_s` bounds the whole request, body included; `idle_s` bounds the answer's head
-    (connecting included) and then each silence while reading the body (a server that stalls).
-    None: `total_s` alone bounds them, which spares timers per request (aiohttp re-arms the
-    read timer at each chunk).
-    """
-
-    total_s: float
-    idle_s: float | None
 
 
 # Foreign exceptions -> finding codes, most specific class first (several are subclasses of
@@ -81,6 +70,21 @@ class Response:
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
         self.on_close: Callable[[], None] | None = None  # called once, by the first close()
+
+    @property
+    def body_encoding(self) -> str | None:
+        """The Content-Encoding on the body: the client never decodes (auditor.net.decompress)."""
+        return self.headers.get("Content-Encoding")
+
+    @property
+    def streamed(self) -> bool:
+        """The body arrives as it is read."""
+        return True
+
+    @property
+    def elapsed_s(self) -> None:
+        """Not measured here: the opener times the answer's head."""
+        return
 
     def header_values(self, name: str) -> list[str]:
         """Every value of a header that may repeat (X-Robots-Tag)."""
@@ -247,6 +251,7 @@ class HttpClient:
         timeouts: Timeouts,
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
+        max_body: int | None = None,  # noqa: ARG002 - bodies are streamed: the reader stops
     ) -> Response:
         """Send one request (no redirect followed) and return the response, body unread.
 

@@ -1,6 +1,7 @@
 """Open a URL as the auditor reads documents: retries with backoff, redirects hop by hop.
 
-Orchestration over the fetch edge; the decisions are the pure `retry` and `redirects` modules.
+Orchestration over a transport (`auditor.net.transport`: aiohttp or libcurl, the same policy
+for both); the decisions are the pure `retry` and `redirects` modules.
 """
 
 from __future__ import annotations
@@ -16,11 +17,11 @@ from auditor.codes import Code
 from auditor.config import Method
 from auditor.errors import FetchError, GivenUpError
 from auditor.models import AlreadyRead, Finding, Redirect
-from auditor.net.client import HttpClient, Response, Timeouts
 from auditor.net.host_gate import HostGate
 from auditor.net.pacer import MAX_HOSTS
 from auditor.net.redirects import is_redirect, next_hop
 from auditor.net.retry import RETRY_STATUSES, backoff_s, retry_after_s
+from auditor.net.transport import Response, Timeouts, Transport
 from auditor.urls import netloc_of, parse_http_url
 
 # A timeout or a reset before any byte of the answer is worth another try; a DNS miss is not.
@@ -72,7 +73,7 @@ class Opener:
 
     def __init__(
         self,
-        client: HttpClient,
+        transport: Transport,
         policy: FetchPolicy,
         *,
         clock: Clock,
@@ -80,13 +81,13 @@ class Opener:
         gate: HostGate,
         hold_slots: bool = False,
     ) -> None:
-        """Open through `client`, paced and limited by `gate`.
+        """Open through `transport`, paced and limited by `gate`.
 
         `hold_slots`: keep the host's slot until the response is closed (URL checks, so that
         --per-host counts whole requests); else until its headers arrive (sitemap bodies: their
         readers wait on the check stage, and must not hold the slots the checks need).
         """
-        self._client = client
+        self._transport = transport
         self._policy = policy
         self._clock = clock
         self._rng = rng
@@ -101,12 +102,14 @@ class Opener:
         on_hop: HopCheck | None = None,
         method: Method = Method.GET,
         headers: Mapping[str, str] | None = None,
+        max_body: int | None = None,
     ) -> Opened | Refused:
         """Follow redirects from `url`; raises FetchError when no answer comes.
 
         Method.AUTO asks each hop with HEAD, and again with GET when HEAD is refused or the
         answer is an error a GET might not give (servers often mishandle HEAD). `headers` go
         with the request for `url` only: conditional ones are about that URL, not where it leads.
+        `max_body`: bytes of a GET's body the caller reads at most (None: all, streamed).
         """
         visited: set[str] = set()  # keys of the chain, made at its first redirect
         chain: list[Redirect] = []
@@ -115,7 +118,9 @@ class Opener:
         while True:
             try:
                 own = headers if not chain else None
-                response, used, waited_s = await self._ask(current, method, headers=own)
+                response, used, waited_s = await self._ask(
+                    current, method, headers=own, max_body=max_body
+                )
             except FetchError as error:
                 if not chain:
                     raise
@@ -147,14 +152,19 @@ class Opener:
             current = hop.url
 
     async def _ask(
-        self, url: str, method: Method, *, headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        method: Method,
+        *,
+        headers: Mapping[str, str] | None = None,
+        max_body: int | None = None,
     ) -> tuple[Response, Method, float]:
         """One hop's answer, the method that gave it, and the seconds it took."""
         if method is Method.AUTO:
             host = netloc_of(url)
             if host not in self._head_refused:
                 response, elapsed_s = await self._open_retrying(
-                    url, method=Method.HEAD, headers=headers
+                    url, method=Method.HEAD, headers=headers, max_body=0
                 )
                 if response.status < 400 or response.status == 429:
                     return response, Method.HEAD, elapsed_s
@@ -162,11 +172,20 @@ class Opener:
                 if response.status in HEAD_REFUSED_STATUSES and len(self._head_refused) < MAX_HOSTS:
                     self._head_refused.add(host)
             method = Method.GET
-        response, elapsed_s = await self._open_retrying(url, method=method, headers=headers)
+        if method is Method.HEAD:
+            max_body = 0
+        response, elapsed_s = await self._open_retrying(
+            url, method=method, headers=headers, max_body=max_body
+        )
         return response, method, elapsed_s
 
     async def _open_retrying(
-        self, url: str, *, method: Method, headers: Mapping[str, str] | None = None
+        self,
+        url: str,
+        *,
+        method: Method,
+        headers: Mapping[str, str] | None = None,
+        max_body: int | None = None,
     ) -> tuple[Response, float]:
         """The answer, after retries and the host's pacing; and how long that answer took."""
         policy, clock, host = self._policy, self._clock, netloc_of(url)
@@ -179,10 +198,13 @@ class Opener:
             try:
                 started = clock.monotonic()
                 self._refuse_given_up(host, started)
-                response = await self._client.open(
-                    url, timeouts=policy.timeouts, method=verb, headers=headers
+                response = await self._transport.open(
+                    url, timeouts=policy.timeouts, method=verb, headers=headers, max_body=max_body
                 )
-                elapsed_s = clock.monotonic() - started
+                # The transport's own measure where it has one (libcurl's: no hand-over delay).
+                elapsed_s = response.elapsed_s
+                if elapsed_s is None:
+                    elapsed_s = clock.monotonic() - started
             except FetchError as error:
                 if not self._retryable(host, error) or attempt >= policy.retries:
                     raise

@@ -48,6 +48,14 @@ def _encode_location(location: str) -> str:
     return urlunsplit((parts.scheme, netloc, path, query, fragment))
 
 
+def encoded_url(url: str) -> str:
+    """An absolute URL percent-encoded as browsers send it (ValueError when it cannot be).
+
+    For transports that take a URL as it is (libcurl refuses raw spaces; aiohttp encodes them).
+    """
+    return _encode_location(url)
+
+
 def is_redirect(status: int) -> bool:
     """Whether this status asks the client to follow a Location."""
     return status in REDIRECT_STATUSES

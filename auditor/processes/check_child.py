@@ -17,14 +17,12 @@ from typing import BinaryIO
 from auditor.checks.stage import CheckLoop
 from auditor.clock import SystemClock
 from auditor.errors import FrameError
-from auditor.http_stack import checker, http_client, openers
+from auditor.http_stack import checker, checker_transport, openers
 from auditor.models import CheckResult
 from auditor.processes.check_pool import CheckerSetup, PackedResult, pack_result
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.frames import frame, read_frame, read_frame_blocking
 
-# Beyond its share of the check limits, a child's pool has room for one robots.txt fetch.
-SPARE_CONNECTIONS = 1
 # Results written and not yet taken by the parent, before the workers wait for it.
 MAX_UNSENT_BYTES = 1 << 20
 PARENT_POLL_S = 0.5  # how often a child looks whether the audit's process is still there
@@ -66,7 +64,6 @@ async def _serve(
     )
     writer = asyncio.StreamWriter(transport, protocol, None, loop)
     config = setup.config
-    client = http_client(config, reach=setup.reach, spare=SPARE_CONNECTIONS)
 
     unsent: list[PackedResult] = []
 
@@ -83,9 +80,10 @@ async def _serve(
         if writer.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             await writer.drain()
 
-    async with client:
+    async with checker_transport(config, reach=setup.reach) as requests:
         clock = SystemClock()
-        parts = openers(config, client, clock=clock, rng=random.Random())  # noqa: S311
+        rng = random.Random()  # noqa: S311 - jitter, not secrets
+        parts = openers(config, requests, clock=clock, rng=rng)
         checks = CheckLoop(
             checker(config, parts, clock=clock), workers=config.concurrency, emit=send
         )

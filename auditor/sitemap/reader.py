@@ -16,8 +16,8 @@ from auditor.errors import FetchError
 from auditor.files import LocalFile
 from auditor.models import AlreadyRead, Finding, FoundBy, Relisted, SitemapRecord, finding
 from auditor.net.body_pace import floored
-from auditor.net.client import Response
 from auditor.net.opener import Refused
+from auditor.net.transport import Response
 from auditor.sitemap.document_entries import DocumentEntries
 from auditor.sitemap.parsers import BodyRead, Parse, Read
 from auditor.sitemap.read_services import ReadServices

@@ -22,6 +22,9 @@ from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from tests.helpers import Report, refused_port, run_audit, serve_untrusted_tls
 
+# Every test once with each transport of the URL checks (tests/engines.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 OK = Page(200, b"<html><title>ok</title></html>", {"Content-Type": "text/html"})
 RoutesFor = Callable[[str], dict[str, Route]]
 

@@ -19,6 +19,9 @@ from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from tests.helpers import Report, run_audit
 
+# Every test once with each transport of the URL checks (tests/engines.py).
+pytestmark = pytest.mark.usefixtures("engine")
+
 
 def html(head: str = "", *, headers: dict[str, str] | None = None, body: str = "page") -> Page:
     text = f"<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>"

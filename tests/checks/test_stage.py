@@ -16,12 +16,15 @@ import pytest
 from aiohttp import web
 
 from auditor.codes import Code
-from auditor.config import Method
+from auditor.config import Engine, Method
 from auditor.demo.documents import Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import DEMO_CA, Route, RoutesFor, serve, serve_demo
 from auditor.errors import ExitCode
 from auditor.pipeline import Progress
 from tests.helpers import run_audit, validate_report
+
+# Every test once with each transport of the URL checks (tests/engines.py).
+pytestmark = pytest.mark.usefixtures("engine")
 
 HTML = Page(200, b"<title>ok</title>")
 
@@ -271,12 +274,14 @@ async def stalled(request: web.Request) -> web.StreamResponse:
     raise AssertionError("unreachable")
 
 
-async def test_a_signal_during_checks_stops_within_two_seconds(tmp_path: Path) -> None:
+async def test_a_signal_during_checks_stops_within_two_seconds(
+    tmp_path: Path, engine: Engine
+) -> None:
     report_path = tmp_path / "r.json"
     async with serve(site_of(40, extra={f"/p/{n}": stalled for n in range(20, 40)})) as served:
         process = await asyncio.create_subprocess_exec(
             *[sys.executable, "-m", "auditor", "--json", str(report_path), "--allow-private"],
-            *["--per-host", "64", "--timeout", "60"],
+            *["--per-host", "64", "--timeout", "60", "--engine", engine],
             f"{served.base}/s.xml",
             stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL,

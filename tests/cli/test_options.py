@@ -20,5 +20,6 @@ def test_help_groups_every_flag() -> None:
     every = {o for a in parser._actions for o in a.option_strings if o.startswith("--")}
     assert every - set(flags) == UNGROUPED
     assert "--per-host" in grouped["politeness"]
+    assert "--engine" in grouped["what to request"]
     assert "--workers" in grouped["processes"]
     assert "--baseline" in grouped["monitoring"]

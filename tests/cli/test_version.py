@@ -8,7 +8,7 @@ import pytest
 
 from auditor import __version__
 from auditor.cli.main import main
-from auditor.cli.version import ENGINE, LIBRARIES, library_versions
+from auditor.cli.version import LIBRARIES, default_engine, library_versions
 from auditor.errors import ExitCode
 
 
@@ -25,8 +25,16 @@ def test_version_names_python_the_engine_and_the_libraries(
         assert f"; {name} {version}" in lines[0]
     for name in set(LIBRARIES) - set(installed):  # pycurl, when it is not installed
         assert f"; {name} " not in lines[0]
-    assert lines[0].endswith(f"; engine: {ENGINE})")
+    assert lines[0].endswith(f"; engine: {default_engine(installed)})")
+    assert default_engine(installed) == ("curl" if "pycurl" in installed else "aiohttp")
 
 
 def test_libraries_that_are_not_installed_are_left_out() -> None:
     assert library_versions(["aiohttp", "no-such-library-here"]).keys() == {"aiohttp"}
+
+
+def test_the_default_engine_is_libcurl_where_pycurl_is_installed() -> None:
+    assert (default_engine(["aiohttp", "pycurl"]), default_engine(["aiohttp"])) == (
+        "curl",
+        "aiohttp",
+    )

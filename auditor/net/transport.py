@@ -1,0 +1,196 @@
+"""The seam at the HTTP edge: one request in, one answer out, whichever library sends it.
+
+The policy above it is written once (`auditor.net.opener`: retries, HEAD then GET, redirects hop
+by hop, the per-host gate and breaker) against these protocols. Two transports implement them:
+`auditor.net.client` (aiohttp: bodies streamed, for the sitemaps) and `auditor.net.curl_client`
+(libcurl's multi interface: the URL checks, each answer handed over whole as a BufferedResponse).
+Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from types import TracebackType
+from typing import Protocol, Self
+
+from auditor.errors import FetchError
+
+
+@dataclass(frozen=True, slots=True)
+class Timeouts:
+    """How long a request may take.
+
+    `total_s` bounds the whole request, body included; `idle_s` bounds the answer's head
+    (connecting included) and then each silence while reading the body (a server that stalls).
+    None: `total_s` alone bounds them, which spares timers per request (aiohttp re-arms the
+    read timer at each chunk).
+    """
+
+    total_s: float
+    idle_s: float | None
+
+
+class Response(Protocol):
+    """An answer, body unread: read it with `read()`, then close it (`async with response:`)."""
+
+    on_close: Callable[[], None] | None  # called once, by the first close()
+
+    @property
+    def status(self) -> int:
+        """The answer's status code."""
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """Looked up case-insensitively; the first value of a repeated header."""
+
+    @property
+    def body_encoding(self) -> str | None:
+        """The Content-Encoding still on what `read()` gives (None: none, or undone already)."""
+
+    @property
+    def streamed(self) -> bool:
+        """Whether `read()` waits on the network (the reader then bounds the body's pace)."""
+
+    @property
+    def elapsed_s(self) -> float | None:
+        """How long the transport itself took for the answer (None: the caller times it)."""
+
+    def header_values(self, name: str) -> list[str]:
+        """Every value of a header that may repeat (X-Robots-Tag, Link)."""
+
+    async def read(self) -> bytes:
+        """The next piece of the body; b"" at its end. FetchError when the body broke off."""
+
+    def close(self) -> None:
+        """Let the connection go (back to the pool when the body was read)."""
+
+    async def __aenter__(self) -> Self: ...
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None: ...
+
+
+class Transport(Protocol):
+    """Sends one request and gives its answer; never follows a redirect."""
+
+    async def open(
+        self,
+        url: str,
+        *,
+        timeouts: Timeouts,
+        method: str = "GET",
+        headers: Mapping[str, str] | None = None,
+        max_body: int | None = None,
+    ) -> Response:
+        """The answer to one request; FetchError (a net.* code) when none came.
+
+        `headers` are this request's own (conditional ones), over the user's. `max_body`: bytes
+        of the body the caller will read at most (None: all of it, as a stream).
+        """
+
+
+class Headers(Mapping[str, str]):
+    """Response headers looked up case-insensitively, as aiohttp's CIMultiDict is."""
+
+    __slots__ = ("_first", "_items")
+
+    def __init__(self, items: Sequence[tuple[str, str]]) -> None:
+        """`items`: (name, value) in the order received."""
+        self._items = items
+        first: dict[str, str] = {}
+        for name, value in items:
+            first.setdefault(name.lower(), value)
+        self._first = first
+
+    def __getitem__(self, name: str) -> str:
+        return self._first[name.lower()]
+
+    def __contains__(self, name: object) -> bool:
+        return isinstance(name, str) and name.lower() in self._first
+
+    def get(self, name: str, default: str | None = None) -> str | None:  # type: ignore[override]
+        """The first value of the header, or `default` (a direct look-up: the hot path)."""
+        return self._first.get(name.lower(), default)
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._first)
+
+    def __len__(self) -> int:
+        return len(self._first)
+
+    def getall(self, name: str) -> list[str]:
+        """Every value of the header, in order."""
+        key = name.lower()
+        if key not in self._first:  # most answers have no X-Robots-Tag, no Link
+            return []
+        return [value for item, value in self._items if item.lower() == key]
+
+
+class BufferedResponse:
+    """An answer read whole by the transport (at most the body prefix asked for).
+
+    `read()` hands the body over once; a body that broke off after the head (`error`) raises
+    its FetchError at the read after the bytes that did come, as a streamed body would.
+    """
+
+    __slots__ = ("_body", "_elapsed_s", "_error", "headers", "on_close", "status")
+
+    body_encoding = None  # the transport undid the Content-Encoding
+    streamed = False  # read whole by the transport, within its own time bounds
+
+    def __init__(
+        self,
+        status: int,
+        headers: Headers,
+        body: bytes,
+        *,
+        elapsed_s: float | None = None,
+        error: FetchError | None = None,
+    ) -> None:
+        self.status = status
+        self.headers = headers
+        self.on_close: Callable[[], None] | None = None
+        self._body = body
+        self._elapsed_s = elapsed_s
+        self._error = error
+
+    @property
+    def elapsed_s(self) -> float | None:
+        """The transport's own time for the request (libcurl's total time)."""
+        return self._elapsed_s
+
+    def header_values(self, name: str) -> list[str]:
+        """Every value of a header that may repeat."""
+        return self.headers.getall(name)
+
+    async def read(self) -> bytes:
+        """The body prefix, once; then its FetchError if it broke off; then b""."""
+        body, self._body = self._body, b""
+        if body:
+            return body
+        error, self._error = self._error, None
+        if error is not None:
+            raise error
+        return b""
+
+    def close(self) -> None:
+        """Nothing to let go but the caller's slot (`on_close`)."""
+        on_close, self.on_close = self.on_close, None
+        if on_close is not None:
+            on_close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
