@@ -8,6 +8,7 @@ configured engine's transport (libcurl's by default), under the same openers' po
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 import os
 import random
@@ -31,28 +32,34 @@ from auditor.net.opener import FetchPolicy, Opener
 from auditor.net.pacer import Pacer
 from auditor.net.transport import Timeouts, Transport
 
-if TYPE_CHECKING:  # imported when made: a checker process on libcurl never loads aiohttp
+if TYPE_CHECKING:  # imported when made: a checker process on libcurl never loads aiohttp,
+    # and a run that checks no URL never loads pycurl (its libcurl and OpenSSL: 8 MB of RSS).
     from auditor.net.client import HttpClient
-
-__all__ = ["CURL_MISSING", "CurlTransport", "Openers", "check_transport", "checker", "openers"]
-CURL_MISSING: str | None = None  # why pycurl cannot be imported, if it cannot
-try:
     from auditor.net.curl_client import CurlTransport
-except ImportError as missing:  # not installed, or its bundled libcurl cannot load
-    CURL_MISSING = f"{type(missing).__name__}: {missing}"
+
+__all__ = ["Openers", "check_transport", "checker", "curl_missing", "openers"]
 
 log = logging.getLogger(__name__)
 # A robots.txt read only to check a cross-submission waits at most this long.
 QUICK_TIMEOUT_S = 5.0
 
 
+@functools.cache
+def curl_missing() -> str | None:
+    """Why pycurl cannot be imported (None when it can); tried once, where URLs are checked."""
+    try:
+        import auditor.net.curl_client  # noqa: F401, PLC0415 - see TYPE_CHECKING above
+    except ImportError as missing:  # not installed, or its bundled libcurl cannot load
+        return f"{type(missing).__name__}: {missing}"
+    return None
+
+
 def usable_engine(config: AuditConfig) -> AuditConfig:
     """The configuration with an engine that can run: aiohttp (one warning) without pycurl."""
-    if config.engine is Engine.CURL and CURL_MISSING is not None:
-        if not config.no_check:
-            log.warning(
-                "pycurl cannot be imported (%s): URLs are checked with aiohttp", CURL_MISSING
-            )
+    if config.no_check or config.engine is not Engine.CURL:
+        return config
+    if (missing := curl_missing()) is not None:
+        log.warning("pycurl cannot be imported (%s): URLs are checked with aiohttp", missing)
         return replace(config, engine=Engine.AIOHTTP)
     return config
 
@@ -77,8 +84,12 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
 async def check_transport(
     config: AuditConfig, client: Transport, *, reach: Reach
 ) -> AsyncIterator[Transport]:
-    """The URL checks' transport: libcurl's (`--engine curl`), else the aiohttp `client`."""
-    if config.engine is not Engine.CURL or CURL_MISSING is not None:
+    """The audit process's URL-check transport: libcurl's (`--engine curl`), else `client`.
+
+    aiohttp's `client` also when checker processes (`--workers`) check with their own.
+    """
+    checks_here = config.workers == 1 and not config.no_check
+    if not checks_here or config.engine is not Engine.CURL or curl_missing() is not None:
         yield client
         return
     async with _curl_transport(config, reach=reach, spare=0) as transport:
@@ -92,7 +103,7 @@ async def checker_transport(config: AuditConfig, *, reach: Reach) -> AsyncIterat
     libcurl's (aiohttp is then never imported: 23 MB and 0.15 s less per process), or with
     `--engine aiohttp` the aiohttp client; either with room for one robots.txt per host.
     """
-    if config.engine is Engine.CURL and CURL_MISSING is None:
+    if config.engine is Engine.CURL and curl_missing() is None:
         async with _curl_transport(config, reach=reach, spare=1) as transport:
             yield transport
         return
@@ -105,10 +116,12 @@ async def _curl_transport(
     config: AuditConfig, *, reach: Reach, spare: int
 ) -> AsyncIterator[CurlTransport]:
     """Libcurl's transport; `spare`: connections to a host beyond `--per-host`."""
+    from auditor.net import curl_client  # noqa: PLC0415 - see TYPE_CHECKING above
+
     # CURLOPT_CAINFO replaces libcurl's CAs: the system's and the extra one, in one file.
     bundle = await asyncio.to_thread(_ca_bundle, config.ca_file) if config.ca_file else None
     try:
-        async with CurlTransport(
+        async with curl_client.CurlTransport(
             user_agent=config.user_agent,
             headers=config.headers,
             header_hosts=target_hosts(config),

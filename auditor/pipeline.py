@@ -9,18 +9,18 @@ from __future__ import annotations
 import asyncio
 import logging
 import random
-from collections.abc import Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass, replace
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig, Engine, checker_configs, parse_helpers
+from auditor.config import AuditConfig, checker_configs, parse_helpers
 from auditor.errors import ExitCode, write_failure_in
 from auditor.http_stack import (
     Openers,
@@ -32,9 +32,10 @@ from auditor.http_stack import (
     usable_engine,
 )
 from auditor.models import TargetRecord
-from auditor.monitoring.diff import MAX_EXAMPLES, UrlDiff, diff_json
+from auditor.monitoring.diff import UrlDiff
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
+from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
@@ -48,7 +49,7 @@ from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.alternates import judge_alternates
 from auditor.sitemap.hreflang_store import LinkStore, store_path
-from auditor.sitemap.read_services import Lister, ReadServices
+from auditor.sitemap.read_services import EmitUrls, Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
@@ -166,7 +167,11 @@ async def _conclude(
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target)
-    diff_out = await _diff_json(diff, summary) if diff is not None else None
+    diff_out = None
+    if diff is not None:
+        from auditor.monitoring.baseline import diff_section  # noqa: PLC0415 - ijson: --baseline
+
+        diff_out = await diff_section(diff, summary)
     if junit is not None and diff_out is not None:
         junit.add_new_findings(cast("dict[str, int]", diff_out["new_findings"]))
     decision = judge(
@@ -222,19 +227,6 @@ async def _baseline_diff(config: AuditConfig) -> UrlDiff | None:
     return UrlDiff(await asyncio.to_thread(read_baseline, config.baseline), config.fail_on)
 
 
-async def _diff_json(diff: UrlDiff, summary: Summary) -> Json:
-    """The report's `diff`; the removed URLs' examples come from a second pass over the file."""
-    from auditor.monitoring.baseline import removed_locs  # noqa: PLC0415 - ijson only for --baseline
-
-    unseen = diff.unseen()
-    examples: list[str] = []
-    if unseen:
-        path = Path(diff.baseline.source)
-        examples = await asyncio.to_thread(removed_locs, path, set(unseen), limit=MAX_EXAMPLES)
-    current = {code.value: n for code, n in summary.by_code.items()}
-    return diff_json(diff, current_by_code=current, removed=len(unseen), removed_examples=examples)
-
-
 class _Run:
     """One run's wiring: the HTTP client, the walker, the check stage and the sink."""
 
@@ -277,12 +269,9 @@ class _Run:
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
         links = LinkStore(links_path)
-        # Checker processes (--workers) check with transports of their own: none needed here.
-        checks_here = config.workers == 1 and not config.no_check
-        here = config if checks_here else replace(config, engine=Engine.AIOHTTP)
         async with (
             client,
-            check_transport(here, client, reach=reach) as transport,
+            check_transport(config, client, reach=reach) as transport,
             parsers,
             links,
             asyncio.TaskGroup() as group,
@@ -302,23 +291,9 @@ class _Run:
             if not config.no_check:
                 stage = self._check_stage(parts, reach, queue, rng)
             emit_urls = stage.submit if stage is not None else queue.put
-            frontier: Frontier = asyncio.Queue()
-            services = ReadServices(
-                config=config,
-                opener=parts.documents,
-                robots=parts.robots,
-                tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
-                dedup=dedup,
-                clock=clock,
-                now=self.started_at,
-                enqueue=frontier.put_nowait,
-                emit_urls=emit_urls,
-                emit_sitemap=queue.put,
-                state=self._state,
-                parsers=parsers,
-                links=links,
+            walker = self._walker(
+                parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
             )
-            walker = Walker(services, frontier)
             ticker = None
             if self._on_progress is not None:
                 ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
@@ -331,13 +306,43 @@ class _Run:
                     emit_findings=queue.put,
                     emit_urls=emit_urls,
                 )
-                finished = await _until_stopped(_produce(walker, judge, stage), stop)
+                finished = await until_stopped(_produce(walker, judge, stage), stop)
             finally:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
                     ticker.cancel()
             await queue.put(None)
         return finished
+
+    def _walker(
+        self,
+        parts: Openers,
+        dedup: UrlDedup[Lister],
+        *,
+        parsers: ParsePool,
+        links: LinkStore,
+        emit_urls: EmitUrls,
+        queue: SinkQueue,
+    ) -> Walker:
+        """The walker of the run's trees, its services shared with the check stage and sink."""
+        config = self.config
+        frontier: Frontier = asyncio.Queue()
+        services = ReadServices(
+            config=config,
+            opener=parts.documents,
+            robots=parts.robots,
+            tree=SitemapTree(max_depth=config.max_depth, max_sitemaps=config.max_sitemaps),
+            dedup=dedup,
+            clock=self.clock,
+            now=self.started_at,
+            enqueue=frontier.put_nowait,
+            emit_urls=emit_urls,
+            emit_sitemap=queue.put,
+            state=self._state,
+            parsers=parsers,
+            links=links,
+        )
+        return Walker(services, frontier)
 
     def _check_stage(
         self, parts: Openers, reach: Reach, queue: SinkQueue, rng: random.Random
@@ -392,18 +397,3 @@ async def _produce(
         await walker.run()
         await then()
         await stage.finish()
-
-
-async def _until_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:
-    """Run `work`; True when it finished, False when `stop` was set first (work cancelled)."""
-    if stop is None:
-        await work
-        return True
-    async with asyncio.TaskGroup() as group:
-        working = group.create_task(work)
-        stopping = group.create_task(stop.wait())
-        await asyncio.wait({working, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        finished = working.done()
-        working.cancel()
-        stopping.cancel()
-    return finished

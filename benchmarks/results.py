@@ -294,3 +294,29 @@ def plot(
         plt.close(figure)
         written.append(path)
     return written
+
+
+def plot_checks(runs: Sequence[Run], *, tasks: Sequence[str], folder: Path, prefix: str) -> Path:
+    """URLs/s (median) of every row of the check tasks, a group of bars per task (PNG)."""
+    import matplotlib as mpl  # noqa: PLC0415 - only when plotting
+
+    mpl.use("Agg")
+    import matplotlib.pyplot as plt  # noqa: PLC0415
+
+    shown = [task for task in tasks if cells_of(runs, task, "lychee") or "https" in task]
+    figure, axes = plt.subplots(len(shown), 1, figsize=(8, 1.2 + 2.6 * len(shown)), squeeze=False)
+    for axis, task in zip(axes[:, 0], shown, strict=True):
+        rows = list(dict.fromkeys(run.row for run in runs if run.task == task))
+        medians = [
+            statistics.median(values(cells_of(runs, task, row), "urls_per_s")) for row in rows
+        ]
+        colours = ["tab:orange" if row.startswith("lychee") else "tab:blue" for row in rows]
+        axis.barh(rows, medians, color=colours)
+        axis.invert_yaxis()
+        axis.set_title(f"{task}: URLs/s (median of the rounds; lychee in orange)")
+        axis.grid(visible=True, axis="x", alpha=0.3)
+    figure.tight_layout()
+    path = folder / f"{prefix}check_throughput.png"
+    figure.savefig(path, dpi=110)
+    plt.close(figure)
+    return path

@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from measure import run_measured
-from results import Run, plot, summarise, table, targets, targets_table
+from results import Run, plot, plot_checks, summarise, table, targets, targets_table
 from rows import AUDITOR, CORES, PEERS, ROWS, Context, Row, TaskKind
 from site_gen import Expected, generate, load_expected
 from site_server import Server, free_port, port_free, start_server
@@ -353,8 +353,13 @@ def write_results(
     (args.results / f"suite-{mode}.json").write_text(json.dumps(results, indent=2) + "\n")
     names = [task.name for task in parse_tasks]
     plots = []
-    if names:  # matplotlib (the bench extra) only for the parse rows' plots
+    if names:  # matplotlib (the bench extra) only for the plots
         plots = plot(runs, tasks=names, rows=PARSE_ROWS, folder=args.results, prefix=f"{mode}-")
+    checks = list(
+        dict.fromkeys(run.task for run in runs if run.task.startswith(("check", "https")))
+    )
+    if checks:
+        plots.append(plot_checks(runs, tasks=checks, folder=args.results, prefix=f"{mode}-"))
     written = [f"RESULTS-{mode}.md", f"suite-{mode}.json", *(path.name for path in plots)]
     return text + f"\n\nwritten under {args.results}: {', '.join(written)}"
 

@@ -426,18 +426,18 @@ def checker_with_names() -> None:
 
 
 def _answer_names() -> None:
-    import auditor.http_stack  # noqa: PLC0415
     import auditor.net.client  # noqa: PLC0415
+    import auditor.net.curl_client  # noqa: PLC0415
 
     pairs = (item.partition("=") for item in os.environ[NAMES_ENV].split(",") if item)
     names = {name: address for name, _, address in pairs}
     default = aiohttp.resolver.DefaultResolver
     # auditor.net.client makes its inner resolver from this name: the test's answers come first.
     auditor.net.client.__dict__["DefaultResolver"] = lambda: _NamedResolver(names, default())
-    # The curl transport's seam (CURLOPT_RESOLVE), made where auditor.http_stack makes it.
-    curl = auditor.http_stack.CurlTransport
+    # The curl transport's seam (CURLOPT_RESOLVE), in the module auditor.http_stack makes it of.
+    curl = auditor.net.curl_client.CurlTransport
 
     def answer(host: str) -> tuple[str, ...] | None:
         return (names[host],) if host in names else None
 
-    auditor.http_stack.__dict__["CurlTransport"] = functools.partial(curl, resolve=answer)
+    auditor.net.curl_client.__dict__["CurlTransport"] = functools.partial(curl, resolve=answer)

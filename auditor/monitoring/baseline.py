@@ -6,6 +6,7 @@ digest and a packed value behind (auditor.monitoring.diff). Blocking: run it in 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
@@ -14,9 +15,10 @@ import ijson
 
 from auditor.errors import BaselineError
 from auditor.models import StatusClass
-from auditor.monitoring.diff import BaselineFacts, pack
-from auditor.report.encode import SCHEMA_VERSION
+from auditor.monitoring.diff import MAX_EXAMPLES, BaselineFacts, UrlDiff, diff_json, pack
+from auditor.report.encode import SCHEMA_VERSION, Json
 from auditor.results.digest_table import DigestTable
+from auditor.results.summary import Summary
 from auditor.urls import parse_http_url, url_digest
 
 
@@ -119,3 +121,14 @@ def _digest(loc: str) -> int:
     parsed = parse_http_url(loc)
     # As the reader does (auditor.sitemap.reader): the normalised key, else the text as listed.
     return url_digest(parsed.key if parsed is not None else loc)
+
+
+async def diff_section(diff: UrlDiff, summary: Summary) -> Json:
+    """The report's `diff`; the removed URLs' examples come from a second pass over the file."""
+    unseen = diff.unseen()
+    examples: list[str] = []
+    if unseen:
+        path = Path(diff.baseline.source)
+        examples = await asyncio.to_thread(removed_locs, path, set(unseen), limit=MAX_EXAMPLES)
+    current = {code.value: n for code, n in summary.by_code.items()}
+    return diff_json(diff, current_by_code=current, removed=len(unseen), removed_examples=examples)

@@ -1,4 +1,4 @@
-"""Which event loop runs a process (`--loop`): asyncio's own, or uvloop when installed."""
+"""The event loop a process runs (`--loop`: asyncio's, or uvloop), and work a stop may end."""
 
 from __future__ import annotations
 
@@ -37,3 +37,18 @@ def run_in_loop(main: Coroutine[Any, Any, T], choice: EventLoop) -> T:
         raise
     with asyncio.Runner(loop_factory=factory) as runner:
         return runner.run(main)
+
+
+async def until_stopped(work: Coroutine[Any, Any, None], stop: asyncio.Event | None) -> bool:
+    """Run `work`; True when it finished, False when `stop` was set first (work cancelled)."""
+    if stop is None:
+        await work
+        return True
+    async with asyncio.TaskGroup() as group:
+        working = group.create_task(work)
+        stopping = group.create_task(stop.wait())
+        await asyncio.wait({working, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        finished = working.done()
+        working.cancel()
+        stopping.cancel()
+    return finished

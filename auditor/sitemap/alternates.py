@@ -13,13 +13,13 @@ from collections.abc import Awaitable, Callable
 from auditor.codes import Code
 from auditor.models import Finding, RunFindings, UrlRecord, finding
 from auditor.sitemap.hreflang_store import LinkStore, LinkVerdict
+from auditor.sitemap.read_services import EmitUrls
 
 # Run findings kept for the report (all are counted): at millions of URLs without return links,
 # the findings are counted, never held.
 MAX_RUN_FINDINGS = 1000
 RECORDS_BATCH = 512
 
-EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitFindings = Callable[[RunFindings], Awaitable[None]]
 
 

@@ -269,6 +269,18 @@ async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path)
     assert audited.result.exit_code is ExitCode.FINDINGS
 
 
+async def test_the_demo_under_a_run_cap_shows_run_limit_reached(tmp_path: Path) -> None:
+    """`--demo --max-sitemaps 5` (README): the run's own cap is a notice, no site error."""
+    async with serve_demo() as sites:
+        audited = await run_audit(
+            tmp_path, *sites, allow_private=False, ca_file=DEMO_CA, max_sitemaps=5
+        )
+    codes = audited.codes()
+    assert codes["run.limit_reached"] == 1
+    assert codes["index.too_many_sitemaps"] == 0
+    assert audited.report["summary"]["sitemaps"] <= 5
+
+
 async def stalled(request: web.Request) -> web.StreamResponse:
     await asyncio.sleep(3600)
     raise AssertionError("unreachable")
@@ -288,6 +300,7 @@ async def test_a_signal_during_checks_stops_within_two_seconds(
         )
         while len(served.hits) < 41:  # the sitemap and every page
             await asyncio.sleep(0.05)
+        await asyncio.sleep(1.0)  # the answers of the hits counted reach the audit (a child's)
         signalled = time.monotonic()
         process.send_signal(signal.SIGTERM)
         returncode = await asyncio.wait_for(process.wait(), timeout=10)
