@@ -1,7 +1,8 @@
 """Reading a baseline report (`--baseline`) as a stream: never a whole JSON document in memory.
 
 ijson (its C backend, yajl2_c, when installed) yields parse events; each URL entry leaves only a
-digest and a packed value behind (auditor.monitoring.diff). Blocking: run it in a thread.
+digest and a packed value behind (auditor.monitoring.diff). Blocking: run it in a thread, as
+`diff_section` does for the report's `diff` part.
 """
 
 from __future__ import annotations
