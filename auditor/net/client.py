@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -25,7 +25,7 @@ from aiohttp.resolver import DefaultResolver
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
-from auditor.net.transport import Timeouts
+from auditor.net.transport import ClosingResponse, Timeouts
 
 __all__ = ["HttpClient", "Response", "Timeouts", "is_private_host", "translate_error"]
 
@@ -62,14 +62,14 @@ def translate_error(exc: BaseException) -> FetchError:
 _TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
 
 
-class Response:
+class Response(ClosingResponse):
     """An open response; read it with `read()`, then close it (`async with response:`)."""
 
     def __init__(self, raw: aiohttp.ClientResponse) -> None:
         self._raw = raw
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
-        self.on_close: Callable[[], None] | None = None  # called once, by the first close()
+        super().__init__()
 
     @property
     def body_encoding(self) -> str | None:
@@ -103,20 +103,7 @@ class Response:
             self._raw.release()
         else:
             self._raw.close()
-        on_close, self.on_close = self.on_close, None
-        if on_close is not None:
-            on_close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
+        super().close()
 
 
 class _Resolver(AbstractResolver):

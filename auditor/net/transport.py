@@ -131,14 +131,40 @@ class Headers(Mapping[str, str]):
         return [value for item, value in self._items if item.lower() == key]
 
 
-class BufferedResponse:
+class ClosingResponse:
+    """What both transports' answers share: `on_close` called once, and `async with`."""
+
+    __slots__ = ("on_close",)
+
+    def __init__(self) -> None:
+        self.on_close: Callable[[], None] | None = None  # called once, by the first close()
+
+    def close(self) -> None:
+        """Let the caller's slot go (`on_close`); a transport adds its connection's release."""
+        on_close, self.on_close = self.on_close, None
+        if on_close is not None:
+            on_close()
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class BufferedResponse(ClosingResponse):
     """An answer read whole by the transport (at most the body prefix asked for).
 
     `read()` hands the body over once; a body that broke off after the head (`error`) raises
     its FetchError at the read after the bytes that did come, as a streamed body would.
     """
 
-    __slots__ = ("_body", "_elapsed_s", "_error", "headers", "on_close", "status")
+    __slots__ = ("_body", "_elapsed_s", "_error", "headers", "status")
 
     body_encoding = None  # the transport undid the Content-Encoding
     streamed = False  # read whole by the transport, within its own time bounds
@@ -154,7 +180,7 @@ class BufferedResponse:
     ) -> None:
         self.status = status
         self.headers = headers
-        self.on_close: Callable[[], None] | None = None
+        super().__init__()
         self._body = body
         self._elapsed_s = elapsed_s
         self._error = error
@@ -177,20 +203,3 @@ class BufferedResponse:
         if error is not None:
             raise error
         return b""
-
-    def close(self) -> None:
-        """Nothing to let go but the caller's slot (`on_close`)."""
-        on_close, self.on_close = self.on_close, None
-        if on_close is not None:
-            on_close()
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.close()
