@@ -192,6 +192,24 @@ def broken_chunked(base: str) -> Handler:
     return handler
 
 
+def broken_chunked_late(base: str) -> Handler:
+    """A good first chunk, then, once the client has read it, a chunk size that is not one:
+    the break comes after the answer's head, in the body's second piece."""
+
+    async def handler(request: web.Request) -> web.StreamResponse:
+        transport = _transport(request)
+        body = document(base, "broken_chunked_late")
+        transport.write(_head("Content-Type: text/xml", "Transfer-Encoding: chunked"))
+        transport.write(b"%x\r\n%s\r\n" % (len(body) - 20, body[:-20]))
+        await asyncio.sleep(0.3)
+        transport.write(b"zz-not-a-size\r\n")
+        await _drain()
+        transport.close()
+        return web.Response()
+
+    return handler
+
+
 def gzip_then_junk(base: str) -> Handler:
     """A valid gzip member, then bytes that are not gzip."""
     body = gzip.compress(document(base, "gzip_then_junk")) + b"\x1f\x8bthis is not gzip" * 10
@@ -261,6 +279,7 @@ FAULTS: dict[str, Callable[[str], Handler]] = {
     "longer_than_length": longer_than_length,
     "shorter_than_length": shorter_than_length,
     "broken_chunked": broken_chunked,
+    "broken_chunked_late": broken_chunked_late,
     "gzip_then_junk": gzip_then_junk,
     "two_gigabytes": two_gigabytes,
     "endless_comment": endless_comment,

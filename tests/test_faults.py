@@ -49,6 +49,7 @@ EXPECTED: dict[str, Expect] = {
     "longer_than_length": Expect(frozenset(), ()),
     "shorter_than_length": Expect(frozenset({"net.protocol"}), ("net.protocol",)),
     "broken_chunked": Expect(frozenset({"net.protocol"}), ("net.protocol",)),
+    "broken_chunked_late": Expect(frozenset({"net.protocol"}), ("net.protocol",)),
     # A page is not a sitemap: its broken encoding only hides its meta tags.
     "gzip_then_junk": Expect(frozenset({"sitemap.compression_error"}), ()),
     # Reading stops at the limit, before any entry: no entries is a finding of its own.

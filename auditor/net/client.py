@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -20,6 +21,7 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
+from aiohttp.client_proto import ResponseHandler
 from aiohttp.resolver import DefaultResolver
 
 from auditor.codes import Code
@@ -62,6 +64,52 @@ def translate_error(exc: BaseException) -> FetchError:
 _TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
 
 
+class _BodyWatch:
+    """Fails the body a connection carries if the connection closes and aiohttp left it open.
+
+    On a broken chunk size after the body's first piece, aiohttp's C parser closes the
+    connection without failing the body (aiohttp 3.14; its pure-Python parser does fail it):
+    a read waiting then would wait until its timeout, one called later says only "Connection
+    closed.". One watch per connection, told which body the connection carries now.
+    """
+
+    __slots__ = ("body",)
+
+    def __init__(self) -> None:
+        self.body: aiohttp.StreamReader | None = None
+
+    def on_closed(self, closed: asyncio.Future[None]) -> None:
+        if not closed.cancelled():
+            closed.exception()  # retrieved here: the body's own error says what broke
+        self.fail_unfinished()
+
+    def fail_unfinished(self) -> None:
+        body = self.body
+        if body is not None and not body.is_eof() and body.exception() is None:
+            body.set_exception(aiohttp.ClientPayloadError("the connection closed mid-body"))
+
+
+_WATCHES: weakref.WeakKeyDictionary[ResponseHandler, _BodyWatch] = weakref.WeakKeyDictionary()
+
+
+def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
+    """The watch on `raw`'s connection, now carrying `raw`'s body (None: the body is all in)."""
+    connection = raw.connection
+    protocol = connection.protocol if connection is not None else None
+    if protocol is None:
+        return None
+    watch = _WATCHES.get(protocol)
+    if watch is None:
+        watch = _WATCHES[protocol] = _BodyWatch()
+        closed = protocol.closed
+        if closed is not None:
+            closed.add_done_callback(watch.on_closed)
+    watch.body = raw.content
+    if connection is not None and connection.closed:  # closed before the watch began
+        watch.fail_unfinished()
+    return watch
+
+
 class Response(ClosingResponse):
     """An open response; read it with `read()`, then close it (`async with response:`)."""
 
@@ -69,6 +117,7 @@ class Response(ClosingResponse):
         self._raw = raw
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
+        self._watch = _watch(raw)
         super().__init__()
 
     @property
@@ -96,9 +145,19 @@ class Response(ClosingResponse):
             return await self._raw.content.readany()
         except _TRANSLATED as exc:
             raise translate_error(exc) from exc
+        except RuntimeError as exc:
+            # A body that breaks after its first piece was read (a bad chunk size, say) closes
+            # the connection without marking the body failed; aiohttp's StreamReader then says
+            # only "Connection closed." (streams.StreamReader._wait).
+            connection = self._raw.connection
+            if connection is not None and not connection.closed:
+                raise  # not a broken body: our own misuse, which must show
+            raise FetchError(Code.NET_PROTOCOL, f"the body broke off: {exc}") from exc
 
     def close(self) -> None:
         """Give the connection back when the body was read, else drop it."""
+        if self._watch is not None:
+            self._watch.body = None
         if self._raw.content.at_eof():
             self._raw.release()
         else:
