@@ -19,69 +19,90 @@ from typing import Self
 
 from auditor.codes import Code
 from auditor.models import Finding, finding
-from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster
+from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
 
-FLUSH_ROWS = 20_000  # rows buffered before a write: each write is a thread hop
+FLUSH_ROWS = 20_000  # rows gathered before a write (at the next new cluster): a thread hop each
+_MAX_ROWS = 4 * FLUSH_ROWS  # written then even in the middle of a cluster
 _SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
-_RECENT_CLUSTERS = 4096  # clusters just written: not written again (their pages come together)
-# One row per page naming alternates, one per link of each distinct cluster (the set of links
-# its pages name: most often every page of a cluster names the same set), written once: each
-# batch's members go through `staging`, and only clusters not yet in `clusters` are kept.
-# Tables without keys are appended to; their indexes are made once, when the walk is over.
+_RECENT_CLUSTERS = 4096  # clusters written lately, and whether their links were left out
+# One row per page naming alternates; one per link of each cluster (the set of links its pages
+# name), gathered in memory while the cluster's pages come (most often one after another). A
+# link is `settled` when the page it names came, in the same cluster, under the same language:
+# nothing left to judge. A cluster whose every link settled while gathered, and whose every page
+# names itself, is closed: its links are not written (a link to one of its pages from another
+# set is judged on the pages, and none of them can be in that set), but for x-default's, which
+# may be another set's return link. Tables are only appended to (a cluster met again after
+# others pushed it out of memory is written again); indexes are made when the walk is over,
+# and only when something is left to judge.
 _SCHEMA = """
 CREATE TABLE pages (page INTEGER, loc TEXT, sitemap INTEGER, own TEXT, cluster INTEGER);
-CREATE TABLE members (cluster INTEGER, target INTEGER, lang TEXT, href TEXT);
-CREATE TABLE staging (cluster INTEGER, target INTEGER, lang TEXT, href TEXT);
-CREATE TABLE clusters (cluster INTEGER PRIMARY KEY);
+CREATE TABLE members (cluster INTEGER, target INTEGER, lang TEXT, href TEXT, settled INTEGER);
 CREATE TABLE sitemaps (id INTEGER PRIMARY KEY, url TEXT);
-"""
-_NEW_MEMBERS = """
-INSERT INTO members SELECT DISTINCT * FROM staging
-WHERE cluster NOT IN (SELECT cluster FROM clusters);
-INSERT OR IGNORE INTO clusters SELECT cluster FROM staging;
-DELETE FROM staging;
 """
 _INDEXES = """
 CREATE INDEX pages_by_page ON pages (page);
 CREATE INDEX pages_by_cluster ON pages (cluster);
 CREATE INDEX members_by_cluster ON members (cluster, target);
 """
-# Page A names B (not x-default). B links back when B's cluster holds A: at once when B names
-# the very set A names and A is in it (A names itself); else looked up. Each query reads the
-# members first (CROSS JOIN keeps that order in SQLite), so that only the rare members that
-# need a look go on to their naming pages: one pass of index look-ups over the members.
-# B names another set:
+_UNSETTLED = "SELECT EXISTS (SELECT 1 FROM members WHERE settled = 0 AND lang != ?)"
+_SELFLESS = "SELECT EXISTS (SELECT 1 FROM pages WHERE own IS NULL)"
+# Page A names B (not x-default). The links that may owe a finding, each once (a cluster
+# written twice has its rows twice): B is no page naming alternates, names another set, or
+# calls itself another language. B naming the very set A names needs no look: A names itself.
+_SUSPECTS = """
+CREATE TABLE suspects AS
+SELECT m.cluster, m.target, m.lang, MIN(m.href) AS href FROM members m
+LEFT JOIN pages b ON b.page = m.target
+WHERE m.settled = 0 AND m.lang != ?
+AND (b.page IS NULL OR b.cluster != m.cluster OR b.own != m.lang)
+GROUP BY m.cluster, m.target, m.lang
+"""
+# B names another set, which does not hold A. Each query reads the suspects first (CROSS JOIN
+# keeps that order in SQLite), then their naming pages by index.
 _OTHER_SETS = """
-SELECT a.loc, s.url, m.lang, m.href FROM members m
+SELECT a.loc, s.url, m.lang, m.href FROM suspects m
 CROSS JOIN pages b ON b.page = m.target AND b.cluster != m.cluster
 CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
 CROSS JOIN sitemaps s ON s.id = a.sitemap
-WHERE m.lang != ?
-AND NOT EXISTS (SELECT 1 FROM members r WHERE r.cluster = b.cluster AND r.target = a.page)
+WHERE NOT EXISTS (SELECT 1 FROM members r WHERE r.cluster = b.cluster AND r.target = a.page)
 """
 # A does not name itself: B, naming the same set, cannot name A.
 _NOT_SELF = """
-SELECT a.loc, s.url, m.lang, m.href FROM pages a
+SELECT a.loc, s.url, m.lang, MIN(m.href) FROM pages a
 CROSS JOIN members m ON m.cluster = a.cluster AND m.target != a.page
 CROSS JOIN pages b ON b.page = m.target AND b.cluster = m.cluster
 CROSS JOIN sitemaps s ON s.id = a.sitemap
 WHERE a.own IS NULL AND m.lang != ?
+GROUP BY a.page, m.target, m.lang
 """
 # B is no page naming alternates: listed without hreflang (no return link), or nowhere.
 _NO_CLUSTER = """
-SELECT a.loc, s.url, m.target, m.lang, m.href FROM members m
+SELECT a.loc, s.url, m.target, m.lang, m.href FROM suspects m
 CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
 CROSS JOIN sitemaps s ON s.id = a.sitemap
-WHERE m.lang != ? AND NOT EXISTS (SELECT 1 FROM pages b WHERE b.page = m.target)
+WHERE NOT EXISTS (SELECT 1 FROM pages b WHERE b.page = m.target)
 """
 # A names B as language L, where B calls itself M.
 _CONFLICTS = """
-SELECT a.loc, s.url, m.lang, b.own, m.href FROM members m
+SELECT a.loc, s.url, m.lang, b.own, m.href FROM suspects m
 CROSS JOIN pages b ON b.page = m.target AND b.own IS NOT NULL AND b.own != m.lang
 CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
 CROSS JOIN sitemaps s ON s.id = a.sitemap
-WHERE m.lang != ?
 """
+
+
+class _Open:
+    """A cluster being gathered: its links, and those no page has settled yet."""
+
+    __slots__ = ("links", "waiting", "whole")
+
+    def __init__(self, links: tuple[Link, ...]) -> None:
+        self.links = links
+        # (digest, language) of each link but x-default's, until its page comes
+        self.waiting = {
+            (link.digest, link.hreflang) for link in links if link.hreflang != X_DEFAULT
+        }
+        self.whole = False  # a page of it does not name itself: every link is written
 
 
 @dataclass(slots=True)
@@ -125,10 +146,11 @@ class LinkStore:
         self.path = path
         self._db: sqlite3.Connection | None = None
         self._pages: list[tuple[int, str, int, str | None, int]] = []
-        self._members: list[tuple[int, int, str, str]] = []
+        self._open: dict[int, _Open] = {}  # the clusters being gathered, by signed key
+        self._rows = 0  # rows gathered: pages, and the links of the open clusters
+        self._recent: dict[int, bool] = {}  # written lately: signed key -> closed
         self._sitemaps: dict[str, int] = {}  # one per sitemap of the run, as UrlDedup's
         self._new_sitemaps: list[tuple[int, str]] = []
-        self._recent: set[int] = set()
         self._lock = asyncio.Lock()
         self.pages = 0
         self.links = 0
@@ -140,30 +162,59 @@ class LinkStore:
             number = self._sitemaps[sitemap] = len(self._sitemaps)
             self._new_sitemaps.append((number, sitemap))
         key = _signed(cluster.key)
-        self._pages.append((_signed(digest), loc, number, cluster.own, key))
-        recent = self._recent
-        if key not in recent:
-            if len(recent) >= _RECENT_CLUSTERS:
-                recent.clear()
-            recent.add(key)
-            self._members += (
-                (key, _signed(link.digest), link.hreflang, link.href) for link in cluster.links
-            )
+        opened = self._open.get(key)
+        if opened is None and self._rows >= FLUSH_ROWS:  # between two clusters
+            await self._flush()
+        own = cluster.own
+        self._pages.append((_signed(digest), loc, number, own, key))
+        self._rows += 1
+        if opened is None:
+            closed = self._recent.get(key)
+            # Met again: nothing to add, unless it was closed and this page breaks it.
+            if closed is None or (closed and own is None):
+                opened = self._open[key] = _Open(cluster.links)
+                self._rows += len(cluster.links)
+        if opened is not None:
+            if own is None:  # it does not name itself: the whole cluster is judged
+                opened.whole = True
+            else:
+                opened.waiting.discard((digest, own))
         self.pages += 1
         self.links += len(cluster.links)
-        if len(self._pages) + len(self._members) >= FLUSH_ROWS:
+        if self._rows >= _MAX_ROWS:
             await self._flush()
 
     async def _flush(self) -> None:
         async with self._lock:
-            rows = (self._pages, self._members, self._new_sitemaps)
-            self._pages, self._members, self._new_sitemaps = [], [], []
+            members = self._members()
+            rows = (self._pages, members, self._new_sitemaps)
+            self._pages, self._new_sitemaps, self._rows = [], [], 0
             await asyncio.to_thread(self._write, *rows)
+
+    def _members(self) -> list[tuple[int, int, str, str, int]]:
+        """The rows of the clusters gathered, which are then forgotten but for being closed."""
+        rows: list[tuple[int, int, str, str, int]] = []
+        recent = self._recent
+        for key, opened in self._open.items():
+            waiting = opened.waiting
+            closed = not waiting and not opened.whole
+            if len(recent) >= _RECENT_CLUSTERS:
+                recent.clear()
+            recent[key] = closed
+            for link in opened.links:
+                lang = link.hreflang
+                if lang == X_DEFAULT:
+                    rows.append((key, _signed(link.digest), lang, link.href, 0))
+                elif not closed:
+                    settled = int((link.digest, lang) not in waiting)
+                    rows.append((key, _signed(link.digest), lang, link.href, settled))
+        self._open = {}
+        return rows
 
     def _write(
         self,
         pages: list[tuple[int, str, int, str | None, int]],
-        members: list[tuple[int, int, str, str]],
+        members: list[tuple[int, int, str, str, int]],
         sitemaps: list[tuple[int, str]],
     ) -> None:
         if self._db is None:
@@ -172,9 +223,7 @@ class LinkStore:
             self._db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         self._db.execute("BEGIN")  # one transaction per batch
         self._db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?)", pages)
-        self._db.executemany("INSERT INTO staging VALUES (?, ?, ?, ?)", members)
-        for statement in _NEW_MEMBERS.split(";")[:-1]:  # executescript would commit
-            self._db.execute(statement)
+        self._db.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
         self._db.executemany("INSERT INTO sitemaps VALUES (?, ?)", sitemaps)
         self._db.execute("COMMIT")
 
@@ -202,19 +251,23 @@ class LinkStore:
     ) -> None:
         assert self._db is not None
         db = self._db
+        unsettled = db.execute(_UNSETTLED, (X_DEFAULT,)).fetchone()[0]
+        if not unsettled and not db.execute(_SELFLESS).fetchone()[0]:
+            return  # every page names itself, and each link was settled as it was written
         db.executescript(_INDEXES)
-        for query in (_OTHER_SETS, _NOT_SELF):
-            for loc, sitemap, lang, href in db.execute(query, (X_DEFAULT,)):
+        db.execute(_SUSPECTS, (X_DEFAULT,))
+        for query, parameters in ((_OTHER_SETS, ()), (_NOT_SELF, (X_DEFAULT,))):
+            for loc, sitemap, lang, href in db.execute(query, parameters):
                 report(_no_return(loc, sitemap, lang, href))
         unlisted = _UnlistedCount(db, verdict)
-        for loc, sitemap, target, lang, href in db.execute(_NO_CLUSTER, (X_DEFAULT,)):
+        for loc, sitemap, target, lang, href in db.execute(_NO_CLUSTER):
             digest = _unsigned(target)
             if listed(digest):  # listed without alternates: it names nobody back
                 report(_no_return(loc, sitemap, lang, href))
             else:
                 unlisted.add(Unlisted(href, digest, loc, sitemap))
         unlisted.close()
-        for loc, sitemap, lang, own, href in db.execute(_CONFLICTS, (X_DEFAULT,)):
+        for loc, sitemap, lang, own, href in db.execute(_CONFLICTS):
             report(
                 finding(
                     Code.HREFLANG_CONFLICTING_LANGUAGE,
