@@ -107,6 +107,24 @@ def parse_http_url(text: str) -> HttpUrl | None:
     return HttpUrl(scheme, host.lower(), number, path, query or "")
 
 
+# The last few thousand texts `parse_known` met: an hreflang cluster's URLs are each written by
+# every page of it (a page's <loc>, and its <xhtml:link>s), most often one page after another.
+# Forgotten all at once when full: memory stays flat.
+_KNOWN_KEPT = 4096
+_known: dict[str, tuple[HttpUrl, int] | None] = {}
+
+
+def parse_known(text: str) -> tuple[HttpUrl, int] | None:
+    """`parse_http_url`, and the digest of the URL's normalised form (`url_digest`)."""
+    if text in _known:
+        return _known[text]
+    if len(_known) >= _KNOWN_KEPT:
+        _known.clear()
+    url = parse_http_url(text)
+    found = _known[text] = (url, url_digest(url.key)) if url is not None else None
+    return found
+
+
 def split_http_url(text: str) -> HttpUrl | None:
     """`parse_http_url` through urllib's urlsplit, for every URL the fast path leaves."""
     try:

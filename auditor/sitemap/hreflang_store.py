@@ -23,6 +23,9 @@ from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
 
 FLUSH_ROWS = 20_000  # rows gathered before a write (at the next new cluster): a thread hop each
 _MAX_ROWS = 4 * FLUSH_ROWS  # written then even in the middle of a cluster
+# A cluster still waiting for pages, opened within the last this many pages, is kept for the
+# next write: documents read at once hand their entries over piece by piece, interleaved.
+_YOUNG_PAGES = 2048
 _SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 _RECENT_CLUSTERS = 4096  # clusters written lately, and whether their links were left out
 # One row per page naming alternates; one per link of each cluster (the set of links its pages
@@ -94,10 +97,11 @@ CROSS JOIN sitemaps s ON s.id = a.sitemap
 class _Open:
     """A cluster being gathered: its links, and those no page has settled yet."""
 
-    __slots__ = ("links", "waiting", "whole")
+    __slots__ = ("links", "opened_at", "waiting", "whole")
 
-    def __init__(self, links: tuple[Link, ...]) -> None:
+    def __init__(self, links: tuple[Link, ...], opened_at: int) -> None:
         self.links = links
+        self.opened_at = opened_at  # the number of pages added before it
         # (digest, language) of each link but x-default's, until its page comes
         self.waiting = {
             (link.digest, link.hreflang) for link in links if link.hreflang != X_DEFAULT
@@ -172,7 +176,7 @@ class LinkStore:
             closed = self._recent.get(key)
             # Met again: nothing to add, unless it was closed and this page breaks it.
             if closed is None or (closed and own is None):
-                opened = self._open[key] = _Open(cluster.links)
+                opened = self._open[key] = _Open(cluster.links, self.pages)
                 self._rows += len(cluster.links)
         if opened is not None:
             if own is None:  # it does not name itself: the whole cluster is judged
@@ -184,19 +188,31 @@ class LinkStore:
         if self._rows >= _MAX_ROWS:
             await self._flush()
 
-    async def _flush(self) -> None:
+    async def _flush(self, *, final: bool = False) -> None:
         async with self._lock:
-            members = self._members()
+            members = self._members(young=self.pages if final else self.pages - _YOUNG_PAGES)
             rows = (self._pages, members, self._new_sitemaps)
-            self._pages, self._new_sitemaps, self._rows = [], [], 0
+            self._pages, self._new_sitemaps = [], []
+            self._rows = sum(len(opened.links) for opened in self._open.values())
             await asyncio.to_thread(self._write, *rows)
 
-    def _members(self) -> list[tuple[int, int, str, str, int]]:
-        """The rows of the clusters gathered, which are then forgotten but for being closed."""
+    def _members(self, *, young: int) -> list[tuple[int, int, str, str, int]]:
+        """The rows of the clusters gathered, which are then forgotten but for being closed.
+
+        Those opened after page number `young` that still wait for pages stay open (the
+        youngest first, up to half a batch of links).
+        """
         rows: list[tuple[int, int, str, str, int]] = []
         recent = self._recent
-        for key, opened in self._open.items():
+        kept: dict[int, _Open] = {}
+        room = FLUSH_ROWS // 2
+        for key, opened in reversed(self._open.items()):
             waiting = opened.waiting
+            young_and_waiting = waiting and not opened.whole and opened.opened_at > young
+            if young_and_waiting and len(opened.links) <= room:
+                room -= len(opened.links)
+                kept[key] = opened
+                continue
             closed = not waiting and not opened.whole
             if len(recent) >= _RECENT_CLUSTERS:
                 recent.clear()
@@ -208,7 +224,7 @@ class LinkStore:
                 elif not closed:
                     settled = int((link.digest, lang) not in waiting)
                     rows.append((key, _signed(link.digest), lang, link.href, settled))
-        self._open = {}
+        self._open = kept
         return rows
 
     def _write(
@@ -239,7 +255,7 @@ class LinkStore:
         verdict = LinkVerdict(pages=self.pages, links=self.links)
         if not self.links:
             return verdict
-        await self._flush()
+        await self._flush(final=True)
         await asyncio.to_thread(self._judge, listed, report, verdict)
         return verdict
 

@@ -15,7 +15,7 @@ from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
 from auditor.models import Finding, SitemapEntry, UrlEntry, finding
 from auditor.sitemap.dates import parse_lastmod, parse_rfc822
-from auditor.urls import HttpUrl, Scope, needs_escaping, parse_http_url
+from auditor.urls import HttpUrl, Scope, needs_escaping, parse_known
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
 # A lastmod a few minutes ahead is clock skew between the site and us, not a wrong date.
@@ -71,7 +71,8 @@ def validate_loc(
             None,
             (finding(Code.LOC_MISSING, sitemap=ctx.sitemap, line=line, empty=text is not None),),
         )
-    url = parse_http_url(text)
+    known = parse_known(text)
+    url = known[0] if known is not None else None
     found: list[Finding] = []
     if url is None:
         found.append(finding(Code.LOC_INVALID, url=text, sitemap=ctx.sitemap))

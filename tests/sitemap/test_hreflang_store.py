@@ -4,8 +4,8 @@ Google Search Central, "Tell Google about localized versions of your page": each
 version lists every other, itself included; "If two pages don't both point to each other, the
 tags will be ignored." The store answers with SQL over a file (auditor.sitemap.hreflang_store);
 `expected` answers the same question over the clusters in memory, page by page. Tiny batches
-and a tiny memory of recent clusters make rows cross batches and clusters come back; one batch
-for all lets every link a page settles be settled as it is written.
+and a tiny memory of recent clusters make rows cross batches and clusters come back, or stay
+open over a write; one batch for all lets every page settle its link while it is gathered.
 """
 
 from __future__ import annotations
@@ -119,7 +119,7 @@ def as_said(item: Finding) -> Said:
     return (code, item.url, str(detail["hreflang"]), str(detail["alternate"]), own)
 
 
-@pytest.mark.parametrize(("flush_rows", "recent"), [(3, 2), (1000, 1000)])
+@pytest.mark.parametrize(("flush_rows", "recent"), [(3, 2), (8, 2), (1000, 1000)])
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )

@@ -25,7 +25,7 @@ from auditor.sitemap.extensions.iso_codes import (
     ISO_3166_1_RESERVED,
     ISO_15924,
 )
-from auditor.urls import HttpUrl, parse_http_url, url_digest
+from auditor.urls import HttpUrl, parse_known
 
 X_DEFAULT = "x-default"
 _KEY_MASK = (1 << 64) - 1
@@ -35,10 +35,6 @@ _TAG = re.compile(r"([A-Za-z]{2,3})(?:-([A-Za-z]{4}))?(?:-([A-Za-z]{2}|[0-9]{3})
 _BRITISH = re.compile(r"\.uk$|^uk\.|^gb\.", re.IGNORECASE)
 _BRITISH_PATH = re.compile(r"/(?:uk|gb|en-gb|en_gb)(?:/|$)", re.IGNORECASE)
 _SHOWN_CHARS = 200
-# Each href of a cluster is named by every page of the cluster, most often one after another:
-# the last hrefs parsed are kept (a few thousand, then forgotten at once: memory stays flat).
-_HREFS_KEPT = 4096
-_hrefs: dict[str, tuple[HttpUrl, int] | None] = {}
 
 
 class Link(NamedTuple):
@@ -183,7 +179,7 @@ class _Said:
         if rel is not None and rel.strip().lower() != "alternate":
             self.say(Code.HREFLANG_NOT_ALTERNATE, rel, rel=rel[:_SHOWN_CHARS])
             return None
-        parsed = _parsed(href) if href else None
+        parsed = parse_known(href) if href else None
         if not value or href is None or parsed is None:
             shown = (href or "")[:_SHOWN_CHARS]
             self.say(
@@ -198,18 +194,6 @@ class _Said:
         if value.lower() == "uk" and _looks_british(parsed[0]):
             self.say(Code.HREFLANG_AMBIGUOUS_CODE, value, hreflang=value, href=href[:_SHOWN_CHARS])
         return Link(value.lower(), parsed[1], href)
-
-
-def _parsed(href: str) -> tuple[HttpUrl, int] | None:
-    """The href split and its normalised form's digest; None when it is no absolute URL."""
-    if href in _hrefs:
-        return _hrefs[href]
-    if len(_hrefs) >= _HREFS_KEPT:
-        _hrefs.clear()
-    url = parse_http_url(href)
-    found = (url, url_digest(url.key)) if url is not None else None
-    _hrefs[href] = found
-    return found
 
 
 def _looks_british(url: HttpUrl) -> bool:
