@@ -18,6 +18,7 @@ import contextlib
 import logging
 import sys
 from collections.abc import AsyncIterator, Sequence
+from typing import Literal
 
 from auditor.errors import FrameError, ParseHelperError
 from auditor.processes.frames import frame, read_frame
@@ -107,8 +108,10 @@ class ParsePool:
     With no helper, this process parses every document being read (--sitemap-concurrency).
     With helpers, a reader takes a parser before it even asks for the document (waiting while
     none is free), so that no answer waits unread long enough to time out. Each helper is one
-    parser, this process one more: it also handles every helper's entries, so taking more
-    documents of its own would leave the helpers waiting.
+    parser, this process one more: it also handles every helper's entries, so it takes at most
+    one document in 2N + 1 with N helpers alive (parsing a URL costs about twice what handling
+    it does: past that share, the helpers would wait for it, and at the end of a run it would
+    parse a last document alone).
     """
 
     def __init__(self, helpers: int, *, command: Sequence[str] | None = None) -> None:
@@ -118,6 +121,8 @@ class ParsePool:
         # Free parsers, taken from the end: the helpers first. None: this process.
         self._free: list[_Helper | None] = []
         self._freed = asyncio.Event()
+        self._alive = 0  # helpers not given up on
+        self._taken = [0, 0]  # documents taken by this process, by the helpers
 
     async def __aenter__(self) -> ParsePool:
         for _ in range(self._wanted):
@@ -134,6 +139,7 @@ class ParsePool:
             self._helpers.append(_Helper(process))
         if self._helpers:
             self._free = [None, *self._helpers]
+            self._alive = len(self._helpers)
         return self
 
     async def __aexit__(self, *_: object) -> None:
@@ -149,10 +155,9 @@ class ParsePool:
         if not self._helpers:
             yield parse_here
             return
-        while not self._free:
+        while (taken := self._take()) is False:
             self._freed.clear()
             await self._freed.wait()
-        taken = self._free.pop()
         try:
             yield parse_here if taken is None else taken.parse
         finally:
@@ -160,7 +165,22 @@ class ParsePool:
                 self._free.insert(0, None)
             elif taken.usable:
                 self._free.append(taken)
-            elif taken.process.returncode is None:  # stopped or failed midway: not reused
-                with contextlib.suppress(ProcessLookupError):
-                    taken.process.kill()
+            else:  # stopped or failed midway: not reused
+                self._alive -= 1
+                if taken.process.returncode is None:
+                    with contextlib.suppress(ProcessLookupError):
+                        taken.process.kill()
             self._freed.set()
+
+    def _take(self) -> _Helper | Literal[False] | None:
+        """A free helper, else this process when its share allows; False: wait."""
+        free = self._free
+        if free and free[-1] is not None:
+            self._taken[1] += 1
+            return free.pop()
+        here, helpers = self._taken
+        if None in free and here * 2 * self._alive <= helpers:
+            self._taken[0] += 1
+            free.remove(None)
+            return None
+        return False

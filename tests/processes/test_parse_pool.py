@@ -192,6 +192,27 @@ async def test_a_helper_that_dies_fails_its_document_and_this_process_parses_on(
     assert len(got) > 10
 
 
+async def test_with_one_helper_this_process_takes_one_document_in_three() -> None:
+    """It handles every helper's entries too: taking more would leave the helper waiting."""
+    async with ParsePool(1) as pool:
+        helper = pool.parser()
+        assert await helper.__aenter__() is not parse_here
+        here = pool.parser()
+        assert await here.__aenter__() is parse_here  # the helper is busy
+        await here.__aexit__(None, None, None)
+        # Free again, but it took one of two: the next reader waits for the helper.
+        third = pool.parser()
+        waiting = asyncio.ensure_future(third.__aenter__())
+        await asyncio.sleep(0.05)
+        assert not waiting.done()
+        await helper.__aexit__(None, None, None)
+        assert await waiting is not parse_here
+        fourth = pool.parser()
+        assert await fourth.__aenter__() is parse_here  # one in three
+        await fourth.__aexit__(None, None, None)
+        await third.__aexit__(None, None, None)
+
+
 async def test_a_stopped_document_ends_its_helper() -> None:
     forever = asyncio.Event()
 
