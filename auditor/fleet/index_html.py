@@ -7,17 +7,13 @@ request, a chart of errors per site in inline SVG (auditor.report.charts).
 
 from __future__ import annotations
 
-import base64
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import cache
-from importlib import resources
 from pathlib import Path
 from urllib.parse import quote
 
 import jinja2
-from markupsafe import Markup
 
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
@@ -25,6 +21,7 @@ from auditor.fleet.sites import SiteOutcome
 from auditor.fleet.summary import FleetDecision, FleetFacts, relative, worst_first
 from auditor.report.charts import HBarChart, Item, hbar_chart
 from auditor.report.encode import TOOL
+from auditor.report.html_writer import html_environment, report_assets
 
 TEMPLATE = "fleet.html.j2"
 CHART_SITES = 40  # the chart shows the sites with the most errors; the table shows every site
@@ -152,45 +149,14 @@ def _href(path: str, folder: Path) -> str:
 
 @cache
 def _environment() -> jinja2.Environment:
-    environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("auditor.fleet", "templates"),
-        autoescape=True,  # site names and targets come from the fleet file, verdicts from sites
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    environment.filters["num"] = lambda n: f"{n:,}"
-    return environment
-
-
-@cache
-def _assets() -> tuple[Markup, Markup, str]:
-    """The site report's CSS and script (sorting), and the policy that allows just them."""
-    folder = resources.files("auditor.report").joinpath("templates")
-    css = folder.joinpath("report.css").read_text("utf-8")
-    js = folder.joinpath("report.js").read_text("utf-8")
-    policy = "; ".join(
-        (
-            "default-src 'none'",
-            f"style-src {_hash(css)}",
-            f"script-src {_hash(js)}",
-            "img-src data:",
-            "base-uri 'none'",
-            "form-action 'none'",
-        )
-    )
-    return Markup(css), Markup(js), policy  # noqa: S704 - our own files, never input
-
-
-def _hash(source: str) -> str:
-    """CSP 3: an inline element is allowed when the hash of its exact text is listed."""
-    return f"'sha256-{base64.b64encode(hashlib.sha256(source.encode()).digest()).decode()}'"
+    return html_environment("auditor.fleet")
 
 
 def render_index(view: FleetView) -> str:
-    """The index as one HTML document."""
-    css, js, csp = _assets()
-    return _environment().get_template(TEMPLATE).render(view=view, css=css, js=js, csp=csp)
+    """The index as one HTML document, with the site report's CSS and script (sorting)."""
+    assets = report_assets()
+    template = _environment().get_template(TEMPLATE)
+    return template.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
 
 
 def write_index(path: Path, view: FleetView) -> None:

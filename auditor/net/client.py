@@ -95,9 +95,9 @@ _WATCHES: weakref.WeakKeyDictionary[ResponseHandler, _BodyWatch] = weakref.WeakK
 def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
     """The watch on `raw`'s connection, now carrying `raw`'s body (None: the body is all in)."""
     connection = raw.connection
-    protocol = connection.protocol if connection is not None else None
-    if protocol is None:
+    if connection is None or connection.protocol is None:
         return None
+    protocol = connection.protocol
     watch = _WATCHES.get(protocol)
     if watch is None:
         watch = _WATCHES[protocol] = _BodyWatch()
@@ -105,7 +105,7 @@ def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
         if closed is not None:
             closed.add_done_callback(watch.on_closed)
     watch.body = raw.content
-    if connection is not None and connection.closed:  # closed before the watch began
+    if connection.closed:  # closed before the watch began
         watch.fail_unfinished()
     return watch
 

@@ -122,7 +122,8 @@ class ParsePool:
         self._free: list[_Helper | None] = []
         self._freed = asyncio.Event()
         self._alive = 0  # helpers not given up on
-        self._taken = [0, 0]  # documents taken by this process, by the helpers
+        self._taken_here = 0  # documents taken by this process
+        self._taken_by_helpers = 0
 
     async def __aenter__(self) -> ParsePool:
         for _ in range(self._wanted):
@@ -176,11 +177,10 @@ class ParsePool:
         """A free helper, else this process when its share allows; False: wait."""
         free = self._free
         if free and free[-1] is not None:
-            self._taken[1] += 1
+            self._taken_by_helpers += 1
             return free.pop()
-        here, helpers = self._taken
-        if None in free and here * 2 * self._alive <= helpers:
-            self._taken[0] += 1
+        if None in free and self._taken_here * 2 * self._alive <= self._taken_by_helpers:
+            self._taken_here += 1
             free.remove(None)
             return None
         return False

@@ -26,16 +26,18 @@ TEMPLATE = "report.html.j2"
 
 
 @dataclass(frozen=True, slots=True)
-class _Assets:
+class Assets:
+    """The report's inline CSS and script, and the policy that allows just them."""
+
     css: Markup
     js: Markup
     csp: str
 
 
-@cache
-def _environment() -> jinja2.Environment:
+def html_environment(package: str) -> jinja2.Environment:
+    """jinja2 for one package's `templates/` (the site report's, the fleet index's)."""
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader("auditor.report", "templates"),
+        loader=jinja2.PackageLoader(package, "templates"),
         autoescape=True,  # every string is escaped unless the template says otherwise
         undefined=jinja2.StrictUndefined,  # a misspelt field fails the tests, not the reader
         trim_blocks=True,
@@ -46,7 +48,13 @@ def _environment() -> jinja2.Environment:
 
 
 @cache
-def _assets() -> _Assets:
+def _environment() -> jinja2.Environment:
+    return html_environment("auditor.report")
+
+
+@cache
+def report_assets() -> Assets:
+    """The CSS and script every page of ours carries inline (the fleet index's too)."""
     folder = resources.files("auditor.report").joinpath("templates")
     css = folder.joinpath("report.css").read_text("utf-8")
     js = folder.joinpath("report.js").read_text("utf-8")
@@ -60,7 +68,7 @@ def _assets() -> _Assets:
             "form-action 'none'",
         )
     )
-    return _Assets(Markup(css), Markup(js), csp)  # noqa: S704 - our own files, never input
+    return Assets(Markup(css), Markup(js), csp)  # noqa: S704 - our own files, never input
 
 
 def _hash(source: str) -> str:
@@ -71,7 +79,7 @@ def _hash(source: str) -> str:
 
 def render_html(view: ReportView) -> str:
     """The report as one HTML document."""
-    assets = _assets()
+    assets = report_assets()
     template = _environment().get_template(TEMPLATE)
     return template.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
 

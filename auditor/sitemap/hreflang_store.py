@@ -2,9 +2,10 @@
 
 Google Search Central, "Tell Google about localized versions of your page": "If two pages don't
 both point to each other, the tags will be ignored." A site has millions of URLs with several
-alternates each: the pairs live in a temporary sqlite file beside the report, never in memory,
-and are joined by an index once every sitemap is read. x-default names a fallback, often a
-language chooser that no sitemap lists (Django's): it owes no return link and is not reported.
+alternates each: the pairs live in a temporary sqlite file beside the report (in memory only
+while a cluster's pages come, a batch at a time), and are joined once every sitemap is read.
+x-default names a fallback, often a language chooser that no sitemap lists (Django's): it owes
+no return link and is not reported.
 """
 
 from __future__ import annotations

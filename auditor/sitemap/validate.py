@@ -57,6 +57,7 @@ class LocVerdict:
     url: HttpUrl | None
     findings: tuple[Finding, ...]
     off_scope: bool = False  # host or path rule broken: a robots.txt cross-submit may waive it
+    digest: int = 0  # of the URL's normalised form (auditor.urls.url_digest); 0: no URL
 
 
 def validate_loc(
@@ -72,7 +73,7 @@ def validate_loc(
             (finding(Code.LOC_MISSING, sitemap=ctx.sitemap, line=line, empty=text is not None),),
         )
     known = parse_known(text)
-    url = known[0] if known is not None else None
+    url, digest = known if known is not None else (None, 0)
     found: list[Finding] = []
     if url is None:
         found.append(finding(Code.LOC_INVALID, url=text, sitemap=ctx.sitemap))
@@ -87,7 +88,7 @@ def validate_loc(
     if url is not None and ("#" in text or "?" in text or ";" in text):
         found += _indexability(text, ctx)
     off_scope = url is not None and ctx.scope is not None and _check_scope(url, text, ctx, found)
-    return LocVerdict(url, tuple(found), off_scope)
+    return LocVerdict(url, tuple(found), off_scope, digest)
 
 
 def _indexability(text: str, ctx: EntryContext) -> list[Finding]:
@@ -206,7 +207,7 @@ def validate_url_entry(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
         found.extend(validate_changefreq(entry.changefreq, ctx, url=entry.loc))
     if entry.priority is not None:
         found.extend(validate_priority(entry.priority, ctx, url=entry.loc))
-    return LocVerdict(verdict.url, tuple(found), verdict.off_scope)
+    return LocVerdict(verdict.url, tuple(found), verdict.off_scope, verdict.digest)
 
 
 def validate_sitemap_entry(entry: SitemapEntry, ctx: EntryContext) -> LocVerdict:
@@ -220,7 +221,7 @@ def validate_sitemap_entry(entry: SitemapEntry, ctx: EntryContext) -> LocVerdict
     found = [*_located(entry.problems, ctx), *verdict.findings]
     if entry.lastmod is not None:
         found.extend(validate_lastmod(entry.lastmod, ctx, url=entry.loc))
-    return LocVerdict(verdict.url, tuple(found), verdict.off_scope)
+    return LocVerdict(verdict.url, tuple(found), verdict.off_scope, verdict.digest)
 
 
 def _located(problems: tuple[Finding, ...], ctx: EntryContext) -> list[Finding]:

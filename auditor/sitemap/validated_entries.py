@@ -28,7 +28,7 @@ from auditor.sitemap.body_stream import DocumentStream
 from auditor.sitemap.extensions import validate_extensions
 from auditor.sitemap.extensions.hreflang import Cluster
 from auditor.sitemap.validate import EntryContext, validate_sitemap_entry, validate_url_entry
-from auditor.urls import Scope, parse_http_url, parse_known, url_digest
+from auditor.urls import Scope, parse_http_url, url_digest
 
 
 @dataclass(frozen=True, slots=True)
@@ -155,10 +155,8 @@ class DocumentValidator:
         verdict = validate_url_entry(entry, self._context)
         url = verdict.url
         waivable = url.origin if verdict.off_scope and url and not self._spec.local else None
-        # Of the normalised URL (validate_loc just parsed it: remembered with its digest), else
-        # of the text as written.
-        known = parse_known(entry.loc) if url is not None and entry.loc else None
-        digest = known[1] if known is not None else url_digest(entry.loc) if entry.loc else 0
+        # Of the normalised URL, else of the text as written.
+        digest = verdict.digest or (url_digest(entry.loc) if entry.loc else 0)
         if entry.extensions is None or not entry.loc:
             return ValidatedUrl(
                 entry.loc,
