@@ -125,8 +125,8 @@ class AuditConfig:
     no_check: bool = False
     concurrency: int = 128
     per_host: int = 8
-    # Processes for the CPU-heavy work (the CLI: cores): checkers, or with no_check, this one and
-    # workers - 1 parse helpers (parse_helpers); 1: everything in the audit's own process.
+    # Processes for the CPU-heavy work (the CLI: cores): checkers, or with no_check, parse
+    # helpers (parse_helpers) beside this one; 1: everything in the audit's own process.
     workers: int = 1
     loop: EventLoop = EventLoop.AUTO
     rate: float | None = None
@@ -201,8 +201,12 @@ def parse_helpers(config: AuditConfig) -> int:
 
     With checks, the checker processes keep the cores busy, and parsing is a small part of a
     URL's cost (issue 7: about 20 of 280 µs); a helper would add memory and take no time off.
+    As many helpers as workers, like checkers: this process handles every helper's entries
+    (about a third of a URL's CPU) and parses only a share of the documents itself, so with one
+    helper fewer a core sat idle whenever this process was busy (hreflang benchmark: 28-41 s
+    a run with one helper on two cores, 30-31.5 s with two).
     """
-    return config.workers - 1 if config.no_check else 0
+    return config.workers if config.no_check and config.workers > 1 else 0
 
 
 def _share(total: int, parts: int, index: int) -> int:

@@ -21,7 +21,8 @@ from auditor.http_stack import checker, checker_transport, openers
 from auditor.models import CheckResult
 from auditor.processes.check_pool import CheckerSetup, PackedResult, pack_result
 from auditor.processes.event_loop import run_in_loop
-from auditor.processes.frames import frame, read_frame, read_frame_blocking
+from auditor.processes.frame_stream import read_frame
+from auditor.processes.frames import frame, read_frame_blocking
 
 # Results written and not yet taken by the parent, before the workers wait for it.
 MAX_UNSENT_BYTES = 1 << 20

@@ -23,7 +23,8 @@ from auditor.config import AuditConfig
 from auditor.errors import CheckerProcessError
 from auditor.models import CheckResult, Finding, Redirect
 from auditor.net.address_guard import Reach
-from auditor.processes.frames import frame, read_frame
+from auditor.processes.frame_stream import read_frame
+from auditor.processes.frames import frame
 
 log = logging.getLogger(__name__)
 K = TypeVar("K")

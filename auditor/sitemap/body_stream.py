@@ -7,7 +7,7 @@ network chunk that inflates 25 times never holds more than a piece's worth of en
 
 from __future__ import annotations
 
-import hashlib
+from _blake2 import blake2b  # hashlib's, without loading OpenSSL (auditor.urls)
 from collections.abc import Iterable, Iterator
 
 from auditor.codes import Code
@@ -29,7 +29,7 @@ class DocumentStream:
     ) -> None:
         """`fingerprint`: keep a digest of the document's bytes (is it one read before?)."""
         self._max_bytes = max_bytes
-        self._hash = hashlib.blake2b(digest_size=16) if fingerprint else None
+        self._hash = blake2b(digest_size=16) if fingerprint else None
         self._parser = SitemapParser()
         self._error: str | None = None
         try:

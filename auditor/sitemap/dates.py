@@ -10,7 +10,6 @@ import functools
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from email.utils import parsedate_to_datetime
 
 # A date without a time (or a time without a zone) starts earliest where the day starts first:
 # UTC+14 (Line Islands).
@@ -133,6 +132,9 @@ def parse_rfc822(text: str) -> datetime | None:
     """
     if not _RFC822.fullmatch(text):
         return None
+    # Imported here: few runs read an RSS 2.0 feed, and email costs each parse helper 1.2 MB.
+    from email.utils import parsedate_to_datetime  # noqa: PLC0415
+
     try:
         moment = parsedate_to_datetime(text)
     except (TypeError, ValueError):

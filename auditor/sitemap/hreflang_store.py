@@ -22,7 +22,7 @@ from auditor.codes import Code
 from auditor.models import Finding, finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
 
-FLUSH_ROWS = 20_000  # rows gathered before a write (at the next new cluster): a thread hop each
+FLUSH_ROWS = 10_000  # rows gathered before a write (at the next new cluster): a thread hop each
 _MAX_ROWS = 4 * FLUSH_ROWS  # written then even in the middle of a cluster
 # A cluster still waiting for pages, opened within the last this many pages, is kept for the
 # next write: documents read at once hand their entries over piece by piece, interleaved.
@@ -43,6 +43,15 @@ CREATE TABLE pages (page INTEGER, loc TEXT, sitemap INTEGER, own TEXT, cluster I
 CREATE TABLE members (cluster INTEGER, target INTEGER, lang TEXT, href TEXT, settled INTEGER);
 CREATE TABLE sitemaps (id INTEGER PRIMARY KEY, url TEXT);
 """
+# The only pages a judging query can reach: those of a written cluster, or named by one of its
+# links. When the written links are few (most clusters closed as they were read), those pages
+# are copied out in one scan, and only they are indexed: not the run's millions.
+_NEAR = """
+ALTER TABLE pages RENAME TO every_page;
+CREATE TABLE pages AS SELECT * FROM every_page
+WHERE cluster IN (SELECT cluster FROM members) OR page IN (SELECT target FROM members);
+"""
+_NEAR_SHARE = 4  # copied out when the pages outnumber the written links this many times
 _INDEXES = """
 CREATE INDEX pages_by_page ON pages (page);
 CREATE INDEX pages_by_cluster ON pages (cluster);
@@ -271,6 +280,9 @@ class LinkStore:
         unsettled = db.execute(_UNSETTLED, (X_DEFAULT,)).fetchone()[0]
         if not unsettled and not db.execute(_SELFLESS).fetchone()[0]:
             return  # every page names itself, and each link was settled as it was written
+        written = db.execute("SELECT COUNT(*) FROM members").fetchone()[0]
+        if written * _NEAR_SHARE < self.pages:
+            db.executescript(_NEAR)
         db.executescript(_INDEXES)
         db.execute(_SUSPECTS, (X_DEFAULT,))
         for query, parameters in ((_OTHER_SETS, ()), (_NOT_SELF, (X_DEFAULT,))):

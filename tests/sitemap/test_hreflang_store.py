@@ -119,7 +119,11 @@ def as_said(item: Finding) -> Said:
     return (code, item.url, str(detail["hreflang"]), str(detail["alternate"]), own)
 
 
-@pytest.mark.parametrize(("flush_rows", "recent"), [(3, 2), (8, 2), (1000, 1000)])
+# near_share 0: the judge indexes only the pages the written links reach; 1000: every page.
+@pytest.mark.parametrize(
+    ("flush_rows", "recent", "near_share"),
+    [(3, 2, 0), (3, 2, 1000), (8, 2, 1000), (1000, 1000, 0), (1000, 1000, 1000)],
+)
 @settings(
     max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
@@ -128,11 +132,13 @@ async def test_the_store_judges_as_each_page_read_alone(
     site: list[Listing],
     flush_rows: int,
     recent: int,
+    near_share: int,
     tmp_path: Path,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setattr(store_module, "FLUSH_ROWS", flush_rows)
     monkeypatch.setattr(store_module, "_RECENT_CLUSTERS", recent)
+    monkeypatch.setattr(store_module, "_NEAR_SHARE", near_share)
     added, listed = clusters_of(site)
     said: list[Finding] = []
     path = tmp_path / "store.sqlite"

@@ -11,8 +11,8 @@ ISO 639-1 language, optionally an ISO 15924 script and an ISO 3166-1 alpha-2 reg
 from __future__ import annotations
 
 import functools
-import hashlib
 import re
+from _blake2 import blake2b  # hashlib's, without loading OpenSSL (auditor.urls)
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -65,7 +65,7 @@ def cluster_key(links: tuple[Link, ...]) -> int:
     total = 0
     for link in links:
         text = f"{link.hreflang}\0{link.digest}".encode()
-        total += int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "little")
+        total += int.from_bytes(blake2b(text, digest_size=8).digest(), "little")
     return total & _KEY_MASK
 
 
