@@ -29,6 +29,7 @@ from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
+from auditor.processes.heap import keep_large_blocks_mapped
 from auditor.report.publish import report_path
 from auditor.report.schema import schema_text
 
@@ -56,6 +57,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         from auditor.cli.fleet_run import main_fleet  # noqa: PLC0415 - Dask only for --fleet
 
         return main_fleet(args, argv, no_color=no_color)
+    keep_large_blocks_mapped()  # a long run's peak RSS (auditor.processes.heap)
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     look = _Look(no_color=no_color, progress=show_progress)
     to_stdout = config.json == STDOUT
