@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import platform
 import subprocess
 import sys
@@ -37,9 +38,11 @@ glibc_only = pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc
 
 
 def heap_growth(mode: str) -> int:
-    done = subprocess.run(
-        [sys.executable, "-c", PROBE, mode], capture_output=True, text=True, check=True
-    )
+    # Without glibc's MALLOC_* settings: any of them turns its moving threshold off, and Dask's
+    # nanny leaves MALLOC_TRIM_THRESHOLD_ in this process's environment once a fleet test ran.
+    env = {name: value for name, value in os.environ.items() if not name.startswith("MALLOC_")}
+    command = [sys.executable, "-c", PROBE, mode]
+    done = subprocess.run(command, capture_output=True, text=True, check=True, env=env)
     return int(done.stdout)
 
 
