@@ -9,6 +9,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from collections.abc import Iterable
@@ -56,6 +57,9 @@ class PageHead:
     base: str | None  # <base href>, against which relative hrefs resolve
 
 
+NOTHING_SAID = PageHead(noindex=False, canonicals=(), base=None)
+
+
 def head_of(body: bytes) -> bytes | None:
     """The head of an HTML body prefix, or None when the prefix does not reach its end."""
     end = _HEAD_END.search(body)
@@ -64,12 +68,29 @@ def head_of(body: bytes) -> bytes | None:
 
 def read_head(head: bytes, agents: frozenset[str]) -> PageHead:
     """Meta robots (`robots` or one of `agents`, lower-case), canonical links and the base."""
+    words = _words(agents)
+    if words is not None and b"&" not in head:
+        # Without a character reference, a name or rel that counts is written out: a head that
+        # holds none of them says nothing (most pages; the tags need no parsing).
+        low = head.lower()
+        if not any(word in low for word in words):
+            return NOTHING_SAID
+    return _read_tags(head, agents, words)
+
+
+def _read_tags(head: bytes, agents: frozenset[str], words: tuple[bytes, ...] | None) -> PageHead:
+    """`read_head` tag by tag; a tag that names none of `words` (and has no "&") is skipped."""
     noindex = False
     canonicals: list[str] = []
     base: str | None = None
     for match in _TAG.finditer(head):
+        raw = match[0]
         tag = match[1].lower()
-        attributes = _attributes(match[0])
+        if words is not None and b"&" not in raw:
+            low = raw.lower()
+            if not any(word in low for word in words):
+                continue
+        attributes = _attributes(raw)
         if tag == b"meta":
             name = attributes.get("name", "").lower()
             if name in agents or name == "robots":
@@ -80,6 +101,18 @@ def read_head(head: bytes, agents: frozenset[str]) -> PageHead:
         elif tag == b"base" and base is None and "href" in attributes:
             base = attributes["href"]
     return PageHead(noindex, tuple(canonicals), base)
+
+
+@functools.lru_cache(maxsize=16)
+def _words(agents: frozenset[str]) -> tuple[bytes, ...] | None:
+    """What a head must hold, lower-case, for `read_head` to find anything in it.
+
+    None when bytes.lower() may not find a name str.lower() matches: an agent's name that is
+    not ASCII, or has a "k" (str.lower() folds the Kelvin sign, U+212A, into it).
+    """
+    if not all(agent.isascii() and "k" not in agent for agent in agents):
+        return None
+    return (b"robots", b"canonical", b"<base", *(agent.encode() for agent in agents))
 
 
 def _attributes(tag: bytes) -> dict[str, str]:

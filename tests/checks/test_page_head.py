@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from auditor.checks import page_head
 from auditor.checks.page_head import (
+    NOTHING_SAID,
     PageHead,
     canonical_findings,
     head_of,
@@ -88,6 +92,40 @@ def test_read_head_finds_canonical_links_and_the_base() -> None:
     assert read_head(head, AGENTS) == PageHead(
         noindex=False, canonicals=("/shoes/red?a=1&b=2",), base="https://cdn.example.com/"
     )
+
+
+# Pieces of heads: the tags that count, written every way the parser reads them (cases,
+# quotes, character references), and tags and text that only look alike.
+_PIECES = [
+    '<meta name="robots" content="noindex">', "<META NAME=ROBOTS CONTENT='none'>",
+    '<meta name="googlebot" content="noindex">', '<meta name="GoogleBot" content="nofollow">',
+    '<meta name="&#114;obots" content="noindex">', '<meta name="bingbot" content="noindex">',
+    '<meta name="description" content="robots and canonical">', "<meta charset=utf-8>",
+    '<link rel="canonical" href="/a">', "<LINK REL=Canonical HREF='/b?x=1&amp;y=2'>",
+    '<link rel="&#99;anonical" href="/c">', '<link rel="stylesheet" href="/canonical.css">',
+    '<link rel="alternate" hreflang="fr" href="/fr">', '<base href="/base/">', "<BASE HREF=/B/>",
+    "<title>Robots &amp; canonicals</title>", "<title>A page</title>", "noindex", "<", ">",
+    " ", "&",
+]  # fmt: skip
+
+
+@given(
+    pieces=st.lists(st.sampled_from(_PIECES), max_size=8),
+    agents=st.sampled_from([frozenset({"googlebot"}), frozenset(), frozenset({"bingbot", "x"})]),
+)
+def test_the_shortcut_reads_every_head_as_the_full_parse(
+    pieces: list[str], agents: frozenset[str]
+) -> None:
+    """read_head skips heads and tags that name nothing that counts: never one that does."""
+    head = "".join(pieces).encode()
+    assert read_head(head, agents) == page_head._read_tags(head, agents, None)
+
+
+def test_most_heads_say_nothing_and_are_not_parsed() -> None:
+    head = b'<meta charset=utf-8><title>A page</title><link rel="stylesheet" href="s.css">'
+    assert read_head(head, AGENTS) is NOTHING_SAID
+    assert read_head(head + b"<meta name=robots content=noindex>", AGENTS).noindex
+    assert page_head._words(frozenset({"duckduckbot"})) is None  # U+212A lower()s to k
 
 
 @pytest.mark.parametrize(
