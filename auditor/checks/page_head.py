@@ -69,12 +69,10 @@ def head_of(body: bytes) -> bytes | None:
 def read_head(head: bytes, agents: frozenset[str]) -> PageHead:
     """Meta robots (`robots` or one of `agents`, lower-case), canonical links and the base."""
     words = _words(agents)
-    if words is not None and b"&" not in head:
+    if words is not None and b"&" not in head and not _mentions(head, words):
         # Without a character reference, a name or rel that counts is written out: a head that
         # holds none of them says nothing (most pages; the tags need no parsing).
-        low = head.lower()
-        if not any(word in low for word in words):
-            return NOTHING_SAID
+        return NOTHING_SAID
     return _read_tags(head, agents, words)
 
 
@@ -86,10 +84,8 @@ def _read_tags(head: bytes, agents: frozenset[str], words: tuple[bytes, ...] | N
     for match in _TAG.finditer(head):
         raw = match[0]
         tag = match[1].lower()
-        if words is not None and b"&" not in raw:
-            low = raw.lower()
-            if not any(word in low for word in words):
-                continue
+        if words is not None and b"&" not in raw and not _mentions(raw, words):
+            continue
         attributes = _attributes(raw)
         if tag == b"meta":
             name = attributes.get("name", "").lower()
@@ -107,12 +103,24 @@ def _read_tags(head: bytes, agents: frozenset[str], words: tuple[bytes, ...] | N
 def _words(agents: frozenset[str]) -> tuple[bytes, ...] | None:
     """What a head must hold, lower-case, for `read_head` to find anything in it.
 
-    None when bytes.lower() may not find a name str.lower() matches: an agent's name that is
-    not ASCII, or has a "k" (str.lower() folds the Kelvin sign, U+212A, into it).
+    None when bytes.lower() may miss a name str.lower() matches: an agent's name that is not
+    ASCII, or has a "k" (str.lower() folds the Kelvin sign, U+212A, into it).
     """
     if not all(agent.isascii() and "k" not in agent for agent in agents):
         return None
-    return (b"robots", b"canonical", b"<base", *(agent.encode() for agent in agents))
+    return (b"robots", b"canonical", b"<base", *(agent.encode() for agent in sorted(agents)))
+
+
+def _mentions(text: bytes, words: tuple[bytes, ...]) -> bool:
+    """Whether `text`, lower-cased, holds one of `words`.
+
+    A loop of `in` tests: a regex over the words took 3x as long, any() over a generator 1.5x.
+    """
+    low = text.lower()
+    for word in words:  # noqa: SIM110 - see above
+        if word in low:
+            return True
+    return False
 
 
 def _attributes(tag: bytes) -> dict[str, str]:

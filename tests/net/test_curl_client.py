@@ -19,7 +19,7 @@ from aiohttp import web
 
 from auditor.codes import Code
 from auditor.demo.documents import Page, url, urlset, xml_page
-from auditor.demo.server import Handler, serve
+from auditor.demo.server import Handler, Route, serve
 from auditor.errors import ExitCode, FetchError
 from auditor.net.address_guard import Reach
 from auditor.net.curl_client import CurlTransport
@@ -65,6 +65,34 @@ async def test_a_cancelled_request_gives_its_handle_back_and_closing_leaves_noth
         # connection closed, the thread gone.
         assert curl_threads() == []
     assert open_fds() == fds
+
+
+async def test_every_request_is_taken_whether_the_thread_sleeps_or_is_busy() -> None:
+    """The loop writes a wake-up only while libcurl's thread sleeps: none may be lost.
+
+    One at a time, the thread has nothing left to do between requests (it sleeps with no
+    timeout: a lost wake-up would hang); beside a stalled transfer, it sleeps on libcurl's
+    timer (a lost one would cost seconds a request). 300 of each end well inside the deadline.
+    """
+    pages: dict[str, Route] = {"/slow": stalled, "/ok": Page(200, b"ok")}
+    async with (
+        serve(lambda base: pages) as served,
+        CurlTransport(user_agent="test") as transport,
+        asyncio.timeout(30),
+    ):
+        for stalling in (False, True):
+            slow = None
+            if stalling:
+                slow = asyncio.ensure_future(
+                    transport.open(f"{served.base}/slow", timeouts=Timeouts(60.0, None))
+                )
+                await asyncio.sleep(0.1)
+            for _ in range(300):
+                answer = await transport.open(f"{served.base}/ok", timeouts=TIMEOUTS)
+                assert answer.status == 200
+            if slow is not None:
+                slow.cancel()
+                await asyncio.gather(slow, return_exceptions=True)
 
 
 async def test_closing_with_requests_in_flight_ends_them() -> None:
