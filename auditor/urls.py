@@ -201,10 +201,14 @@ def needs_escaping(text: str) -> bool:
     return _NEEDS_ESCAPING.search(text) is not None
 
 
+def digest64(data: bytes) -> int:
+    """An unsigned 64-bit blake2b digest of `data`, the same in every process."""
+    return int.from_bytes(blake2b(data, digest_size=8).digest(), "little")
+
+
 def url_digest(key: str) -> int:
     """A non-zero 64-bit digest of a normalised URL, the same in every process."""
-    digest = int.from_bytes(blake2b(key.encode(), digest_size=8).digest(), "little")
-    return digest or 1
+    return digest64(key.encode()) or 1
 
 
 class Mismatch(StrEnum):

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import functools
 import re
-from _blake2 import blake2b  # hashlib's, without loading OpenSSL (auditor.urls)
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -25,7 +24,7 @@ from auditor.sitemap.extensions.iso_codes import (
     ISO_3166_1_RESERVED,
     ISO_15924,
 )
-from auditor.urls import HttpUrl, parse_known
+from auditor.urls import HttpUrl, digest64, parse_known
 
 X_DEFAULT = "x-default"
 _KEY_MASK = (1 << 64) - 1
@@ -64,8 +63,7 @@ def cluster_key(links: tuple[Link, ...]) -> int:
     """
     total = 0
     for link in links:
-        text = f"{link.hreflang}\0{link.digest}".encode()
-        total += int.from_bytes(blake2b(text, digest_size=8).digest(), "little")
+        total += digest64(f"{link.hreflang}\0{link.digest}".encode())
     return total & _KEY_MASK
 
 
