@@ -25,6 +25,7 @@ class Finding:
     url: str | None = None
     sitemap: str | None = None
     detail: Detail | None = None
+    accepted: bool = False  # a known issue (--accept-file): reported, never failing the run
 
     @property
     def severity(self) -> Severity:
@@ -200,6 +201,46 @@ _STATUS_CLASSES = {2: StatusClass.S2XX, 3: StatusClass.S3XX, 4: StatusClass.S4XX
 _STATUS_CLASSES[5] = StatusClass.S5XX
 
 
+class Indexability(StrEnum):
+    """Whether a search engine may index a listed URL, as its check saw it.
+
+    Screaming Frog's "Indexability"; the rules: docs/explanation/rules.md#indexability.
+    """
+
+    INDEXABLE = "indexable"
+    NOT_INDEXABLE = "not_indexable"
+    NOT_CHECKED = "not_checked"  # no request was made (--no-check, --sample, filters)
+
+
+class NotIndexable(StrEnum):
+    """Why a checked URL cannot be indexed: one reason, the first in this order (precedence).
+
+    auditor.checks.indexability chooses it; the order of the members is the precedence.
+    """
+
+    NO_RESPONSE = "no_response"  # no HTTP answer: network error, refused address
+    BOT_CHALLENGE = "bot_challenge"  # a bot shield answered instead of the page
+    CLIENT_ERROR = "client_error"  # 4xx, where the redirects ended
+    SERVER_ERROR = "server_error"  # 5xx, where the redirects ended
+    REDIRECTED = "redirected"  # the listed URL redirects (to its final URL)
+    BLOCKED_BY_ROBOTS = "blocked_by_robots"  # robots.txt disallows it (or where it leads)
+    NOINDEX_HEADER = "noindex_header"  # X-Robots-Tag
+    NOINDEX_META = "noindex_meta"  # <meta name="robots">
+    CANONICALISED = "canonicalised"  # its canonical names another URL
+
+    @property
+    def label(self) -> str:
+        """How reports say it: `noindex (meta)`, `client error`."""
+        return _REASON_LABELS.get(self, self.value.replace("_", " "))
+
+
+_REASON_LABELS = {
+    NotIndexable.NOINDEX_HEADER: "noindex (header)",
+    NotIndexable.NOINDEX_META: "noindex (meta)",
+    NotIndexable.BLOCKED_BY_ROBOTS: "blocked by robots.txt",
+}
+
+
 # Not frozen, though never changed once built: one is made per URL checked, and a frozen
 # dataclass's __init__ (object.__setattr__ per field) costs three times as much.
 @dataclass(slots=True)
@@ -219,6 +260,8 @@ class CheckResult:
     findings: tuple[Finding, ...] = ()
     # The page's Last-Modified, when it is not the answer's Date (lastmod.behind_page).
     last_modified: str | None = None
+    # Why the URL cannot be indexed; None: indexable (auditor.checks.indexability).
+    not_indexable: NotIndexable | None = None
 
     @property
     def status_class(self) -> StatusClass:
@@ -231,6 +274,11 @@ class CheckResult:
         return bool(self.findings) and any(
             item.code.severity is Severity.ERROR for item in self.findings
         )
+
+    @property
+    def indexability(self) -> Indexability:
+        """Indexable, or not (`not_indexable` says why)."""
+        return Indexability.INDEXABLE if self.not_indexable is None else Indexability.NOT_INDEXABLE
 
 
 @dataclass(slots=True)  # not frozen, as CheckResult: two are made per URL checked
@@ -248,6 +296,12 @@ class UrlRecord:
     digest: int = 0  # of the normalised URL (auditor.urls.url_digest); 0 when not an http(s) URL
     extensions: ExtensionFacts | None = None  # hreflang, image, video, news: what it said
     alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
+
+    @property
+    def indexability(self) -> Indexability:
+        """Indexable, not indexable (its check's `not_indexable` says why), or not checked."""
+        check = self.check
+        return Indexability.NOT_CHECKED if check is None else check.indexability
 
     def with_check(self, check: CheckResult) -> UrlRecord:
         """This record with its check (dataclasses.replace costs more, once per URL)."""

@@ -12,6 +12,7 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
+from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import (
     PageHead,
     canonical_findings,
@@ -70,6 +71,11 @@ class Checker:
 
     async def check(self, loc: str, *, origin: str) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
+        result = await self._check(loc, origin)
+        result.not_indexable = not_indexable(result)
+        return result
+
+    async def _check(self, loc: str, origin: str) -> CheckResult:
         try:
             found = self._blocked(loc, loc, await self._robots_of(origin))
             try:
@@ -182,8 +188,12 @@ class Checker:
         if body and _has_head(content_type):
             page = read_head(head_of(body) or body, self._agents)
         found = []
-        if header_noindex(robots_tags, self._agents) or (page is not None and page.noindex):
-            found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url))
+        # Which one said it: the header is read first (auditor.checks.indexability).
+        source = "header" if header_noindex(robots_tags, self._agents) else None
+        if source is None and page is not None and page.noindex:
+            source = "meta"
+        if source is not None:
+            found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url, source=source))
         canonicals = header_canonicals(links)
         found += canonical_findings(final_url, url=loc, header=canonicals, page=page)
         return found

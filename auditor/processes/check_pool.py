@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 
 from auditor.config import AuditConfig
 from auditor.errors import CheckerProcessError
-from auditor.models import CheckResult, Finding, Redirect
+from auditor.models import CheckResult, Finding, NotIndexable, Redirect
 from auditor.net.address_guard import Reach
 from auditor.processes.frame_stream import read_frame
 from auditor.processes.frames import frame
@@ -47,6 +47,7 @@ PackedResult = tuple[
     str | None,
     tuple[Finding, ...],
     str | None,
+    NotIndexable | None,
 ]
 
 
@@ -71,16 +72,16 @@ def pack_result(ident: int, result: CheckResult) -> PackedResult:
         result.method,
         result.findings,
         result.last_modified,
+        result.not_indexable,
     )
 
 
 def unpack_result(packed: PackedResult) -> tuple[int, CheckResult]:
     """The id and the result `pack_result` packed."""
-    ident, status, final_url, final_status, redirects, elapsed_ms, method, findings, modified = (
-        packed
-    )
+    ident, status, final_url, final_status, redirects, elapsed_ms, method, findings = packed[:8]
+    modified, reason = packed[8], packed[9]
     return ident, CheckResult(
-        status, final_url, final_status, redirects, elapsed_ms, method, findings, modified
+        status, final_url, final_status, redirects, elapsed_ms, method, findings, modified, reason
     )
 
 

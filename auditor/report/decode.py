@@ -15,6 +15,8 @@ from auditor.errors import ReportReadError
 from auditor.models import (
     Finding,
     FoundBy,
+    Indexability,
+    NotIndexable,
     ProbeResult,
     Redirect,
     SitemapKind,
@@ -51,6 +53,14 @@ class ReportedUrl:
     method: str | None = None
     alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
     extensions: Mapping[str, Any] | None = None  # the report's `extensions` of the entry
+    not_indexable: NotIndexable | None = None  # why it cannot be indexed (checked URLs only)
+
+    @property
+    def indexability(self) -> Indexability:
+        """Indexable, not indexable (`not_indexable` says why), or not checked."""
+        if not self.checked:
+            return Indexability.NOT_CHECKED
+        return Indexability.INDEXABLE if self.not_indexable is None else Indexability.NOT_INDEXABLE
 
     @property
     def sitemap(self) -> str:
@@ -75,6 +85,7 @@ class SitemapCounts:
     checked: int
     failing: int
     by_status_class: Mapping[str, int]
+    indexable: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +106,9 @@ class ReportSummary:
     by_sitemap: Mapping[str, SitemapCounts] = field(default_factory=dict)
     alternates: int = 0  # hreflang alternates no sitemap lists
     extensions: Mapping[str, int] = field(default_factory=dict)  # hreflang, images, videos, news
+    # Listed URLs by indexability, and the reasons of those that cannot be indexed.
+    indexability: Mapping[Indexability, int] = field(default_factory=dict)
+    not_indexable: Mapping[NotIndexable, int] = field(default_factory=dict)
 
 
 def codes_of(findings: Iterable[Finding]) -> tuple[Code, ...]:
@@ -128,7 +142,18 @@ def finding_of(obj: Obj, *, url: str | None = None) -> Finding:
         obj.get("url", url),
         obj.get("sitemap"),
         dict(detail) if detail else None,
+        obj.get("accepted") is True,
     )
+
+
+def reason_of(value: object) -> NotIndexable | None:
+    """An `indexability_reason` (None: none given); ReportReadError for one not known."""
+    if value is None:
+        return None
+    try:
+        return NotIndexable(str(value))
+    except ValueError:
+        raise ReportReadError(f"unknown indexability reason {value!r}") from None
 
 
 def redirects_of(items: Iterable[Obj]) -> tuple[Redirect, ...]:
@@ -161,6 +186,7 @@ def url_of(obj: Obj) -> ReportedUrl:
             get("method"),
             get("alternate_of"),
             get("extensions"),
+            reason_of(get("indexability_reason")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportReadError(f"a urls[] entry this version cannot read ({exc!r})") from None
@@ -216,9 +242,15 @@ def summary_of(obj: Obj) -> ReportSummary:
     """The report's `summary` object."""
     try:
         by_sitemap = {
-            url: SitemapCounts(int(c["checked"]), int(c["failing"]), dict(c["by_status_class"]))
+            url: SitemapCounts(
+                int(c["checked"]),
+                int(c["failing"]),
+                dict(c["by_status_class"]),
+                int(c.get("indexable", 0)),
+            )
             for url, c in (obj.get("by_sitemap") or {}).items()
         }
+        indexability = obj.get("indexability") or {}
         return ReportSummary(
             sitemaps=int(obj["sitemaps"]),
             urls=int(obj["urls"]),
@@ -236,6 +268,10 @@ def summary_of(obj: Obj) -> ReportSummary:
             by_sitemap=by_sitemap,
             alternates=int(obj.get("alternates", 0)),
             extensions={str(k): int(n) for k, n in (obj.get("extensions") or {}).items()},
+            indexability={kind: int(indexability.get(kind.value, 0)) for kind in Indexability},
+            not_indexable={
+                NotIndexable(k): int(n) for k, n in (indexability.get("by_reason") or {}).items()
+            },
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportReadError(f"a summary this version cannot read ({exc!r})") from None

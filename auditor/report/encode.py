@@ -51,6 +51,8 @@ def finding_json(item: Finding, *, omit_url: bool = False) -> Json:
         out["url"] = item.url
     if item.sitemap is not None:
         out["sitemap"] = item.sitemap
+    if item.accepted:
+        out["accepted"] = True
     if item.detail:
         out["detail"] = dict(item.detail)
     return out
@@ -81,7 +83,13 @@ def url_json(record: UrlRecord) -> Json:
         out["redirects"] = [{"url": hop.url, "status": hop.status} for hop in check.redirects]
         out["elapsed_ms"] = check.elapsed_ms
         out["method"] = check.method
+        reason = check.not_indexable
+        out["indexability"] = "indexable" if reason is None else "not_indexable"
+        out["indexability_reason"] = reason
         findings += check.findings
+    else:
+        out["indexability"] = "not_checked"
+        out["indexability_reason"] = None
     out["findings"] = [finding_json(item, omit_url=True) for item in findings]
     return out
 

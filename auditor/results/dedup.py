@@ -6,7 +6,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Hashable
-from typing import Generic, TypeVar
+from typing import Generic, NamedTuple, TypeVar
 
 from auditor.models import StatusClass
 from auditor.results.digest_table import DigestTable
@@ -17,6 +17,7 @@ L = TypeVar("L", bound=Hashable)  # who lists a URL: a sitemap's URL, or a riche
 _ORDINAL_BITS = 24
 _ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
 _FAILING_BIT = 1 << (_ORDINAL_BITS + 3)
+_INDEXABLE_BIT = 1 << (_ORDINAL_BITS + 4)
 _CLASSES = tuple(StatusClass)  # stored as index + 1 in 3 bits; 0: not checked (yet)
 
 
@@ -49,18 +50,31 @@ class UrlDedup(Generic[L]):
         first = self._table.setdefault(digest, ordinal)
         return None if first is None else self._listers[first & _ORDINAL_MASK]
 
-    def set_outcome(self, digest: int, status_class: StatusClass, *, failing: bool) -> None:
+    def set_outcome(
+        self, digest: int, status_class: StatusClass, *, failing: bool, indexable: bool
+    ) -> None:
         """Keep how the URL's check went."""
         value = self._table.get(digest)
         if value is None:
             return
         outcome = (_CLASSES.index(status_class) + 1) << _ORDINAL_BITS
-        self._table.replace(digest, (value & _ORDINAL_MASK) | outcome | (_FAILING_BIT * failing))
+        outcome |= (_FAILING_BIT * failing) | (_INDEXABLE_BIT * indexable)
+        self._table.replace(digest, (value & _ORDINAL_MASK) | outcome)
 
-    def outcome(self, digest: int) -> tuple[StatusClass, bool] | None:
-        """How the URL's check went: its status class and whether it failed; None: unchecked."""
-        value = self._table.get(digest)
-        index = ((value or 0) >> _ORDINAL_BITS) & 0b111
+    def outcome(self, digest: int) -> Outcome | None:
+        """How the URL's check went; None: not checked."""
+        value = self._table.get(digest) or 0
+        index = (value >> _ORDINAL_BITS) & 0b111
         if not index:
             return None
-        return _CLASSES[index - 1], bool(value and value & _FAILING_BIT)
+        return Outcome(
+            _CLASSES[index - 1], bool(value & _FAILING_BIT), bool(value & _INDEXABLE_BIT)
+        )
+
+
+class Outcome(NamedTuple):
+    """How a URL's one check went, for each sitemap that lists it."""
+
+    status_class: StatusClass
+    failing: bool  # an error was found
+    indexable: bool

@@ -116,11 +116,16 @@ async def run_sink(
                         observer.add_url(record)
                     check = record.check
                     if check is not None and record.digest:
-                        dedup.set_outcome(record.digest, check.status_class, failing=check.failing)
+                        dedup.set_outcome(
+                            record.digest,
+                            check.status_class,
+                            failing=check.failing,
+                            indexable=check.not_indexable is None,
+                        )
                 samples.add_urls(item)  # the HTML's samples: once per batch, not per record
         await writer.flush_if_full()
     for listing in relisted:
         for digest in listing.digests:
             outcome = dedup.outcome(digest)
             if outcome is not None:
-                summary.count_for(listing.sitemap, outcome[0], failing=outcome[1])
+                summary.count_for(listing.sitemap, outcome)

@@ -13,12 +13,14 @@ from auditor.codes import Code, Severity
 from auditor.models import (
     ExtensionFacts,
     Finding,
+    Indexability,
+    NotIndexable,
     SitemapKind,
     SitemapRecord,
-    StatusClass,
     TargetRecord,
     UrlRecord,
 )
+from auditor.results.dedup import Outcome
 
 # The report's `summary.extensions`, in this order.
 EXTENSION_COUNTS = ("hreflang_urls", "hreflang_links", "images", "videos", "news")
@@ -26,16 +28,23 @@ EXTENSION_COUNTS = ("hreflang_urls", "hreflang_links", "images", "videos", "news
 
 @dataclass(slots=True)
 class SitemapChecks:
-    """The checked URLs one sitemap lists: by status class, and how many have an error."""
+    """The checked URLs one sitemap lists: by status class, with an error, indexable."""
 
     by_status_class: Counter[str] = field(default_factory=Counter)
     failing: int = 0
+    indexable: int = 0
+
+    @property
+    def checked(self) -> int:
+        """Checked URLs it lists."""
+        return self.by_status_class.total()
 
     def to_json(self) -> dict[str, object]:
         """One entry of the report's `summary.by_sitemap`."""
         return {
-            "checked": self.by_status_class.total(),
+            "checked": self.checked,
             "failing": self.failing,
+            "indexable": self.indexable,
             "by_status_class": dict(sorted(self.by_status_class.items())),
         }
 
@@ -58,6 +67,10 @@ class Summary:
         self.extensions: Counter[str] = Counter()
         # Per listing sitemap: checked URLs by status class, and how many have an error.
         self.by_sitemap: dict[str, SitemapChecks] = {}
+        # The listed URLs (not unlisted alternates) by indexability, and the reasons of those
+        # that cannot be indexed (auditor.checks.indexability).
+        self.indexability: Counter[Indexability] = Counter()
+        self.not_indexable: Counter[NotIndexable] = Counter()
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Count findings by code."""
@@ -66,7 +79,8 @@ class Summary:
 
     def add_url(self, record: UrlRecord) -> None:
         """One distinct URL of the tree, and its check when it was requested."""
-        if record.alternate_of is None:
+        listed = record.alternate_of is None
+        if listed:
             self.urls += 1
         else:
             self.alternates += 1
@@ -77,15 +91,22 @@ class Summary:
             self.add_findings(record.findings)
         check = record.check
         if check is None:
+            if listed:
+                self.indexability[Indexability.NOT_CHECKED] += 1
             return
         self.checked += 1
         status_class = check.status_class
         self.by_status_class[status_class] += 1
         if check.findings:
             self.add_findings(check.findings)
-        failing = check.failing
+        reason = check.not_indexable
+        if listed:
+            self.indexability[check.indexability] += 1
+            if reason is not None:
+                self.not_indexable[reason] += 1
+        outcome = Outcome(status_class, check.failing, reason is None)
         for sitemap in record.sitemaps:
-            self.count_for(sitemap, status_class, failing=failing)
+            self.count_for(sitemap, outcome)
 
     def _count_extensions(self, facts: ExtensionFacts) -> None:
         counts = self.extensions
@@ -96,13 +117,14 @@ class Summary:
         counts["videos"] += facts.videos
         counts["news"] += facts.news
 
-    def count_for(self, sitemap: str, status_class: StatusClass, *, failing: bool) -> None:
+    def count_for(self, sitemap: str, outcome: Outcome) -> None:
         """Count a checked URL for a sitemap that lists it."""
         counts = self.by_sitemap.get(sitemap)
         if counts is None:
             counts = self.by_sitemap[sitemap] = SitemapChecks()
-        counts.by_status_class[status_class] += 1
-        counts.failing += failing
+        counts.by_status_class[outcome.status_class] += 1
+        counts.failing += outcome.failing
+        counts.indexable += outcome.indexable
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document of the tree (robots.txt included), with the findings it could not keep."""
@@ -125,6 +147,12 @@ class Summary:
             counts[code.severity] += count
         return counts
 
+    def indexability_json(self) -> dict[str, object]:
+        """The report's `summary.indexability`: listed URLs by verdict, and the reasons."""
+        counts: dict[str, object] = {kind.value: self.indexability[kind] for kind in Indexability}
+        counts["by_reason"] = {reason.value: n for reason, n in self.not_indexable.items() if n}
+        return counts
+
     def to_json(self, *, duration_s: float) -> dict[str, object]:
         """The report's `summary` object (DESIGN §5)."""
         return {
@@ -139,6 +167,7 @@ class Summary:
             "extensions": {kind: self.extensions[kind] for kind in EXTENSION_COUNTS},
             "by_code": {code.value: n for code, n in sorted(self.by_code.items())},
             "by_severity": {severity.value: n for severity, n in self.by_severity().items()},
+            "indexability": self.indexability_json(),
             "by_sitemap": {
                 url: counts.to_json() for url, counts in sorted(self.by_sitemap.items())
             },

@@ -224,12 +224,12 @@ def test_url_dedup_keeps_outcomes_beside_first_listings() -> None:
     for digest in (a, b):
         dedup.first_listing(digest, "https://example.com/s1.xml")
     assert dedup.outcome(a) is None
-    dedup.set_outcome(a, StatusClass.S4XX, failing=True)
-    dedup.set_outcome(b, StatusClass.S2XX, failing=False)
-    dedup.set_outcome(c, StatusClass.S2XX, failing=False)  # never listed: ignored
-    assert dedup.outcome(a) == (StatusClass.S4XX, True)
-    assert dedup.outcome(b) == (StatusClass.S2XX, False)
+    dedup.set_outcome(a, StatusClass.S4XX, failing=True, indexable=False)
+    dedup.set_outcome(b, StatusClass.S2XX, failing=False, indexable=True)
+    dedup.set_outcome(c, StatusClass.S2XX, failing=False, indexable=True)  # never listed: ignored
+    assert dedup.outcome(a) == (StatusClass.S4XX, True, False)
+    assert dedup.outcome(b) == (StatusClass.S2XX, False, True)
     assert dedup.outcome(c) is None
     assert dedup.first_listing(a, "https://example.com/s2.xml") == "https://example.com/s1.xml"
-    dedup.set_outcome(a, StatusClass.NONE, failing=False)
-    assert dedup.outcome(a) == (StatusClass.NONE, False)
+    dedup.set_outcome(a, StatusClass.NONE, failing=False, indexable=False)
+    assert dedup.outcome(a) == (StatusClass.NONE, False, False)
