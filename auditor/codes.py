@@ -8,6 +8,7 @@ that read of the package's own file.
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
@@ -185,6 +186,14 @@ def _load_catalog() -> MappingProxyType[Code, CodeInfo]:
 
 
 CATALOG = _load_catalog()
+
+
+def by_severity(counts: Mapping[Code, int]) -> dict[Severity, int]:
+    """Finding counts by code, added up per severity: worst first, zeros included."""
+    totals = dict.fromkeys(Severity, 0)
+    for code, count in counts.items():
+        totals[code.severity] += count
+    return totals
 
 
 def codes_markdown() -> str:

@@ -142,6 +142,9 @@ class AuditConfig:
     exclude: tuple[str, ...] = ()
     sample: int | None = None
     fail_on: FailOn = FailOn.ERROR
+    # What is new since the baseline fails the run from this severity on (NEVER: it never does).
+    fail_on_new: FailOn = FailOn.ERROR
+    accept_file: Path | None = None  # known issues: reported, never failing the run
     baseline: Path | None = None
     metrics: Path | None = None
     junit: Path | None = None

@@ -7,9 +7,12 @@ half of it.
 from __future__ import annotations
 
 import os
+import secrets
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import BinaryIO, Self
 
 import aiofiles
 from aiofiles.threadpool.binary import AsyncBufferedReader
@@ -47,17 +50,38 @@ class LocalFile:
 def write_atomically(path: Path, data: bytes) -> None:
     """Write `data` to a temporary file beside `path`, flush it to disk, rename it over `path`.
 
-    Blocking: call it in a thread from the event loop. The rename is atomic on POSIX file
-    systems; the fsync first makes sure a crash cannot leave the new name on empty content.
+    Blocking: call it in a thread from the event loop.
+    """
+    with replaced_atomically(path) as out:
+        out.write(data)
+
+
+@contextmanager
+def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
+    """A file to write `path`'s new content into, renamed over `path` when the block ends.
+
+    The temporary file beside it is made new (O_EXCL: never one planted there, nor a link
+    followed) with the usual permissions; the fsync before the rename makes sure a crash
+    cannot leave the new name on empty content. An error in the block leaves `path` as it was.
+    Blocking: call it in a thread from the event loop.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    while True:
+        temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
+        try:
+            handle = os.open(temporary, _NEW_FILE, 0o666)
+            break
+        except FileExistsError:
+            continue
     try:
-        with temporary.open("wb") as out:
-            out.write(data)
+        with os.fdopen(handle, "wb") as out:
+            yield out
             out.flush()
             os.fsync(out.fileno())
         temporary.replace(path)
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

@@ -381,3 +381,36 @@ class TargetRecord:
     sitemaps: tuple[str, ...] = ()
     probes: tuple[ProbeResult, ...] = ()
     findings: tuple[Finding, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    """Something that regressed since the baseline: a URL, a document or a target.
+
+    auditor.monitoring.compare finds them; JUnit, the HTML and the terminal show them.
+    """
+
+    kind: str  # "url", "sitemap" or "target"
+    subject: str
+    codes: tuple[str, ...]  # its new codes at or above --fail-on-new (empty: only its verdict)
+    verdict: str | None  # a URL that became not indexable: the reason it is not, now
+    sitemap: str | None = None
+    line: int | None = None
+
+    @property
+    def first_code(self) -> str:
+        """What names it: its worst new code, else `not_indexable`."""
+        if not self.codes:
+            return "not_indexable"
+        return min(self.codes, key=lambda code: (-Code(code).severity.rank, code))
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of the report's `diff.regression_examples`."""
+        return {
+            "kind": self.kind,
+            "subject": self.subject,
+            "codes": list(self.codes),
+            "became_not_indexable": self.verdict,
+            "sitemap": self.sitemap,
+            "line": self.line,
+        }

@@ -7,6 +7,7 @@ targets -> walker (discovery, sitemap readers) -> check stage (bounded queue, N 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable, Sequence
@@ -14,14 +15,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import cast
+from typing import TYPE_CHECKING
 
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
-from auditor.errors import ExitCode, write_failure_in
+from auditor.errors import ConfigError, ExitCode, write_failure_in
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -32,7 +33,7 @@ from auditor.http_stack import (
     usable_engine,
 )
 from auditor.models import TargetRecord
-from auditor.monitoring.diff import UrlDiff
+from auditor.monitoring.compare import Gate
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
@@ -42,6 +43,7 @@ from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
+from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
@@ -53,6 +55,9 @@ from auditor.sitemap.read_services import EmitUrls, Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
+
+if TYPE_CHECKING:
+    from auditor.monitoring.store import Comparison
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 0.25
@@ -113,30 +118,41 @@ async def audit(
     clock = clock or SystemClock()
     config = usable_engine(config)  # aiohttp, said once, when pycurl cannot be imported
     started_at, started = clock.now(), clock.monotonic()
-    diff = await _baseline_diff(config)  # before the report: a bad baseline is a usage error
-    # An unusable state is a warning, and the run goes on as without one.
-    state = await StateStore.load(config.state, clock=clock) if config.state is not None else None
-    writer, csv = await open_outputs(config, await report_path(config, started_at))
-    junit = None
-    if config.junit is not None:
-        junit = JunitCases(config.fail_on, went_bad=diff.went_bad if diff is not None else None)
-    run = _Run(
-        config,
-        clock,
-        started_at,
-        Summary(),
-        samples=Samples(),
-        on_progress=on_progress,
-        observers=[item for item in (junit, diff) if item is not None],
-        state=state,
-    )
-    complete, failed = await _walk_or_fail(run, writer, stop, csv=csv)
-    if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
-        await state.save(complete=complete)
-    finished = await _conclude(
-        run, complete=complete, failed=failed, diff=diff, junit=junit, started=started
-    )
-    html_path = await publish(writer, finished, junit=junit, csv=csv)
+    accept = await _accept_rules(config)
+    json_path = await report_path(config, started_at)
+    async with contextlib.AsyncExitStack() as stack:
+        # Before the report: a bad baseline is a usage error, and nothing is written.
+        comparison = await _comparison(config, json_path, accept)
+        if comparison is not None:
+            await stack.enter_async_context(comparison)
+        # An unusable state is a warning, and the run goes on as without one.
+        state = await StateStore.load(config.state, clock=clock) if config.state else None
+        writer, csv = await open_outputs(config, json_path)
+        junit = JunitCases(config.fail_on) if config.junit is not None else None
+        run = _Run(
+            config,
+            clock,
+            started_at,
+            Summary(),
+            samples=Samples(),
+            on_progress=on_progress,
+            observers=[junit] if junit is not None else [],
+            state=state,
+            accept=accept,
+        )
+        records = [item for item in (writer, csv, comparison) if item is not None]
+        complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
+        if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
+            await state.save(complete=complete)
+        finished = await _conclude(
+            run,
+            complete=complete,
+            failed=failed,
+            comparison=comparison,
+            junit=junit,
+            started=started,
+        )
+        html_path = await publish(writer, finished, junit=junit, csv=csv, regressions=comparison)
     return AuditResult(
         run.summary,
         writer.path,
@@ -156,31 +172,28 @@ async def _conclude(
     *,
     complete: bool,
     failed: bool,
-    diff: UrlDiff | None,
+    comparison: Comparison | None,
     junit: JunitCases | None,
     started: float,
 ) -> FinishedRun:
-    """The run's last counts (its targets, the baseline diff) and its one decision."""
+    """The run's last counts (its targets, the comparison with the baseline), its decision."""
     summary, samples, config = run.summary, run.samples, run.config
+    run.targets = tuple(run.accept.mark_target(target) for target in run.targets)
     for target in run.targets:
         summary.add_target(target)
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target)
-    diff_out = None
-    if diff is not None:
-        from auditor.monitoring.baseline import diff_section  # noqa: PLC0415 - ijson: --baseline
-
-        diff_out = await diff_section(diff, summary)
-    if junit is not None and diff_out is not None:
-        junit.add_new_findings(cast("dict[str, int]", diff_out["new_findings"]))
+        if comparison is not None:
+            comparison.add_target(target)
+    diff_out = await comparison.finish() if comparison is not None else None
     decision = judge(
         summary,
         samples,
         fail_on=config.fail_on,
         complete=complete,
         failed=failed,
-        regressions=int(str(diff_out["regressions"])) if diff_out is not None else None,
+        regressions=comparison.regressions if comparison is not None else None,
     )
     return FinishedRun(
         config=config,
@@ -197,16 +210,21 @@ async def _conclude(
 
 
 async def _walk_or_fail(
-    run: _Run, writer: JsonReportWriter, stop: asyncio.Event | None, *, csv: CsvWriter | None
+    run: _Run,
+    writer: JsonReportWriter,
+    stop: asyncio.Event | None,
+    *,
+    records: Sequence[RecordWriter],
+    csv: CsvWriter | None,
 ) -> tuple[bool, bool]:
     """Walk the run: whether it completed, and whether an internal failure stopped it.
 
-    A bug still writes what was gathered (DESIGN §2); a cancellation from outside, or a report
-    that cannot be written (a full disk), leaves no report at all.
+    A bug still writes what was gathered (docs/reference/exit-codes.md); a cancellation from
+    outside, or a report that cannot be written (a full disk), leaves no report at all.
     """
     try:
-        records = writer if csv is None else Tee(writer, csv)
-        return await run.walk(records, stop, links_path=store_path(writer.path)), False
+        tee = records[0] if len(records) == 1 else Tee(*records)
+        return await run.walk(tee, stop, links_path=store_path(writer.path)), False
     except BaseException as exc:
         lost = write_failure_in(exc)
         if lost is not None or not isinstance(exc, Exception):
@@ -218,13 +236,29 @@ async def _walk_or_fail(
         return False, True
 
 
-async def _baseline_diff(config: AuditConfig) -> UrlDiff | None:
+async def _accept_rules(config: AuditConfig) -> AcceptRules:
+    """`--accept-file`'s rules (ConfigError, a usage error, naming a bad line)."""
+    path = config.accept_file
+    if path is None:
+        return NO_RULES
+    try:
+        text = await asyncio.to_thread(path.read_text, "utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
+    return parse_accept_rules(text, source=f"--accept-file {path}")
+
+
+async def _comparison(
+    config: AuditConfig, json_path: Path, accept: AcceptRules
+) -> Comparison | None:
     """The comparison with `--baseline`, its file read (BaselineError when it cannot be)."""
     if config.baseline is None:
         return None
-    from auditor.monitoring.baseline import read_baseline  # noqa: PLC0415 - ijson only for --baseline
+    # The report format's reader and sqlite, only for --baseline.
+    from auditor.monitoring.baseline import open_comparison  # noqa: PLC0415
 
-    return UrlDiff(await asyncio.to_thread(read_baseline, config.baseline), config.fail_on)
+    gate = Gate(config.fail_on_new, accept)
+    return await open_comparison(config.baseline, folder=json_path.parent, gate=gate)
 
 
 class _Run:
@@ -241,8 +275,9 @@ class _Run:
         on_progress: OnProgress | None,
         observers: Sequence[Observer],
         state: StateStore | None,
+        accept: AcceptRules = NO_RULES,
     ) -> None:
-        """`observers`: fed by the sink too (--junit, --baseline); `state`: --state."""
+        """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues."""
         self.config = config
         self.clock = clock
         self.started_at = started_at
@@ -251,6 +286,7 @@ class _Run:
         self._on_progress = on_progress
         self._observers = observers
         self._state = state
+        self.accept = accept
         self.targets: tuple[TargetRecord, ...] = ()
 
     async def walk(
@@ -283,6 +319,7 @@ class _Run:
                 dedup=dedup,
                 samples=self.samples,
                 observers=self._observers,
+                accept=self.accept,
             )
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets

@@ -28,6 +28,8 @@ URL_FRAME_COLUMNS = (
     "codes",
     "worst_severity",
     "findings",
+    "indexability",
+    "indexability_reason",
 )
 _WHOLE_NUMBERS = ("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings")
 # Rows become columns a chunk at a time: Python objects for one chunk, never for every URL.
@@ -81,4 +83,6 @@ def _row(url: ReportedUrl) -> tuple[object, ...]:
         " ".join(url.codes) or None,
         worst.value if worst is not None else None,
         len(url.findings),
+        url.indexability.value,
+        url.not_indexable.value if url.not_indexable is not None else None,
     )

@@ -140,7 +140,19 @@ def _monitoring_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
     fail_on = [f.value for f in FailOn]
     add("--fail-on", choices=fail_on, default=FailOn.ERROR.value, help="exit 1 at this (error)")
+    add(
+        "--fail-on-new",
+        choices=fail_on,
+        default=FailOn.ERROR.value,
+        help="with --baseline: exit 1 when something new since it is at this (error)",
+    )
     add("--baseline", type=Path, metavar="PATH", help="an earlier JSON report: diff, regressions")
+    add(
+        "--accept-file",
+        type=Path,
+        metavar="FILE",
+        help="known issues (lines: CODE, URL-REGEX, or both): reported, never failing",
+    )
     add("--metrics", type=Path, metavar="PATH", help="Prometheus textfile")
     add("--junit", type=Path, metavar="PATH", help="JUnit XML for CI")
     add("--state", type=Path, metavar="PATH", help="sitemap validators kept between runs")
@@ -204,6 +216,8 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         exclude=tuple(args.exclude),
         sample=args.sample,
         fail_on=FailOn(args.fail_on),
+        fail_on_new=FailOn(args.fail_on_new),
+        accept_file=args.accept_file,
         allow_private=args.allow_private,
         ca_file=args.ca_file,
         metrics=args.metrics,

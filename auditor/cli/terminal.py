@@ -12,6 +12,7 @@ from rich.text import Text
 
 from auditor import __version__
 from auditor.codes import Code, Severity
+from auditor.models import Indexability
 from auditor.pipeline import AuditResult
 from auditor.results.verdict import Outcome
 
@@ -86,22 +87,49 @@ def _more_codes(result: AuditResult) -> int:
     return sum(1 for n in result.summary.by_code.values() if n) - TOP_CODES
 
 
-def diff_line(result: AuditResult) -> str | None:
-    """One line on the changes since the baseline (--baseline), else None."""
+def indexability_line(result: AuditResult) -> str | None:
+    """How many listed URLs can be indexed, and why the others cannot; None: none checked."""
+    summary = result.summary
+    verdicts = summary.indexability
+    judged = verdicts[Indexability.INDEXABLE] + verdicts[Indexability.NOT_INDEXABLE]
+    if not judged:
+        return None
+    line = f"indexable: {verdicts[Indexability.INDEXABLE]:,} of {judged:,} checked listed URLs"
+    reasons = sorted(summary.not_indexable.items(), key=lambda pair: (-pair[1], pair[0].value))
+    if reasons:
+        line += "; not: " + ", ".join(f"{n:,} {reason.label}" for reason, n in reasons)
+    return line
+
+
+def diff_lines(result: AuditResult) -> list[str]:
+    """What changed since the baseline (--baseline), in two lines; none without one."""
     diff = result.diff
     if diff is None:
-        return None
+        return []
     new = diff["new_findings"]
+    resolved = diff["resolved_findings"]
     assert isinstance(new, dict)
-    codes = ", ".join(f"{code} +{n}" for code, n in list(new.items())[:5]) or "none"
-    sitemaps = diff["sitemaps_added"], diff["sitemaps_removed"]
-    assert isinstance(sitemaps[0], list)
-    assert isinstance(sitemaps[1], list)
-    return (
-        f"since the baseline: {diff['regressions']} regressions; URLs +{diff['urls_added']} "
-        f"-{diff['urls_removed']}, {diff['urls_changed']} changed; sitemaps +{len(sitemaps[0])} "
-        f"-{len(sitemaps[1])}; new findings: {codes}"
+    assert isinstance(resolved, dict)
+    regressions = int(str(diff["regressions"]))
+    first = f"since the baseline: {_count(regressions, 'regression')}"
+    if new:
+        first += "; new: " + ", ".join(f"{code} +{n}" for code, n in _top(new))
+    if resolved:
+        first += "; fixed: " + ", ".join(f"{code} -{n}" for code, n in _top(resolved))
+    second = (
+        f"  URLs +{diff['urls_added']} -{diff['urls_removed']}, {diff['urls_changed']} changed "
+        f"({diff.get('became_not_indexable', 0)} became not indexable)"
     )
+    examples = diff.get("regression_examples") or []
+    assert isinstance(examples, list)
+    if examples:
+        item = examples[0]
+        second += f"; first regression: {_short(str(item['subject']))}"
+    return [first, second]
+
+
+def _top(counts: dict[str, object]) -> list[tuple[str, object]]:
+    return sorted(counts.items(), key=lambda pair: (-int(str(pair[1])), pair[0]))[:5]
 
 
 def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
@@ -117,8 +145,9 @@ def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
         lines.append(f"  {code.severity.value:<8} {code.value:<28} {n:>8}  {example}".rstrip())
     if (more := _more_codes(result)) > 0:
         lines.append(f"  ... and {more} more codes in the reports")
-    if (changes := diff_line(result)) is not None:
-        lines.append(changes)
+    if (indexable := indexability_line(result)) is not None:
+        lines.insert(2 if extensions_line(result) else 1, indexable)
+    lines += diff_lines(result)
     lines.append(f"report: {result.json_path}")
     lines.append(f"report: {result.html_path}")
     lines.append(result.verdict.line)
@@ -146,13 +175,14 @@ def rich_summary(result: AuditResult, *, no_check: bool) -> RenderableType:
     parts: list[RenderableType] = [Text(headline(result, no_check=no_check))]
     if (extensions := extensions_line(result)) is not None:
         parts.append(Text(extensions))
+    if (indexable := indexability_line(result)) is not None:
+        parts.append(Text(indexable))
     parts.append(findings)
     if table.row_count:
         parts.append(table)
     if (more := _more_codes(result)) > 0:
         parts.append(Text(f"... and {more} more codes in the reports", style="dim"))
-    if (changes := diff_line(result)) is not None:
-        parts.append(Text(changes))
+    parts += [Text(line) for line in diff_lines(result)]
     parts.append(Text(f"JSON report: {result.json_path}"))
     parts.append(Text(f"HTML report: {result.html_path}"))
     verdict = result.verdict

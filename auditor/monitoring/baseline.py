@@ -1,135 +1,89 @@
-"""Reading a baseline report (`--baseline`) as a stream: never a whole JSON document in memory.
+"""`--baseline`: the earlier report read into a comparison store, before the run starts.
 
-ijson (its C backend, yajl2_c, when installed) yields parse events; each URL entry leaves only a
-digest and a packed value behind (auditor.monitoring.diff). Blocking: run it in a thread, as
-`diff_section` does for the report's `diff` part.
+The report is read as a stream by the one reader of the format (auditor.report.reader), which
+bounds every line of a hostile file; each URL leaves one row of facts on disk
+(auditor.monitoring.store), never an object in memory. A baseline that cannot be read is a
+usage error (exit 2), found before this run writes anything.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import IO, Any
+from typing import Any
 
-import ijson
-
-from auditor.errors import BaselineError
-from auditor.models import StatusClass
-from auditor.monitoring.diff import MAX_EXAMPLES, BaselineFacts, UrlDiff, diff_json, pack
-from auditor.report.encode import SCHEMA_VERSION, Json
-from auditor.results.digest_table import DigestTable
-from auditor.results.summary import Summary
-from auditor.urls import parse_http_url, url_digest
+from auditor.errors import BaselineError, ReportReadError
+from auditor.monitoring.compare import BaselineHead, Gate
+from auditor.monitoring.facts import OMITTED, Key, UrlFacts, reported_keys, reported_url_facts
+from auditor.monitoring.store import Comparison
+from auditor.report.reader import ReportReader
 
 
-def read_baseline(path: Path) -> BaselineFacts:
-    """The old report's sitemaps, finding counts, and a compact table of its URLs."""
+async def open_comparison(path: Path, *, folder: Path, gate: Gate) -> Comparison:
+    """A comparison store holding the baseline's rows (BaselineError when it cannot be read)."""
+    return await asyncio.to_thread(_load, path, folder, gate)
+
+
+def _load(path: Path, folder: Path, gate: Gate) -> Comparison:
+    reader = ReportReader(path)
     try:
-        with path.open("rb") as source:
-            head = _head(source, path)
-            source.seek(0)
-            table, by_code = _urls_and_codes(source, path)
-    except OSError as exc:
-        raise BaselineError(f"--baseline {path}: cannot read it ({exc.strerror})") from exc
-    return BaselineFacts(
-        source=str(path),
-        generated_at=str(head["generated_at"]),
-        sitemaps=frozenset(head["sitemaps"]),
-        by_code=by_code,
-        urls=table,
-    )
-
-
-def removed_locs(path: Path, unseen: set[int], *, limit: int) -> list[str]:
-    """A second pass: the `loc` of at most `limit` baseline URLs whose digest is in `unseen`."""
-    found: list[str] = []
-    if not unseen:
-        return found
-    with path.open("rb") as source:
-        for prefix, event, value in _events(source, path):
-            if prefix == "urls.item.loc" and event == "string" and _digest(value) in unseen:
-                found.append(value)
-                if len(found) >= limit:
-                    break
-    return found
-
-
-def _events(source: IO[bytes], path: Path) -> Iterator[tuple[str, str, Any]]:
+        head = reader.head()
+        closing = reader.closing()
+    except ReportReadError as exc:
+        raise BaselineError(f"--baseline {exc}") from None
+    if "summary" not in closing:
+        raise BaselineError(f"--baseline {path}: not a complete report (no summary)")
+    folder.mkdir(parents=True, exist_ok=True)
+    comparison = Comparison(folder, head=BaselineHead(str(path), head.generated_at), gate=gate)
     try:
-        yield from ijson.parse(source, use_float=True)
-    except ijson.JSONError as exc:  # IncompleteJSONError too: a truncated file
-        reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # yajl: 3 lines
-        raise BaselineError(f"--baseline {path}: not a complete JSON report ({reason})") from None
-
-
-def _head(source: IO[bytes], path: Path) -> dict[str, Any]:
-    """schema_version (which must be first and ours), generated_at, the sitemap URLs."""
-    head: dict[str, Any] = {"sitemaps": []}
-    events = _events(source, path)
-    first = [next(events, None), next(events, None), next(events, None)]
-    if first[:2] != [("", "start_map", None), ("", "map_key", "schema_version")]:
-        raise BaselineError(f"--baseline {path}: not a sitemap-audit JSON report")
-    version = first[2][2] if first[2] is not None else None
-    if version != SCHEMA_VERSION:
-        raise BaselineError(
-            f"--baseline {path}: schema_version {version}, this version reads {SCHEMA_VERSION}"
+        comparison.add_baseline(
+            _urls(reader), _keys(reader, head.targets, closing), _documents(reader)
         )
-    for prefix, event, value in events:
-        if prefix == "generated_at":
-            head["generated_at"] = value
-        elif prefix == "sitemaps.item.url" and event == "string":
-            head["sitemaps"].append(value)
-        elif prefix == "urls":  # the URLs come next: the head ends here
-            return head
-    raise BaselineError(f"--baseline {path}: not a sitemap-audit JSON report (no urls)")
+    except ReportReadError as exc:
+        comparison.discard()
+        raise BaselineError(f"--baseline {exc}") from None
+    except BaseException:
+        comparison.discard()
+        raise
+    return comparison
 
 
-def _urls_and_codes(source: IO[bytes], path: Path) -> tuple[DigestTable, dict[str, int]]:
-    table = DigestTable()
-    by_code: dict[str, int] = {}
-    loc = final_url = None
-    status: int | None = None
-    checked = seen_summary = False
-    key = ""
-    for prefix, event, value in _events(source, path):
-        if prefix.startswith("urls.item"):
-            if prefix == "urls.item.loc":
-                loc = value
-            elif prefix == "urls.item.status":
-                checked, status = True, value
-            elif prefix == "urls.item.final_url":
-                final_url = value
-            elif prefix == "urls.item" and event == "end_map":
-                digest = _digest(loc) if isinstance(loc, str) else 0
-                if digest:
-                    status_class = StatusClass.of(status) if checked else None
-                    table.setdefault(digest, pack(status_class, final_url))
-                loc = final_url = status = None
-                checked = False
-        elif prefix == "summary.by_code" and event == "map_key":
-            key = value
-        elif prefix.startswith("summary.by_code.") and event == "number":
-            by_code[key] = int(value)
-        elif prefix == "summary":
-            seen_summary = True
-    if not seen_summary:
-        raise BaselineError(f"--baseline {path}: not a sitemap-audit JSON report (no summary)")
-    return table, by_code
+def _urls(reader: ReportReader) -> Iterator[UrlFacts]:
+    for obj in reader.section("urls"):
+        try:
+            facts = reported_url_facts(obj)
+        except (KeyError, TypeError, ValueError) as exc:
+            raise ReportReadError(
+                f"{reader.path}: a urls[] entry this version cannot read ({exc!r})"
+            ) from None
+        if facts is not None:
+            yield facts
 
 
-def _digest(loc: str) -> int:
-    parsed = parse_http_url(loc)
-    # As the reader does (auditor.sitemap.reader): the normalised key, else the text as listed.
-    return url_digest(parsed.key if parsed is not None else loc)
+def _keys(reader: ReportReader, targets: Any, closing: Mapping[str, Any]) -> Iterator[Key]:
+    """The findings of the baseline's documents, targets and run, as keys."""
+    try:
+        for obj in reader.section("sitemaps"):
+            url = str(obj["url"])
+            yield from reported_keys("sitemap", url, obj.get("findings") or ())
+            for code in obj.get("findings_omitted") or {}:
+                yield Key("sitemap", url, str(code), OMITTED)
+        for target in targets:
+            yield from reported_keys("target", target.input, _as_json(target.findings))
+        yield from reported_keys("url", "", closing.get("run_findings") or ())
+        for code in closing.get("run_findings_omitted") or {}:
+            yield Key("url", "", str(code), OMITTED)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise ReportReadError(
+            f"{reader.path}: a record this version cannot read ({exc!r})"
+        ) from None
 
 
-async def diff_section(diff: UrlDiff, summary: Summary) -> Json:
-    """The report's `diff`; the removed URLs' examples come from a second pass over the file."""
-    unseen = diff.unseen()
-    examples: list[str] = []
-    if unseen:
-        path = Path(diff.baseline.source)
-        examples = await asyncio.to_thread(removed_locs, path, set(unseen), limit=MAX_EXAMPLES)
-    current = {code.value: n for code, n in summary.by_code.items()}
-    return diff_json(diff, current_by_code=current, removed=len(unseen), removed_examples=examples)
+def _documents(reader: ReportReader) -> Iterator[str]:
+    for obj in reader.section("sitemaps"):
+        yield str(obj["url"])
+
+
+def _as_json(findings: Any) -> list[dict[str, Any]]:
+    return [{"code": item.code.value, "url": item.url} for item in findings]

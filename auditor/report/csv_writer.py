@@ -36,6 +36,10 @@ URL_COLUMNS = (
     "sitemap",
     "codes",
     "worst_severity",
+    "lastmod",
+    "final_status",
+    "indexability",
+    "indexability_reason",
 )
 FINDING_COLUMNS = ("code", "severity", "url", "sitemap", "line", "message", "detail")
 FLUSH_CHARS = 1 << 20  # buffer rows and write in large pieces: each write is a thread hop
@@ -145,6 +149,10 @@ class CsvWriter:
                 _safe(sitemap),
                 " ".join(codes_of(findings)) if findings else None,
                 worst.value if worst is not None else None,
+                _safe(record.lastmod),
+                check.final_status if check is not None else None,
+                record.indexability.value,
+                check.not_indexable.value if check and check.not_indexable else None,
             )
         )
         for item in findings:

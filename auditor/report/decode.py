@@ -106,6 +106,7 @@ class ReportSummary:
     by_sitemap: Mapping[str, SitemapCounts] = field(default_factory=dict)
     alternates: int = 0  # hreflang alternates no sitemap lists
     extensions: Mapping[str, int] = field(default_factory=dict)  # hreflang, images, videos, news
+    accepted: Mapping[Code, int] = field(default_factory=dict)  # known issues, by code
     # Listed URLs by indexability, and the reasons of those that cannot be indexed.
     indexability: Mapping[Indexability, int] = field(default_factory=dict)
     not_indexable: Mapping[NotIndexable, int] = field(default_factory=dict)
@@ -268,6 +269,7 @@ def summary_of(obj: Obj) -> ReportSummary:
             by_sitemap=by_sitemap,
             alternates=int(obj.get("alternates", 0)),
             extensions={str(k): int(n) for k, n in (obj.get("extensions") or {}).items()},
+            accepted={code_of(k): int(n) for k, n in (obj.get("accepted") or {}).items()},
             indexability={kind: int(indexability.get(kind.value, 0)) for kind in Indexability},
             not_indexable={
                 NotIndexable(k): int(n) for k, n in (indexability.get("by_reason") or {}).items()

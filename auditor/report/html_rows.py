@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from auditor.codes import Code, Severity
-from auditor.models import TargetRecord
+from auditor.models import Indexability, NotIndexable, TargetRecord
 from auditor.results.samples import Example, Samples, SitemapRow, Text, clip
 from auditor.results.summary import Summary
 
@@ -68,14 +68,15 @@ class CodeRow:
     fix: str
     count: int
     anchor: str
+    new: int = 0  # findings of it new since the baseline
 
 
-def code_row(code: Code, count: int) -> CodeRow:
-    """The catalog's words for `code`, with its count in this run."""
+def code_row(code: Code, count: int, *, new: int = 0) -> CodeRow:
+    """The catalog's words for `code`, with its count in this run (and the new ones)."""
     info = code.info
     anchor = "code-" + code.value.replace(".", "-")
     return CodeRow(
-        code.value, info.severity, info.title, info.search_console, info.fix, count, anchor
+        code.value, info.severity, info.title, info.search_console, info.fix, count, anchor, new
     )
 
 
@@ -98,6 +99,8 @@ class ExampleLine:
     sitemap: Link | None
     message: str
     detail: str
+    indexability: str | None  # its URL's: indexable, not_indexable, not_checked
+    indexability_label: str  # as shown: "indexable", "noindex (meta)", "not checked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,6 +124,7 @@ class SitemapLine:
     status: int | None
     url_count: int
     checked: int | None
+    indexable: int | None  # of the checked URLs it lists
     failing: int  # listed URLs with an error
     errors: int
     warnings: int
@@ -160,7 +164,8 @@ def sitemap_line(row: SitemapRow, summary: Summary, samples: Samples) -> Sitemap
         parent=link(row.parent, beside=row.url) if row.parent is not None else None,
         status=row.status,
         url_count=row.url_count,
-        checked=checks.by_status_class.total() if checks else None,
+        checked=checks.checked if checks else None,
+        indexable=checks.indexable if checks else None,
         failing=failing,
         errors=counts[Severity.ERROR],
         warnings=counts[Severity.WARNING],
@@ -208,7 +213,18 @@ def example_line(example: Example) -> ExampleLine:
         sitemap=link(example.sitemap) if example.sitemap is not None else None,
         message=example.message.value + ("…" if example.message.cut else ""),
         detail=detail,
+        indexability=example.indexability.value if example.indexability else None,
+        indexability_label=indexability_label(example.indexability, example.not_indexable),
     )
+
+
+def indexability_label(verdict: Indexability | None, reason: NotIndexable | None) -> str:
+    """How the report says a URL's indexability: `indexable`, `noindex (meta)`, `not checked`."""
+    if verdict is None:
+        return ""
+    if reason is not None:
+        return reason.label
+    return verdict.value.replace("_", " ")
 
 
 def _detail_value(value: Text) -> str:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from auditor.codes import Severity
-from auditor.models import StatusClass, TargetRecord
+from auditor.models import Indexability, StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
 from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
@@ -111,7 +111,7 @@ def build_view(
         verdict=verdict,
         fail_on=str(facts.config.get("fail_on", "")),
         cards=_cards(summary, samples, facts.duration_s),
-        fix_first=_fix_first(summary),
+        fix_first=_fix_first(summary, diff),
         fix_first_shown=FIX_FIRST_SHOWN,
         status_chart=_status_chart(summary),
         time_chart=_time_chart(samples),
@@ -148,14 +148,22 @@ def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card,
     )
     checked = f"{summary.checked:,} checked, {run.urls_with_errors:,} with errors"
     cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain", bool(run.urls_with_errors)))
+    verdicts = summary.indexability
+    judged = verdicts[Indexability.INDEXABLE] + verdicts[Indexability.NOT_INDEXABLE]
+    if judged:
+        missing = verdicts[Indexability.NOT_INDEXABLE]
+        note = f"{missing:,} listed URLs cannot be indexed" if missing else "every checked URL"
+        value = f"{verdicts[Indexability.INDEXABLE]:,} of {judged:,}"
+        cards.append(Card("Indexable", value, note, "plain", bool(missing)))
     rate = f"{summary.urls / duration_s:,.0f} URLs/s" if duration_s > 0 else ""
     took = f"{duration_s:,.2f} s" if duration_s < 10 else f"{duration_s:,.0f} s"
     cards.append(Card("Time", took, rate, "plain"))
     return tuple(cards)
 
 
-def _fix_first(summary: Summary) -> tuple[CodeRow, ...]:
-    return tuple(code_row(code, n) for code, n in by_worst(summary))
+def _fix_first(summary: Summary, diff: DiffView | None) -> tuple[CodeRow, ...]:
+    new = diff.new_codes if diff is not None else {}
+    return tuple(code_row(code, n, new=new.get(code, 0)) for code, n in by_worst(summary))
 
 
 _STATUS_TONES = {

@@ -2,27 +2,30 @@
 
 One test case per target (discovery), per sitemap, and per failing URL (capped: the cap and
 the count left out are stated in a last test case). A case fails when it has a finding at or
-above `--fail-on`; the failure's `type` is its first such code. With `--baseline`, a suite of
-regressions (DESIGN §8) holds one failing case per URL that went from 2xx to an error, and one
-per code with more findings at or above `--fail-on` than the baseline had: each regression
-fails the run (auditor.results.verdict), so each is a failing case, whatever `--fail-on` says.
+above `--fail-on` that is not accepted (`--accept-file`); the failure's `type` is its first
+such code. With `--baseline`, a suite of regressions holds one failing case per regression
+(auditor.monitoring.compare: a URL, a document or a target with something new), named by what
+regressed and its code, with its sitemap as `file` and its line where known: every regression
+fails the run, so every one is a failing case, and their count is the run's regression count.
+The file is streamed (the regressions from the comparison's table) and replaced atomically.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import BinaryIO, Protocol
 from xml.etree import ElementTree as ET
 
-from auditor.codes import Code, Severity
+from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.errors import ReportWriteError
-from auditor.files import write_atomically
-from auditor.models import Finding, SitemapRecord, TargetRecord, UrlRecord
+from auditor.files import replaced_atomically
+from auditor.models import Finding, NotIndexable, Regression, SitemapRecord, TargetRecord, UrlRecord
 
-MAX_URL_CASES = 1_000  # failing URLs listed (and regressed URLs); the rest are counted
+MAX_URL_CASES = 1_000  # failing URLs listed; the rest are counted
 MAX_LINES = 20  # findings written out per failing case; all are counted
 REGRESSION = "regression"  # the failure type of a regression case
 _KNOWN = {code.value: code for code in Code}
@@ -56,24 +59,28 @@ class Suite:
             self.cases.append(case)
 
 
+class RegressionSource(Protocol):
+    """The run's regressions, read back one at a time (auditor.monitoring.store.Comparison)."""
+
+    regressions: int
+
+    def regression_rows(self, *, limit: int | None = None) -> Iterator[Regression]:
+        """Every regression (blocking)."""
+
+
 class JunitCases:
     """Collects the cases as records pass the sink; bounded by the sitemap count and the caps."""
 
-    def __init__(
-        self, fail_on: FailOn, *, went_bad: Callable[[UrlRecord], bool] | None = None
-    ) -> None:
-        """`went_bad`: with --baseline, whether a URL regressed (monitoring UrlDiff.went_bad)."""
+    def __init__(self, fail_on: FailOn) -> None:
+        """Cases fail on findings at or above `fail_on`."""
         self._fail_on = fail_on
-        self._went_bad = went_bad
         self.targets = Suite("targets")
         self.sitemaps = Suite("sitemaps")
         self.urls = Suite("urls", cap=MAX_URL_CASES, noun="failing URLs")
-        self.regressions = Suite("regressions", cap=MAX_URL_CASES, noun="regressions")
 
     def suites(self) -> list[Suite]:
-        """The suites to write: regressions only with --baseline."""
-        found = [self.targets, self.sitemaps, self.urls]
-        return [*found, self.regressions] if self._went_bad is not None else found
+        """The suites gathered in memory (the regressions are streamed apart)."""
+        return [self.targets, self.sitemaps, self.urls]
 
     def add_target(self, record: TargetRecord) -> None:
         """A target: its discovery findings."""
@@ -85,60 +92,45 @@ class JunitCases:
         self.sitemaps.add(self._case("sitemaps", record.url, record.findings, omitted))
 
     def add_url(self, record: UrlRecord) -> None:
-        """A URL: a case only when it fails; with --baseline, one more when it regressed."""
+        """A URL: a case only when it fails."""
         findings = record.findings + (record.check.findings if record.check else ())
-        if self._went_bad is not None and self._went_bad(record):
-            errors = [(i.code.value, i.message) for i in findings if i.severity is Severity.ERROR]
-            lines = [(REGRESSION, "answered 2xx in the baseline, now an error"), *errors]
-            self.regressions.add(
-                Case("regressions", record.loc, tuple(lines[:MAX_LINES]), len(lines))
-            )
-        if any(self._fail_on.trips(item.severity) for item in findings):
+        if any(self._fails(item) for item in findings):
             self.urls.add(self._case("urls", record.loc, findings, ()))
 
-    def add_new_findings(self, new: Mapping[str, int]) -> None:
-        """The diff's new findings by code (count up): those at or above --fail-on regressed."""
-        for name, count in sorted(new.items()):
-            code = _KNOWN.get(name)
-            if code is not None and self._fail_on.trips(code.severity):
-                message = f"{count:,} more {name} findings than in the baseline"
-                self.regressions.add(Case("regressions", name, ((REGRESSION, message),), 1))
+    def _fails(self, item: Finding) -> bool:
+        return not item.accepted and self._fail_on.trips(item.severity)
 
     def _case(
         self, suite: str, name: str, findings: Sequence[Finding], omitted: Iterable[Code]
     ) -> Case:
         trips = self._fail_on.trips
-        failing = [(item.code.value, item.message) for item in findings if trips(item.severity)]
+        failing = [(item.code.value, item.message) for item in findings if self._fails(item)]
         failing += [(code.value, code.info.title) for code in omitted if trips(code.severity)]
         return Case(suite, name, tuple(failing[:MAX_LINES]), len(failing))
 
 
-def junit_tree(cases: JunitCases, *, duration_s: float) -> ET.ElementTree:
-    """`testsuites > testsuite > testcase > failure`, with consistent counts."""
-    root = ET.Element("testsuites", name="sitemap-audit", time=f"{duration_s:.3f}")
-    total = failed = 0
-    for listed in cases.suites():
-        suite = ET.SubElement(root, "testsuite", name=listed.name)
-        rows = list(listed.cases)
-        if listed.cap is not None:
-            properties = ET.SubElement(suite, "properties")
-            name = f"max_{listed.name.removesuffix('s')}_cases"
-            ET.SubElement(properties, "property", name=name, value=str(listed.cap))
-        if listed.left_out:
-            more = f"{listed.left_out} more {listed.noun} (cap {listed.cap})"
-            rows.append(Case(listed.name, more, (("cap", more),), 1))
-        for case in rows:
-            _add_case(suite, case)
-        failures = sum(1 for case in rows if case.failing)
-        suite.set("tests", str(len(rows)))
-        suite.set("failures", str(failures))
-        suite.set("errors", "0")
-        suite.set("skipped", "0")
-        total, failed = total + len(rows), failed + failures
-    root.set("tests", str(total))
-    root.set("failures", str(failed))
-    root.set("errors", "0")
-    return ET.ElementTree(root)
+def suite_element(listed: Suite) -> ET.Element:
+    """One suite gathered in memory, with consistent counts."""
+    suite = ET.Element("testsuite", name=listed.name)
+    rows = list(listed.cases)
+    if listed.cap is not None:
+        properties = ET.SubElement(suite, "properties")
+        name = f"max_{listed.name.removesuffix('s')}_cases"
+        ET.SubElement(properties, "property", name=name, value=str(listed.cap))
+    if listed.left_out:
+        more = f"{listed.left_out} more {listed.noun} (cap {listed.cap})"
+        rows.append(Case(listed.name, more, (("cap", more),), 1))
+    for case in rows:
+        _add_case(suite, case)
+    _counts(suite, tests=len(rows), failures=sum(1 for case in rows if case.failing))
+    return suite
+
+
+def _counts(element: ET.Element, *, tests: int, failures: int) -> None:
+    element.set("tests", str(tests))
+    element.set("failures", str(failures))
+    element.set("errors", "0")
+    element.set("skipped", "0")
 
 
 def _add_case(suite: ET.Element, case: Case) -> None:
@@ -155,21 +147,75 @@ def _add_case(suite: ET.Element, case: Case) -> None:
     failure.text = _clean("\n".join(lines))
 
 
+def regression_case(item: Regression) -> ET.Element:
+    """One regression as a failing case: `URL code`, its sitemap as `file`, its line."""
+    element = ET.Element("testcase", classname=f"sitemap-audit.{REGRESSION}s")
+    element.set("name", _clean(f"{item.subject} {item.first_code}"))
+    where = item.sitemap if item.kind == "url" else item.subject
+    if where:
+        element.set("file", _clean(where))
+    if item.line is not None:
+        element.set("line", str(item.line))
+    failure = ET.SubElement(element, "failure", type=REGRESSION)
+    lines = [f"{code}: new since the baseline" for code in item.codes]
+    if item.verdict is not None:
+        lines.append(f"became not indexable: {NotIndexable(item.verdict).label}")
+    failure.set("message", _clean(f"{REGRESSION}: {item.first_code}"))
+    failure.text = _clean("\n".join(lines))
+    return element
+
+
 def _clean(text: str) -> str:
     """XML 1.0 cannot hold most control characters, which network strings may carry."""
     return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
 
 
-async def write_junit(path: Path, cases: JunitCases, *, duration_s: float) -> None:
+async def write_junit(
+    path: Path,
+    cases: JunitCases,
+    *,
+    duration_s: float,
+    regressions: RegressionSource | None = None,
+) -> None:
     """Write the file atomically: a temp file beside it, then a rename."""
-    tree = junit_tree(cases, duration_s=duration_s)
-    await asyncio.to_thread(_replace, path, tree)
+    await asyncio.to_thread(_write, path, cases, duration_s, regressions)
 
 
-def _replace(path: Path, tree: ET.ElementTree) -> None:
-    root = tree.getroot()
-    assert root is not None, "junit_tree builds a root"
+def _write(
+    path: Path, cases: JunitCases, duration_s: float, regressions: RegressionSource | None
+) -> None:
+    suites = [suite_element(listed) for listed in cases.suites()]
+    tests = sum(int(suite.get("tests", "0")) for suite in suites)
+    failures = sum(int(suite.get("failures", "0")) for suite in suites)
+    if regressions is not None:
+        tests += regressions.regressions
+        failures += regressions.regressions
+    root = ET.Element("testsuites", name="sitemap-audit", time=f"{duration_s:.3f}")
+    _counts(root, tests=tests, failures=failures)
     try:
-        write_atomically(path, ET.tostring(root, encoding="utf-8", xml_declaration=True))
+        with replaced_atomically(path) as out:
+            out.write(b'<?xml version="1.0" encoding="utf-8"?>\n')
+            out.write(_opening(root))
+            for suite in suites:
+                out.write(ET.tostring(suite, encoding="utf-8", xml_declaration=False))
+            if regressions is not None:
+                _write_regressions(out, regressions)
+            out.write(b"</testsuites>\n")
     except OSError as exc:
         raise ReportWriteError(f"cannot write the JUnit file {path}: {exc.strerror}") from exc
+
+
+def _write_regressions(out: BinaryIO, source: RegressionSource) -> None:
+    suite = ET.Element("testsuite", name=f"{REGRESSION}s")
+    _counts(suite, tests=source.regressions, failures=source.regressions)
+    out.write(_opening(suite))
+    for item in source.regression_rows():
+        out.write(ET.tostring(regression_case(item), encoding="utf-8", xml_declaration=False))
+    out.write(b"</testsuite>")
+
+
+def _opening(element: ET.Element) -> bytes:
+    """`<name attr="...">` of an element without children (ElementTree writes it closed)."""
+    text: bytes = ET.tostring(element, encoding="utf-8", xml_declaration=False)
+    assert text.endswith(b" />"), text
+    return text[: -len(b" />")] + b">"

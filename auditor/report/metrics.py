@@ -14,6 +14,7 @@ from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.errors import ReportWriteError
+from auditor.models import Indexability, NotIndexable
 from auditor.results.summary import Summary
 
 PREFIX = "sitemap_audit"
@@ -73,6 +74,12 @@ def metrics_registry(
     for code, n in sorted(summary.by_code.items()):
         by_code.labels(target, code.value, code.severity.value).set(n)
     gauge("bytes_read", "Sitemap bytes read (uncompressed).").labels(target).set(summary.bytes)
+    verdicts = gauge("urls_by_indexability", "Listed URLs by indexability.", "indexability")
+    for kind in Indexability:
+        verdicts.labels(target, kind.value).set(summary.indexability[kind])
+    reasons = gauge("urls_not_indexable", "Listed URLs not indexable, by reason.", "reason")
+    for reason in NotIndexable:  # every reason, 0 included: a series that cleared drops to 0
+        reasons.labels(target, reason.value).set(summary.not_indexable[reason])
     if run.regressions is not None:
         gauge("regressions", "Regressions since the baseline.").labels(target).set(run.regressions)
     return registry

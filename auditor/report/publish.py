@@ -22,7 +22,7 @@ from auditor.report.encode import TOOL, Json, config_json, head_json, target_jso
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases, write_junit
+from auditor.report.junit import JunitCases, RegressionSource, write_junit
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
@@ -76,6 +76,7 @@ async def publish(
     *,
     junit: JunitCases | None,
     csv: CsvWriter | None = None,
+    regressions: RegressionSource | None = None,
 ) -> Path:
     """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
     config = run.config
@@ -115,7 +116,7 @@ async def publish(
     if config.metrics is not None:
         await _write_metrics(config.metrics, run)
     if config.junit is not None and junit is not None:
-        await write_junit(config.junit, junit, duration_s=run.duration_s)
+        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=regressions)
     return html_path
 
 

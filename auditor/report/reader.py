@@ -1,7 +1,13 @@
-"""A JSON report read back as a stream (ijson): its head, records, summary and decision.
+"""A JSON report read back as a stream: its head, records, summary and decision.
 
-Never the whole document in memory: each pass yields one record at a time, so a 1M-URL report
-is read in flat memory. Blocking file reads: call it from a thread inside an event loop.
+The one reader of the report format (`read_report`, `--baseline`, the pre-commit hook). It reads
+the layout auditor.report.json_writer writes: the head on the first line, then one record per
+line in `sitemaps[]` and `urls[]`, then one line per closing field. Each line is parsed alone
+(orjson), so a 1M-URL report is read in flat memory, and a hostile file is bounded: a line over
+MAX_LINE_BYTES, or holding over MAX_CONTAINERS arrays and objects, is refused before it is
+parsed (nesting costs nothing more: orjson parses without recursion). A report another tool
+rewrote (`jq`) is read whole when it is no longer than one line may be. Blocking file reads:
+call it from a thread inside an event loop.
 """
 
 from __future__ import annotations
@@ -11,13 +17,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-import ijson
-from ijson.common import ObjectBuilder
+import orjson
 
-from auditor.codes import Severity
+from auditor.codes import Severity, by_severity
 from auditor.config import FailOn
 from auditor.errors import ReportReadError
-from auditor.models import Finding, SitemapRecord, TargetRecord
+from auditor.models import Finding, Indexability, SitemapRecord, TargetRecord
 from auditor.report.decode import (
     Obj,
     ReportedUrl,
@@ -31,7 +36,14 @@ from auditor.report.decode import (
 from auditor.report.encode import SCHEMA_VERSION
 from auditor.results.verdict import Decision, RunCounts, decide
 
-_HEAD_KEYS = ("schema_version", "tool", "generated_at", "complete", "config", "targets")
+# Bounds on one line (a record, or a closing field such as `summary`): the longest a real
+# report writes is `summary.by_sitemap` (about 150 bytes and 2 objects a sitemap).
+MAX_LINE_BYTES = 32 << 20
+MAX_CONTAINERS = 1_000_000
+READ_BYTES = 1 << 20
+_FIRST = b'{"schema_version":'
+_SECTIONS = {b'"sitemaps":[': "sitemaps", b'"urls":[': "urls"}
+_ENDS = (b"]", b"],")
 _ERROR = Severity.ERROR.value
 
 
@@ -55,17 +67,7 @@ class ReportReader:
 
     def head(self) -> ReportHead:
         """The fields before `sitemaps[]`; ReportReadError when it is not our report."""
-        with self._open() as source:
-            events = self._events(source)
-            first = [next(events, None), next(events, None), next(events, None)]
-            if first[:2] != [("", "start_map", None), ("", "map_key", "schema_version")]:
-                raise ReportReadError(f"{self.path}: not a sitemap-audit JSON report")
-            version = first[2][2] if first[2] is not None else None
-            if version != SCHEMA_VERSION:
-                raise ReportReadError(
-                    f"{self.path}: schema_version {version}, this version reads {SCHEMA_VERSION}"
-                )
-            values = _head_values(events)
+        values = self.head_values()
         try:
             return ReportHead(
                 generated_at=str(values["generated_at"]),
@@ -79,34 +81,39 @@ class ReportReader:
                 f"{self.path}: not a sitemap-audit JSON report ({exc!r})"
             ) from None
 
+    def head_values(self) -> Obj:
+        """The head's fields as JSON values (schema_version, tool, ..., targets)."""
+        with self._open() as source:
+            return self._head(source)[0]
+
     def sitemaps(self) -> Generator[SitemapRecord, None, None]:
         """Every document of the run, one at a time."""
-        for obj in self._sitemap_objects():
+        for obj in self.section("sitemaps"):
             yield sitemap_of(obj)
 
     def urls(self) -> Generator[ReportedUrl, None, None]:
         """Every distinct URL of the run, one at a time."""
-        for obj in self._items("urls.item"):
+        for obj in self.section("urls"):
             yield url_of(obj)
 
-    def run_findings(self) -> Generator[Finding, None, None]:
+    def run_findings(self) -> Iterator[Finding]:
         """The findings about the run's URLs taken together (hreflang return links), kept ones."""
-        for obj in self._items("run_findings.item"):
-            yield finding_of(obj)
+        for item in self.closing().get("run_findings") or ():
+            yield finding_of(item)
 
     def summary(self) -> ReportSummary:
         """The report's `summary` (a pass over the whole file: it comes last)."""
-        for obj in self._items("summary"):
-            return summary_of(obj)
-        raise ReportReadError(f"{self.path}: not a complete report (no summary)")
+        summary = self.closing().get("summary")
+        if summary is None:
+            raise ReportReadError(f"{self.path}: not a complete report (no summary)")
+        return summary_of(summary)
 
     def diff(self) -> Obj | None:
         """The report's `diff` (with --baseline), else None."""
         if self.head().config.get("baseline") is None:
             return None  # no pass over the file for what cannot be there
-        for obj in self._items("diff"):
-            return dict(obj)
-        return None
+        diff = self.closing().get("diff")
+        return dict(diff) if diff is not None else None
 
     def decision(
         self, *, head: ReportHead | None = None, summary: ReportSummary | None = None
@@ -127,6 +134,8 @@ class ReportReader:
             sitemaps_with_errors=sitemaps_with_errors,
             urls=summary.urls,
             urls_with_errors=urls_with_errors,
+            accepted=by_severity(summary.accepted),
+            not_indexable=summary.indexability.get(Indexability.NOT_INDEXABLE, 0),
         )
         return decide(
             counts,
@@ -136,12 +145,40 @@ class ReportReader:
             regressions=int(diff["regressions"]) if diff is not None else None,
         )
 
+    def section(self, name: str) -> Generator[Obj, None, None]:
+        """The raw entries of `sitemaps[]` or `urls[]`, one at a time."""
+        with self._open() as source:
+            head, whole = self._head(source)
+            if whole:
+                yield from head.get(name) or ()
+                return
+            for where, line in self._walk(source):
+                if where == name:
+                    yield self._loads(line)
+                elif where == "tail":
+                    return
+
+    def closing(self) -> Obj:
+        """The fields after `urls[]`: run_findings, run_findings_omitted, diff, summary."""
+        fields: dict[str, Any] = {}
+        with self._open() as source:
+            head, whole = self._head(source)
+            if whole:
+                return head
+            for where, line in self._walk(source):
+                if where != "tail":
+                    continue
+                # `"key":value,` between fields; the last field also closes the report.
+                text = line[:-1] + b"}" if line.endswith(b",") else line
+                fields.update(self._loads(b"{" + text))
+        return fields
+
     def _error_counts(self, summary: ReportSummary) -> tuple[int, int]:
         """Sitemaps with errors (their own, or their URLs'), and URLs with errors."""
         erring = {record.url for record in self.sitemaps() if _has_errors(record)}
         erring.update(url for url, counts in summary.by_sitemap.items() if counts.failing)
         urls_with_errors = 0
-        for obj in self._items("urls.item"):  # raw: no record made per URL
+        for obj in self.section("urls"):  # raw: no record made per URL
             if "alternate_of" in obj:  # no sitemap lists it: not one of the run's URLs
                 continue
             if any(item["severity"] == _ERROR for item in obj["findings"]):
@@ -151,68 +188,78 @@ class ReportReader:
 
     def _open(self) -> IO[bytes]:
         try:
-            return self.path.open("rb")
+            return self.path.open("rb", buffering=READ_BYTES)
         except OSError as exc:
             raise ReportReadError(f"{self.path}: cannot read it ({exc.strerror})") from exc
 
-    def _events(self, source: IO[bytes]) -> Iterator[tuple[str, str, Any]]:
-        try:
-            yield from ijson.parse(source, use_float=True)
-        except ijson.JSONError as exc:  # IncompleteJSONError too: a truncated file
-            raise ReportReadError(
-                f"{self.path}: not a complete JSON report ({_reason(exc)})"
-            ) from None
+    def _head(self, source: IO[bytes]) -> tuple[dict[str, Any], bool]:
+        """The report's fields up to `targets`, checked to be ours, from its first line.
 
-    def _items(self, prefix: str) -> Iterator[Obj]:
-        """The values at `prefix`, built by ijson's C backend (when installed)."""
-        with self._open() as source:
-            try:
-                yield from ijson.items(source, prefix, use_float=True)
-            except ijson.JSONError as exc:
-                reason = _reason(exc)
+        A report laid out otherwise (rewritten by another tool: `jq`, a JSON library) is read
+        whole when it is no longer than a line may be; then every field is there, and True.
+        """
+        line = self._line(source) or b""
+        whole = not (line.startswith(_FIRST) and line.endswith(b","))
+        if whole:
+            line += source.read(MAX_LINE_BYTES + 1 - len(line))
+            if len(line) > MAX_LINE_BYTES:
                 raise ReportReadError(
-                    f"{self.path}: not a complete JSON report ({reason})"
-                ) from None
+                    f"{self.path}: not laid out as sitemap-audit writes it (one record a line), "
+                    f"and over {MAX_LINE_BYTES >> 20} MiB"
+                )
+        values = self._loads(line if whole else line[:-1] + b"}")
+        if not isinstance(values, dict) or "schema_version" not in values:
+            raise ReportReadError(f"{self.path}: not a sitemap-audit JSON report")
+        version = values["schema_version"]
+        if version != SCHEMA_VERSION:
+            raise ReportReadError(
+                f"{self.path}: schema_version {version}, this version reads {SCHEMA_VERSION}"
+            )
+        return values, whole
 
-    def _sitemap_objects(self) -> Iterator[Obj]:
-        """`sitemaps[]` entries; reading stops at the end of the array, before the URLs."""
-        with self._open() as source:
-            builder: ObjectBuilder | None = None
-            for prefix, event, value in self._events(source):
-                if prefix == "sitemaps.item":  # the entry's own start, keys and end
-                    if event == "start_map":
-                        builder = ObjectBuilder()
-                    assert builder is not None
-                    builder.event(event, value)
-                    if event == "end_map":
-                        yield builder.value
-                        builder = None
-                elif builder is not None:
-                    builder.event(event, value)
-                elif prefix == "sitemaps" and event == "end_array":
-                    return
+    def _walk(self, source: IO[bytes]) -> Iterator[tuple[str, bytes]]:
+        """("sitemaps" | "urls", an entry's line) and ("tail", a closing field's line).
 
+        `source` is past the head line.
+        """
+        section: str | None = None
+        while (line := self._line(source)) is not None:
+            if not line:
+                continue  # an empty array's blank line
+            if section is not None:
+                if line in _ENDS:
+                    section = None
+                else:
+                    yield section, line.removesuffix(b",")
+            elif line in _SECTIONS:
+                section = _SECTIONS[line]
+            else:
+                yield "tail", line
+        if section is not None:
+            raise ReportReadError(f"{self.path}: not a complete JSON report (cut off)")
 
-def _head_values(events: Iterator[tuple[str, str, Any]]) -> dict[str, Any]:
-    """The top-level values before `sitemaps`, each built whole (they are small)."""
-    values: dict[str, Any] = {}
-    key = ""
-    builder: ObjectBuilder | None = None
-    for prefix, event, value in events:
-        if builder is not None:
-            builder.event(event, value)
-            if prefix == key and event in ("end_map", "end_array"):
-                values[key], builder = builder.value, None
-        elif prefix == "" and event == "map_key":
-            key = value
-            if key == "sitemaps":
-                break
-        elif key in _HEAD_KEYS and event in ("start_map", "start_array"):
-            builder = ObjectBuilder()
-            builder.event(event, value)
-        elif key in _HEAD_KEYS:
-            values[key] = value
-    return values
+    def _line(self, source: IO[bytes]) -> bytes | None:
+        """The next line without its end; None at the end of the file. Bounded."""
+        line = source.readline(MAX_LINE_BYTES + 1)
+        if len(line) > MAX_LINE_BYTES:
+            raise ReportReadError(
+                f"{self.path}: a line longer than {MAX_LINE_BYTES >> 20} MiB: not a report "
+                "as sitemap-audit writes it"
+            )
+        return line.rstrip(b"\r\n") if line else None
+
+    def _loads(self, line: bytes) -> Any:
+        if line.count(b"{") + line.count(b"[") > MAX_CONTAINERS:
+            raise ReportReadError(
+                f"{self.path}: a line with over {MAX_CONTAINERS:,} arrays and objects: not a "
+                "report as sitemap-audit writes it"
+            )
+        try:
+            return orjson.loads(line)
+        except orjson.JSONDecodeError as exc:
+            raise ReportReadError(
+                f"{self.path}: not a complete JSON report as sitemap-audit writes it ({exc})"
+            ) from None
 
 
 def _has_errors(record: SitemapRecord) -> bool:
@@ -220,7 +267,3 @@ def _has_errors(record: SitemapRecord) -> bool:
     if any(item.severity is Severity.ERROR for item in record.findings):
         return True
     return any(code.severity is Severity.ERROR for code in record.findings_omitted)
-
-
-def _reason(exc: Exception) -> str:
-    return str(exc).splitlines()[0] if str(exc) else type(exc).__name__  # yajl: 3 lines

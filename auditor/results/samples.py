@@ -9,12 +9,14 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import islice
 
 from auditor.codes import Code, Severity
 from auditor.models import (
     Finding,
+    Indexability,
+    NotIndexable,
     Redirect,
     SitemapKind,
     SitemapRecord,
@@ -75,6 +77,8 @@ class Example:
     final_status: int | None = None
     hops: tuple[Hop, ...] = ()
     hops_left_out: int = 0
+    not_indexable: NotIndexable | None = None  # why its URL cannot be indexed
+    indexability: Indexability | None = None  # of its URL; None: not about a listed URL
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,6 +163,11 @@ class Samples:
                     final_status=check.final_status,
                     redirects=check.redirects,
                 )
+                example = replace(
+                    example, indexability=check.indexability, not_indexable=check.not_indexable
+                )
+            else:
+                example = replace(example, indexability=Indexability.NOT_CHECKED)
             kept.append(example)
         if erring and record.sitemaps:  # an alternate no sitemap lists is not one of the URLs
             self.urls_with_errors += 1
@@ -249,12 +258,8 @@ def _with_answer(
 ) -> Example:
     """The example with how its URL answered: status, and where its redirects led."""
     hops = tuple(Hop(clip(hop.url, MAX_HOP_CHARS), hop.status) for hop in redirects[:MAX_HOPS])
-    return Example(
-        example.code,
-        example.message,
-        url=example.url,
-        sitemap=example.sitemap,
-        detail=example.detail,
+    return replace(
+        example,
         status=status,
         final_url=clip(final_url) if final_url is not None and redirects else None,
         final_status=final_status if redirects else None,

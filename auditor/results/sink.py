@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from auditor.models import Relisted, RunFindings, SitemapRecord, UrlRecord
+from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
@@ -87,45 +89,78 @@ async def run_sink(
     dedup: UrlDedup[Any],
     samples: Samples,
     observers: Sequence[Observer] = (),
+    accept: AcceptRules = NO_RULES,
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
+    Known issues (`accept`) are marked first, so that every output says which they are.
     Relistings wait for the end: the URL's check may finish after its duplicate was read.
     """
+    sink = _Sink(writer, summary, dedup, samples, observers, accept)
     relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
         match item:
             case SitemapRecord():
-                summary.add_sitemap(item)
-                samples.add_sitemap(item)
-                writer.add_sitemap(item)
-                for observer in observers:
-                    observer.add_sitemap(item)
+                sink.add_sitemap(item)
             case Relisted():
                 relisted.append(item)
             case RunFindings():
-                summary.add_findings(item.findings)
-                summary.by_code.update(item.omitted)
-                samples.add_findings(item.findings)
-                writer.add_run_findings(item)
+                sink.add_run_findings(item)
             case _:
-                for record in item:
-                    summary.add_url(record)
-                    writer.add_url(record)
-                    for observer in observers:
-                        observer.add_url(record)
-                    check = record.check
-                    if check is not None and record.digest:
-                        dedup.set_outcome(
-                            record.digest,
-                            check.status_class,
-                            failing=check.failing,
-                            indexable=check.not_indexable is None,
-                        )
-                samples.add_urls(item)  # the HTML's samples: once per batch, not per record
+                sink.add_urls(item)
         await writer.flush_if_full()
     for listing in relisted:
         for digest in listing.digests:
             outcome = dedup.outcome(digest)
             if outcome is not None:
                 summary.count_for(listing.sitemap, outcome)
+
+
+@dataclass(frozen=True, slots=True)
+class _Sink:
+    """Where each kind of record goes, in the order every output relies on."""
+
+    writer: RecordWriter
+    summary: Summary
+    dedup: UrlDedup[Any]
+    samples: Samples
+    observers: Sequence[Observer]
+    accept: AcceptRules
+
+    def add_sitemap(self, item: SitemapRecord) -> None:
+        if self.accept:
+            item, omitted = self.accept.mark_sitemap(item)
+            self.summary.accepted.update(omitted)
+        self.summary.add_sitemap(item)
+        self.samples.add_sitemap(item)
+        self.writer.add_sitemap(item)
+        for observer in self.observers:
+            observer.add_sitemap(item)
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        if self.accept:
+            item, omitted = self.accept.mark_run(item)
+            self.summary.accepted.update(omitted)
+        self.summary.add_findings(item.findings)
+        self.summary.by_code.update(item.omitted)
+        self.samples.add_findings(item.findings)
+        self.writer.add_run_findings(item)
+
+    def add_urls(self, records: list[UrlRecord]) -> None:
+        accept, summary, writer, dedup = self.accept, self.summary, self.writer, self.dedup
+        for record in records:
+            if accept:
+                accept.mark_url(record)
+            summary.add_url(record)
+            writer.add_url(record)
+            for observer in self.observers:
+                observer.add_url(record)
+            check = record.check
+            if check is not None and record.digest:
+                dedup.set_outcome(
+                    record.digest,
+                    check.status_class,
+                    failing=check.failing,
+                    indexable=check.not_indexable is None,
+                )
+        self.samples.add_urls(records)  # the HTML's samples: once per batch, not per record

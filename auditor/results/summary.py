@@ -9,7 +9,7 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from auditor.codes import Code, Severity
+from auditor.codes import Code, Severity, by_severity
 from auditor.models import (
     ExtensionFacts,
     Finding,
@@ -62,6 +62,7 @@ class Summary:
         self.sitemaps_by_kind: Counter[str] = Counter()
         self.by_status_class: Counter[str] = Counter()
         self.by_code: Counter[Code] = Counter()
+        self.accepted: Counter[Code] = Counter()  # known issues (--accept-file), in by_code too
         # What the entries say in the extension namespaces: URLs naming alternates, their
         # <xhtml:link>s, images, videos, news items (Google Search Central's four extensions).
         self.extensions: Counter[str] = Counter()
@@ -73,9 +74,11 @@ class Summary:
         self.not_indexable: Counter[NotIndexable] = Counter()
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
-        """Count findings by code."""
+        """Count findings by code (the accepted ones also apart)."""
         for item in findings:
             self.by_code[item.code] += 1
+            if item.accepted:
+                self.accepted[item.code] += 1
 
     def add_url(self, record: UrlRecord) -> None:
         """One distinct URL of the tree, and its check when it was requested."""
@@ -142,10 +145,7 @@ class Summary:
 
     def by_severity(self) -> dict[Severity, int]:
         """Finding counts per severity, worst first, zeros included."""
-        counts = dict.fromkeys(Severity, 0)
-        for code, count in self.by_code.items():
-            counts[code.severity] += count
-        return counts
+        return by_severity(self.by_code)
 
     def indexability_json(self) -> dict[str, object]:
         """The report's `summary.indexability`: listed URLs by verdict, and the reasons."""
@@ -167,6 +167,7 @@ class Summary:
             "extensions": {kind: self.extensions[kind] for kind in EXTENSION_COUNTS},
             "by_code": {code.value: n for code, n in sorted(self.by_code.items())},
             "by_severity": {severity.value: n for severity, n in self.by_severity().items()},
+            "accepted": {code.value: n for code, n in sorted(self.accepted.items())},
             "indexability": self.indexability_json(),
             "by_sitemap": {
                 url: counts.to_json() for url, counts in sorted(self.by_sitemap.items())

@@ -1,4 +1,4 @@
-"""The one decision of a run: its exit code and its verdict line, from counts alone (DESIGN §2).
+"""The one decision of a run: its exit code and its verdict line, from counts alone.
 
 The terminal, the HTML headline, JUnit and the metrics all read the Decision made here; nothing
 else decides whether a run passed. Pure: no I/O.
@@ -7,13 +7,13 @@ else decides whether a run passed. Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 
-from auditor.codes import Severity
+from auditor.codes import Severity, by_severity
 from auditor.config import FailOn
 from auditor.errors import ExitCode
-from auditor.models import SitemapKind
+from auditor.models import Indexability, SitemapKind
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 
@@ -66,12 +66,19 @@ class Decision:
 class RunCounts:
     """What the decision reads of a run: counts only."""
 
-    by_severity: Mapping[Severity, int]
+    by_severity: Mapping[Severity, int]  # every finding, accepted ones included
     documents: int  # read, robots.txt included
     sitemaps: int  # robots.txt left out
     sitemaps_with_errors: int  # errors of their own, or listing URLs that have errors
     urls: int
     urls_with_errors: int  # distinct URLs with an error, their listing's or their check's
+    # Known issues (--accept-file), by severity: reported, never failing the run.
+    accepted: Mapping[Severity, int] = field(default_factory=dict)
+    not_indexable: int = 0  # listed URLs a search engine cannot index
+
+    def gating(self) -> dict[Severity, int]:
+        """The findings that may fail the run: all but the accepted ones."""
+        return {s: n - self.accepted.get(s, 0) for s, n in self.by_severity.items()}
 
 
 def run_counts(summary: Summary, samples: Samples) -> RunCounts:
@@ -85,6 +92,8 @@ def run_counts(summary: Summary, samples: Samples) -> RunCounts:
         sitemaps_with_errors=len(erring),
         urls=summary.urls,
         urls_with_errors=samples.urls_with_errors,
+        accepted=by_severity(summary.accepted),
+        not_indexable=summary.indexability[Indexability.NOT_INDEXABLE],
     )
 
 
@@ -96,11 +105,12 @@ def decide(
     failed: bool,
     regressions: int | None = None,
 ) -> Decision:
-    """The exit code and the verdict (DESIGN §2, §8).
+    """The exit code and the verdict (docs/reference/exit-codes.md).
 
     An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
-    on a finding at or above --fail-on, and on any regression since the baseline whatever
-    --fail-on says; else it passes.
+    on a finding at or above --fail-on that is not accepted, and on any regression since the
+    baseline whatever --fail-on says (regressions are counted at --fail-on-new, and never with
+    `--fail-on-new never`: auditor.monitoring.compare); else it passes.
     """
     so_far = _counts(counts.by_severity) or "no findings"
     if failed:
@@ -135,18 +145,19 @@ def judge(
 
 
 def _tripping(counts: RunCounts, fail_on: FailOn) -> dict[Severity, int]:
-    return {s: n for s, n in counts.by_severity.items() if n and fail_on.trips(s)}
+    return {s: n for s, n in counts.gating().items() if n and fail_on.trips(s)}
 
 
 def _pass(counts: RunCounts, fail_on: FailOn, regressions: int | None) -> str:
     scope = f"{_n(counts.sitemaps, 'sitemap')} and {_n(counts.urls, 'URL')}"
-    found = _counts(counts.by_severity)
+    found = _counts(counts.gating())
     if fail_on is FailOn.NEVER:
         text = f"{scope} (--fail-on never); {found or 'no findings'}"
     elif not found:
         text = f"{scope}, no findings"
     else:
         text = f"{scope}, no {fail_on.value}s; {found}"
+    text += _not_indexable(counts) + _accepted(counts)
     return text if regressions is None else f"{text}; no regressions since the baseline"
 
 
@@ -162,10 +173,23 @@ def _failure(counts: RunCounts, fail_on: FailOn, regressions: int) -> str:
         parts.append(where)
     if counts.urls_with_errors:
         parts.append(f"{counts.urls_with_errors:,} of {_n(counts.urls, 'URL')} with errors")
-    milder = {s: n for s, n in counts.by_severity.items() if s not in tripping}
+    milder = {s: n for s, n in counts.gating().items() if s not in tripping}
     if any(milder.values()):
         parts.append(_counts(milder))
-    return "; ".join(parts)
+    return "; ".join(parts) + _not_indexable(counts) + _accepted(counts)
+
+
+def _not_indexable(counts: RunCounts) -> str:
+    """`; 250 of 3,000 listed URLs cannot be indexed`: how bad, beside the error count."""
+    if not counts.not_indexable:
+        return ""
+    return f"; {counts.not_indexable:,} of {counts.urls:,} listed URLs cannot be indexed"
+
+
+def _accepted(counts: RunCounts) -> str:
+    """`; 12 accepted (--accept-file)`: known issues, reported but left out of the gate."""
+    accepted = sum(counts.accepted.values())
+    return f"; {accepted:,} accepted (--accept-file)" if accepted else ""
 
 
 def _counts(counts: Mapping[Severity, int]) -> str:

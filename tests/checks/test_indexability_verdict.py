@@ -17,7 +17,6 @@ from auditor.models import (
     JsonScalar,
     NotIndexable,
     Redirect,
-    finding,
 )
 
 URL = "https://example.com/a"
@@ -25,7 +24,7 @@ OTHER = "https://example.com/b"
 
 
 def found(code: Code, **detail: JsonScalar) -> Finding:
-    return finding(code, url=URL, **detail)
+    return Finding(code, code.info.title, URL, None, detail or None)
 
 
 def answered(status: int, *findings: Finding, hops: tuple[Redirect, ...] = ()) -> CheckResult:

@@ -86,27 +86,32 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
     assert (diff["urls_added"], diff["urls_added_examples"]) == (1, [f"{base}/p9"])
     assert (diff["urls_removed"], diff["urls_removed_examples"]) == (1, [f"{base}/b1"])
     assert diff["urls_changed"] == 1
-    assert diff["urls_changed_examples"] == [{"url": f"{base}/p2", "before": "2xx", "after": "4xx"}]
+    [change] = diff["urls_changed_examples"]
+    assert change["url"] == f"{base}/p2"
+    assert change["changes"] == [
+        {"field": "status", "before": "200", "after": "404"},
+        {"field": "indexability", "before": "indexable", "after": "client error"},
+        {"field": "codes", "before": "none", "after": "+http.not_found"},
+    ]
     assert diff["urls_broken_examples"] == [f"{base}/p2"]
     assert diff["new_findings"] == {"http.not_found": 1}
     assert diff["resolved_findings"] == {}
-    assert diff["regressions"] == 2  # the new error, and the URL that went from 2xx to 404
+    assert diff["regressions"] == 1  # one URL, however many of its findings are new
     families = {f.name: f for f in text_string_to_metric_families(metrics.read_text())}
-    assert families["sitemap_audit_regressions"].samples[0].value == 2
+    assert families["sitemap_audit_regressions"].samples[0].value == 1
     root = SafeET.parse(junit).getroot()
     assert root is not None
     failing = {
-        (suite.get("name"), case.get("name"), failure.get("type"))
+        (suite.get("name"), case.get("name"), case.get("file"), failure.get("type"))
         for suite in root
         for case in suite.findall("testcase")
         for failure in case.findall("failure")
     }
-    assert failing == {  # the broken URL, and each regression: the URL and the new code
-        ("urls", f"{base}/p2", "http.not_found"),
-        ("regressions", f"{base}/p2", "regression"),
-        ("regressions", "http.not_found", "regression"),
+    assert failing == {  # the broken URL, and the regression: the URL and its new code
+        ("urls", f"{base}/p2", None, "http.not_found"),
+        ("regressions", f"{base}/p2 http.not_found", f"{base}/a.xml", "regression"),
     }
-    assert second.result.verdict.line.startswith("FAIL: 2 regressions since the baseline; ")
+    assert second.result.verdict.line.startswith("FAIL: 1 regression since the baseline; ")
     page = second.result.html_path.read_text()
     assert "Changes since the baseline" in page
     # The HTML names each change too: the sitemap removed, the URLs added, removed and broken.
@@ -115,13 +120,13 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
         f"{minus} {base}/b.xml",
         f"+ {base}/p9",
         f"{minus} {base}/b1",
-        f"{base}/p2</td><td>2xx",
+        "<td>status</td><td>200</td><td>404</td>",
     ):
         assert shown in page
 
 
 async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None:
-    """Issue 15: the exit code, the verdict line, JUnit and the metrics all say so."""
+    """The exit code, the verdict line, JUnit and the metrics all say so."""
     site = Site()
     junit, metrics = tmp_path / "junit.xml", tmp_path / "audit.prom"
     async with serve(site.routes) as served:  # type: ignore[arg-type]
@@ -139,14 +144,15 @@ async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None
             metrics=metrics,
         )
         assert second.result.exit_code == ExitCode.FINDINGS
-        # One regression: the URL that went from 2xx to 404 (a new finding trips nothing here).
+        # One regression: the URL that went from 200 to 404 (--fail-on never fails on nothing).
         assert second.report["diff"]["regressions"] == 1
         assert second.result.verdict.line.startswith("FAIL: 1 regression since the baseline; ")
         root = SafeET.parse(junit).getroot()
         assert root is not None
         regressions = root.find("testsuite[@name='regressions']")
         assert regressions is not None
-        assert [c.get("name") for c in regressions.findall("testcase")] == [f"{served.base}/p2"]
+        names = [c.get("name") for c in regressions.findall("testcase")]
+        assert names == [f"{served.base}/p2 http.not_found"]
         assert regressions.get("failures") == root.get("failures") == "1"
         families = {f.name: f for f in text_string_to_metric_families(metrics.read_text())}
         assert families["sitemap_audit_exit_code"].samples[0].value == ExitCode.FINDINGS

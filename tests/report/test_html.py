@@ -25,7 +25,7 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.report.diff_view import DiffView, UrlChange
+from auditor.report.diff_view import DiffView, FieldLine, RegressionLine, UrlChange
 from auditor.report.html_rows import link
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html, write_html
@@ -165,11 +165,17 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
     diff = DiffView(
         baseline="reports/old.json",
         regressions=2,
+        fail_on_new="error",
+        regression_lines=[
+            RegressionLine("url", link("https://example.com/<b>"), (Code.HTTP_NOT_FOUND,), None)
+        ],
         new_codes={Code.HTTP_NOT_FOUND: 2},
         resolved_codes={Code.LOC_DUPLICATE: 5},
         sitemaps_added=["https://example.com/new.xml"],
         urls_added=3,
-        changed=[UrlChange("https://example.com/<b>", "200", "404")],
+        changed=[
+            UrlChange(link("https://example.com/<b>"), (FieldLine("status", "200", "404"),), True)
+        ],
         changed_total=1,
     )
     page = render(summary, samples, diff)
@@ -177,6 +183,9 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
     assert 'href="#changes"' in page
     assert "https://example.com/&lt;b&gt;" in page
     assert inspect_html(page)[0] == []
+    # With a baseline the report opens with the changes, and marks the new codes to fix.
+    assert page.index('id="changes"') < page.index('id="fix-first"')
+    assert '<span class="chip new">new: 2</span>' in page
 
 
 async def test_a_report_that_cannot_be_written_leaves_nothing_behind(tmp_path: Path) -> None:

@@ -75,6 +75,17 @@
       label.appendChild(document.createTextNode(" " + severity + "s"));
       controls.appendChild(label);
     });
+    var indexability = document.createElement("select");
+    indexability.setAttribute("aria-label", "Filter by indexability");
+    [["", "Any indexability"], ["not_indexable", "Not indexable"], ["indexable", "Indexable"],
+     ["not_checked", "Not checked"]].forEach(function (pair) {
+      var option = document.createElement("option");
+      option.value = pair[0];
+      option.textContent = pair[1];
+      indexability.appendChild(option);
+    });
+    indexability.addEventListener("change", function () { apply(); });
+    controls.appendChild(indexability);
     [["Expand all", true], ["Collapse all", false]].forEach(function (pair) {
       var button = document.createElement("button");
       button.type = "button";
@@ -91,18 +102,21 @@
 
     var apply = function () {
       var query = search.value.trim().toLowerCase();
+      var verdict = indexability.value;
       var visible = 0;
       groups.forEach(function (group) {
         var own = group.querySelector("summary").textContent.toLowerCase().indexOf(query) >= 0;
         var matches = 0;
         group.querySelectorAll("tbody tr").forEach(function (row) {
           var hit = !query || own || row.textContent.toLowerCase().indexOf(query) >= 0;
+          hit = hit && (!verdict || row.getAttribute("data-indexability") === verdict);
           row.classList.toggle("hidden", !hit);
           matches += hit ? 1 : 0;
         });
-        var show = shown[group.getAttribute("data-severity")] && (!query || own || matches > 0);
+        var filtered = query || verdict;
+        var show = shown[group.getAttribute("data-severity")] && (!filtered || (!verdict && own) || matches > 0);
         group.classList.toggle("hidden", !show);
-        if (show && query && matches) {
+        if (show && filtered && matches) {
           group.open = true;
         }
         visible += show ? 1 : 0;

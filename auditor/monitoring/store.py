@@ -1,0 +1,266 @@
+"""`--baseline`: the baseline's URLs and this run's, joined in a sqlite file beside the report.
+
+Two 1M-URL runs never meet in memory: the baseline report is read into one table as a stream
+(auditor.monitoring.baseline), this run's records into another as they pass the sink, a batch
+at a time in a worker thread, and the join runs once at the end, handing the rows that may
+differ to auditor.monitoring.compare. The regressions go to a table of their own, which JUnit
+reads back one case at a time. An async context manager: the file goes when the run is done.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import sqlite3
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any, Self
+
+from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
+from auditor.monitoring.compare import MAX_EXAMPLES, BaselineHead, Gate, Tally, diff_json
+from auditor.monitoring.facts import (
+    Key,
+    UrlFacts,
+    run_keys,
+    sitemap_keys,
+    target_keys,
+    url_facts,
+)
+
+FLUSH_ROWS = 10_000  # rows gathered before a write (a thread hop each)
+CACHE_KIB = 8_192  # sqlite's page cache: the join's memory, whatever the number of URLs
+_SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
+# A URL's row holds UrlFacts' fields, in order.
+_SCHEMA = """
+CREATE TABLE base_urls (
+    digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line,
+    PRIMARY KEY (digest)
+) WITHOUT ROWID;
+CREATE TABLE urls (
+    digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line,
+    PRIMARY KEY (digest)
+) WITHOUT ROWID;
+CREATE TABLE base_keys (kind, subject, code, entry);
+CREATE TABLE keys (kind, subject, code, entry);
+CREATE TABLE base_documents (url);
+CREATE TABLE documents (url);
+CREATE TABLE regressions (
+    kind, subject, codes, verdict, sitemap, line, PRIMARY KEY (kind, subject)
+) WITHOUT ROWID;
+"""
+# The URLs of this run that may differ from the baseline's (those that do are told by compare).
+_JOINED = """
+SELECT u.digest, u.loc, u.checked, u.status, u.final_url, u.verdict, u.canonical, u.codes,
+       u.sitemap, u.line, b.digest IS NOT NULL,
+       b.digest, b.loc, b.checked, b.status, b.final_url, b.verdict, b.canonical, b.codes,
+       b.sitemap, b.line
+FROM urls u LEFT JOIN base_urls b ON b.digest = u.digest
+WHERE b.digest IS NULL OR u.codes != b.codes
+   OR (u.checked AND b.checked AND (u.status IS NOT b.status OR u.final_url IS NOT b.final_url
+       OR u.verdict != b.verdict OR u.canonical IS NOT b.canonical))
+"""
+_REMOVED = """
+SELECT digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line
+FROM base_urls b WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.digest = b.digest)
+"""
+_KEY_DIFF = "SELECT kind, subject, code, entry FROM {0} EXCEPT SELECT * FROM {1}"
+_DOCUMENT_DIFF = "SELECT url FROM {0} EXCEPT SELECT url FROM {1} ORDER BY url"
+_ADD_REGRESSION = """
+INSERT INTO regressions VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT (kind, subject) DO UPDATE
+SET codes = trim(codes || ' ' || excluded.codes), verdict = coalesce(verdict, excluded.verdict)
+"""
+_REGRESSIONS = "SELECT kind, subject, codes, verdict, sitemap, line FROM regressions"
+
+
+class Comparison:
+    """This run's records against a baseline, joined on disk; a RecordWriter for the sink."""
+
+    def __init__(self, folder: Path, *, head: BaselineHead, gate: Gate) -> None:
+        """A new store in `folder` (the report's): a hidden file only this run can open."""
+        self.head = head
+        self.gate = gate
+        handle, name = tempfile.mkstemp(prefix=".compare-", suffix=".sqlite", dir=folder)
+        os.close(handle)
+        self.path = Path(name)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.executescript(
+            f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{CACHE_KIB};"
+            "PRAGMA temp_store=FILE;" + _SCHEMA
+        )
+        self._urls: list[tuple[object, ...]] = []
+        self._keys: list[Key] = []
+        self._documents: list[tuple[str]] = []
+        self._lock = asyncio.Lock()
+        self.regressions = 0
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # --- the baseline, read before the run (blocking: auditor.monitoring.baseline) ---
+
+    def add_baseline(
+        self, urls: Iterable[UrlFacts], keys: Iterable[Key], documents: Iterable[str]
+    ) -> None:
+        """The baseline report's rows, written in batches."""
+        self._insert_many("base_urls", (_row(facts) for facts in urls), width=10)
+        self._insert_many("base_keys", keys, width=4)
+        self._insert_many("base_documents", ((url,) for url in documents), width=1)
+
+    # --- this run, as the sink hands it over ---
+
+    def add_url(self, record: UrlRecord) -> None:
+        """One distinct URL of this run."""
+        facts = url_facts(record)
+        if facts is not None:
+            self._urls.append(_row(facts))
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document of this run, and its findings as keys."""
+        self._documents.append((record.url,))
+        self._keys += sitemap_keys(record)
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Findings about the run's URLs taken together, as keys."""
+        self._keys += run_keys(item.findings, item.omitted)
+
+    def add_target(self, record: TargetRecord) -> None:
+        """A target's findings, as keys (known once the run ends)."""
+        self._keys += target_keys(record)
+
+    async def flush_if_full(self) -> None:
+        """Write what is gathered once there is enough of it."""
+        if len(self._urls) + len(self._keys) >= FLUSH_ROWS:
+            await self._flush()
+
+    async def _flush(self) -> None:
+        async with self._lock:
+            urls, keys, documents = self._urls, self._keys, self._documents
+            self._urls, self._keys, self._documents = [], [], []
+            await asyncio.to_thread(self._write, urls, keys, documents)
+
+    def _write(
+        self, urls: list[tuple[object, ...]], keys: list[Key], documents: list[tuple[str]]
+    ) -> None:
+        with self._transaction():
+            self._db.executemany("INSERT OR IGNORE INTO urls VALUES (?,?,?,?,?,?,?,?,?,?)", urls)
+            self._db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", keys)
+            self._db.executemany("INSERT INTO documents VALUES (?)", documents)
+
+    # --- the end: the joins ---
+
+    async def finish(self) -> dict[str, object]:
+        """Join the two runs: the report's `diff` object; the regressions kept for JUnit."""
+        await self._flush()
+        return await asyncio.to_thread(self._finish)
+
+    def _finish(self) -> dict[str, object]:
+        tally = Tally(self.gate)
+        with self._transaction():
+            self._add_regressions(self._url_rows(tally))
+            self._add_regressions(self._key_rows(tally))
+        count = self._db.execute("SELECT count(*), sum(kind = 'url') FROM regressions").fetchone()
+        self.regressions = count[0]
+        examples = list(self.regression_rows(limit=MAX_EXAMPLES))
+        return diff_json(
+            tally,
+            head=self.head,
+            regressions=count[0],
+            url_regressions=count[1] or 0,
+            regression_examples=examples,
+            sitemaps=(self._documents_only("documents"), self._documents_only("base_documents")),
+        )
+
+    def _url_rows(self, tally: Tally) -> Iterator[Regression | None]:
+        for row in self._db.execute(_JOINED):
+            new = _facts(row[:10])
+            yield tally.both(_facts(row[11:]), new) if row[10] else tally.added(new)
+        for row in self._db.execute(_REMOVED):
+            tally.removed(_facts(row))
+
+    def _key_rows(self, tally: Tally) -> Iterator[Regression | None]:
+        for row in self._db.execute(_KEY_DIFF.format("keys", "base_keys")):
+            yield tally.new_key(Key(*row))
+        for row in self._db.execute(_KEY_DIFF.format("base_keys", "keys")):
+            tally.resolved_key(Key(*row))
+
+    def _add_regressions(self, found: Iterable[Regression | None]) -> None:
+        rows = (
+            (r.kind, r.subject, " ".join(r.codes), r.verdict, r.sitemap, r.line)
+            for r in found
+            if r is not None
+        )
+        self._db.executemany(_ADD_REGRESSION, rows)
+
+    def _documents_only(self, table: str) -> list[str]:
+        other = "base_documents" if table == "documents" else "documents"
+        return [row[0] for row in self._db.execute(_DOCUMENT_DIFF.format(table, other))]
+
+    def regression_rows(self, *, limit: int | None = None) -> Iterator[Regression]:
+        """Every regression, URLs first, each subject once (blocking: JUnit reads it so)."""
+        query = _REGRESSIONS + " ORDER BY kind = 'url' DESC, kind, subject"
+        if limit is not None:
+            query += f" LIMIT {int(limit)}"
+        for kind, subject, codes, verdict, sitemap, line in self._db.execute(query):
+            yield Regression(kind, subject, tuple(codes.split()), verdict, sitemap, line)
+
+    # --- plumbing ---
+
+    def _insert_many(self, table: str, rows: Iterable[tuple[object, ...]], *, width: int) -> None:
+        marks = ", ".join("?" * width)
+        batch: list[tuple[object, ...]] = []
+        for row in rows:
+            batch.append(row)
+            if len(batch) >= FLUSH_ROWS:
+                self._insert(table, marks, batch)
+                batch = []
+        self._insert(table, marks, batch)
+
+    def _insert(self, table: str, marks: str, rows: list[tuple[object, ...]]) -> None:
+        insert = f"INSERT OR IGNORE INTO {table} VALUES ({marks})"  # noqa: S608 - our tables
+        with self._transaction():
+            self._db.executemany(insert, rows)
+
+    @contextlib.contextmanager
+    def _transaction(self) -> Iterator[None]:
+        self._db.execute("BEGIN")
+        try:
+            yield
+        except BaseException:
+            self._db.execute("ROLLBACK")
+            raise
+        self._db.execute("COMMIT")
+
+    async def close(self) -> None:
+        """Drop the file (a second close does nothing)."""
+        await asyncio.to_thread(self.discard)
+
+    def discard(self) -> None:
+        """`close`, blocking."""
+        self._db.close()
+        self.path.unlink(missing_ok=True)
+
+
+def _row(facts: UrlFacts) -> tuple[object, ...]:
+    digest = facts.digest
+    return (digest - _SIGN if digest >= _SIGN else digest, *facts[1:])
+
+
+def _facts(row: tuple[Any, ...]) -> UrlFacts:
+    digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line = row
+    return UrlFacts(
+        digest + _SIGN if digest < 0 else digest,
+        loc,
+        bool(checked),
+        status,
+        final_url,
+        verdict,
+        canonical,
+        codes,
+        sitemap,
+        line,
+    )
