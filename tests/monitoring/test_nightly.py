@@ -73,7 +73,8 @@ async def test_ten_pages_gaining_noindex_while_ten_lose_it(tmp_path: Path) -> No
     assert {"field": "indexability", "before": "indexable", "after": "noindex (meta)"} in changed[
         "p15"
     ]["changes"]
-    assert changed["p15"]["regression"] and not changed["p5"]["regression"]
+    assert changed["p15"]["regression"]
+    assert not changed["p5"]["regression"]
 
 
 async def test_a_dead_url_dropped_and_another_listed(tmp_path: Path) -> None:
