@@ -9,14 +9,15 @@ usage error (exit 2), found before this run writes anything.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from auditor.errors import BaselineError, ReportReadError
+from auditor.models import TargetRecord
 from auditor.monitoring.compare import BaselineHead, Gate
-from auditor.monitoring.facts import OMITTED, Key, UrlFacts, reported_keys, reported_url_facts
-from auditor.monitoring.store import Comparison
+from auditor.monitoring.facts import OMITTED, Key, reported_keys, reported_url_facts
+from auditor.monitoring.store import BaselineRow, Comparison, Document, Field
 from auditor.report.reader import ReportReader
 
 
@@ -29,61 +30,58 @@ def _load(path: Path, folder: Path, gate: Gate) -> Comparison:
     reader = ReportReader(path)
     try:
         head = reader.head()
-        closing = reader.closing()
     except ReportReadError as exc:
         raise BaselineError(f"--baseline {exc}") from None
-    if "summary" not in closing:
-        raise BaselineError(f"--baseline {path}: not a complete report (no summary)")
     folder.mkdir(parents=True, exist_ok=True)
     comparison = Comparison(folder, head=BaselineHead(str(path), head.generated_at), gate=gate)
     try:
-        comparison.add_baseline(
-            _urls(reader), _keys(reader, head.targets, closing), _documents(reader)
-        )
+        seen = comparison.add_baseline(_rows(reader, head.targets))
     except ReportReadError as exc:
         comparison.discard()
         raise BaselineError(f"--baseline {exc}") from None
     except BaseException:
         comparison.discard()
         raise
+    if "summary" not in seen:
+        comparison.discard()
+        raise BaselineError(f"--baseline {path}: not a complete report (no summary)")
     return comparison
 
 
-def _urls(reader: ReportReader) -> Iterator[UrlFacts]:
-    for obj in reader.section("urls"):
-        try:
-            facts = reported_url_facts(obj)
-        except (KeyError, TypeError, ValueError) as exc:
-            raise ReportReadError(
-                f"{reader.path}: a urls[] entry this version cannot read ({exc!r})"
-            ) from None
-        if facts is not None:
-            yield facts
-
-
-def _keys(reader: ReportReader, targets: Any, closing: Mapping[str, Any]) -> Iterator[Key]:
-    """The findings of the baseline's documents, targets and run, as keys."""
+def _rows(reader: ReportReader, targets: Iterable[TargetRecord]) -> Iterator[BaselineRow]:
+    """The baseline's rows in one pass: URLs' facts, findings as keys, documents, closing fields."""
+    for target in targets:
+        for item in target.findings:
+            yield Key("target", target.input, item.code.value, item.url or "")
     try:
-        for obj in reader.section("sitemaps"):
-            url = str(obj["url"])
-            yield from reported_keys("sitemap", url, obj.get("findings") or ())
-            for code in obj.get("findings_omitted") or {}:
-                yield Key("sitemap", url, str(code), OMITTED)
-        for target in targets:
-            yield from reported_keys("target", target.input, _as_json(target.findings))
-        yield from reported_keys("url", "", closing.get("run_findings") or ())
-        for code in closing.get("run_findings_omitted") or {}:
-            yield Key("url", "", str(code), OMITTED)
-    except (KeyError, TypeError, AttributeError) as exc:
+        for where, obj in reader.records():
+            match where:
+                case "urls":
+                    facts = reported_url_facts(obj)
+                    if facts is not None:
+                        yield facts
+                case "sitemaps":
+                    yield from _document(obj)
+                case _:
+                    yield from _closing(obj)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportReadError(
             f"{reader.path}: a record this version cannot read ({exc!r})"
         ) from None
 
 
-def _documents(reader: ReportReader) -> Iterator[str]:
-    for obj in reader.section("sitemaps"):
-        yield str(obj["url"])
+def _document(obj: Mapping[str, Any]) -> Iterator[BaselineRow]:
+    url = str(obj["url"])
+    yield Document(url)
+    yield from reported_keys("sitemap", url, obj.get("findings") or ())
+    for code in obj.get("findings_omitted") or {}:
+        yield Key("sitemap", url, str(code), OMITTED)
 
 
-def _as_json(findings: Any) -> list[dict[str, Any]]:
-    return [{"code": item.code.value, "url": item.url} for item in findings]
+def _closing(fields: Mapping[str, Any]) -> Iterator[BaselineRow]:
+    """A closing field: run findings become keys; every field's name is told."""
+    for name in fields:
+        yield Field(name)
+    yield from reported_keys("url", "", fields.get("run_findings") or ())
+    for code in fields.get("run_findings_omitted") or {}:
+        yield Key("url", "", str(code), OMITTED)

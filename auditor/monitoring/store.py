@@ -16,7 +16,9 @@ import sqlite3
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any, Self
+from typing import NamedTuple, Self
+
+import orjson
 
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.monitoring.compare import MAX_EXAMPLES, BaselineHead, Gate, Tally, diff_json
@@ -30,18 +32,29 @@ from auditor.monitoring.facts import (
 )
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (a thread hop each)
+
+
+class Document(NamedTuple):
+    """A document of the baseline."""
+
+    url: str
+
+
+class Field(NamedTuple):
+    """A closing field the baseline has (`summary` tells a complete report)."""
+
+    name: str
+
+
+BaselineRow = UrlFacts | Key | Document | Field
 CACHE_KIB = 8_192  # sqlite's page cache: the join's memory, whatever the number of URLs
 _SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
-# A URL's row holds UrlFacts' fields, in order.
+# A URL's row: its digest, what is compared (`facts`: equal text, nothing changed), and where
+# it is (`place`: its URL, sitemap and line). Tables are only appended to; their indexes are
+# made once, when the join needs them (random inserts into an index cost three times as much).
 _SCHEMA = """
-CREATE TABLE base_urls (
-    digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line,
-    PRIMARY KEY (digest)
-) WITHOUT ROWID;
-CREATE TABLE urls (
-    digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line,
-    PRIMARY KEY (digest)
-) WITHOUT ROWID;
+CREATE TABLE base_urls (digest, facts, place);
+CREATE TABLE urls (digest, facts, place);
 CREATE TABLE base_keys (kind, subject, code, entry);
 CREATE TABLE keys (kind, subject, code, entry);
 CREATE TABLE base_documents (url);
@@ -50,20 +63,21 @@ CREATE TABLE regressions (
     kind, subject, codes, verdict, sitemap, line, PRIMARY KEY (kind, subject)
 ) WITHOUT ROWID;
 """
+_INDEXES = """
+CREATE UNIQUE INDEX base_urls_by_digest ON base_urls (digest);
+CREATE UNIQUE INDEX urls_by_digest ON urls (digest);
+"""
+# Our own reports list a URL once; should one not, its first entry counts.
+_ONCE = "DELETE FROM {0} WHERE rowid NOT IN (SELECT min(rowid) FROM {0} GROUP BY digest)"
 # The URLs of this run that may differ from the baseline's (those that do are told by compare).
 _JOINED = """
-SELECT u.digest, u.loc, u.checked, u.status, u.final_url, u.verdict, u.canonical, u.codes,
-       u.sitemap, u.line, b.digest IS NOT NULL,
-       b.digest, b.loc, b.checked, b.status, b.final_url, b.verdict, b.canonical, b.codes,
-       b.sitemap, b.line
+SELECT u.digest, u.facts, u.place, b.digest IS NOT NULL, b.facts, b.place
 FROM urls u LEFT JOIN base_urls b ON b.digest = u.digest
-WHERE b.digest IS NULL OR u.codes != b.codes
-   OR (u.checked AND b.checked AND (u.status IS NOT b.status OR u.final_url IS NOT b.final_url
-       OR u.verdict != b.verdict OR u.canonical IS NOT b.canonical))
+WHERE b.digest IS NULL OR u.facts != b.facts
 """
 _REMOVED = """
-SELECT digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line
-FROM base_urls b WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.digest = b.digest)
+SELECT digest, facts, place FROM base_urls b
+WHERE NOT EXISTS (SELECT 1 FROM urls u WHERE u.digest = b.digest)
 """
 _KEY_DIFF = "SELECT kind, subject, code, entry FROM {0} EXCEPT SELECT * FROM {1}"
 _DOCUMENT_DIFF = "SELECT url FROM {0} EXCEPT SELECT url FROM {1} ORDER BY url"
@@ -89,7 +103,7 @@ class Comparison:
             f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{CACHE_KIB};"
             "PRAGMA temp_store=FILE;" + _SCHEMA
         )
-        self._urls: list[tuple[object, ...]] = []
+        self._urls: list[tuple[int, str, str]] = []
         self._keys: list[Key] = []
         self._documents: list[tuple[str]] = []
         self._lock = asyncio.Lock()
@@ -103,13 +117,28 @@ class Comparison:
 
     # --- the baseline, read before the run (blocking: auditor.monitoring.baseline) ---
 
-    def add_baseline(
-        self, urls: Iterable[UrlFacts], keys: Iterable[Key], documents: Iterable[str]
-    ) -> None:
-        """The baseline report's rows, written in batches."""
-        self._insert_many("base_urls", (_row(facts) for facts in urls), width=10)
-        self._insert_many("base_keys", keys, width=4)
-        self._insert_many("base_documents", ((url,) for url in documents), width=1)
+    def add_baseline(self, rows: Iterable[BaselineRow]) -> set[str]:
+        """The baseline report's rows, written in batches; the names of its closing fields."""
+        fields: set[str] = set()
+        batch: dict[type, list[tuple[object, ...]]] = {UrlFacts: [], Key: [], Document: []}
+        for row in rows:
+            if isinstance(row, Field):
+                fields.add(row.name)
+                continue
+            rows_of = batch[type(row)]
+            rows_of.append(_row(row) if isinstance(row, UrlFacts) else row)
+            if len(rows_of) >= FLUSH_ROWS:
+                self._insert_baseline(batch)
+        self._insert_baseline(batch)
+        return fields
+
+    def _insert_baseline(self, batch: dict[type, list[tuple[object, ...]]]) -> None:
+        with self._transaction():
+            self._db.executemany("INSERT INTO base_urls VALUES (?, ?, ?)", batch[UrlFacts])
+            self._db.executemany("INSERT INTO base_keys VALUES (?, ?, ?, ?)", batch[Key])
+            self._db.executemany("INSERT INTO base_documents VALUES (?)", batch[Document])
+        for rows in batch.values():
+            rows.clear()
 
     # --- this run, as the sink hands it over ---
 
@@ -144,10 +173,10 @@ class Comparison:
             await asyncio.to_thread(self._write, urls, keys, documents)
 
     def _write(
-        self, urls: list[tuple[object, ...]], keys: list[Key], documents: list[tuple[str]]
+        self, urls: list[tuple[int, str, str]], keys: list[Key], documents: list[tuple[str]]
     ) -> None:
         with self._transaction():
-            self._db.executemany("INSERT OR IGNORE INTO urls VALUES (?,?,?,?,?,?,?,?,?,?)", urls)
+            self._db.executemany("INSERT INTO urls VALUES (?, ?, ?)", urls)
             self._db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", keys)
             self._db.executemany("INSERT INTO documents VALUES (?)", documents)
 
@@ -160,6 +189,7 @@ class Comparison:
 
     def _finish(self) -> dict[str, object]:
         tally = Tally(self.gate)
+        self._index()
         with self._transaction():
             self._add_regressions(self._url_rows(tally))
             self._add_regressions(self._key_rows(tally))
@@ -175,12 +205,24 @@ class Comparison:
             sitemaps=(self._documents_only("documents"), self._documents_only("base_documents")),
         )
 
+    def _index(self) -> None:
+        """The digest indexes the join reads (a URL twice in a table: its first entry kept)."""
+        try:
+            self._db.executescript(_INDEXES)
+        except sqlite3.IntegrityError:
+            for table in ("base_urls", "urls"):
+                self._db.execute(_ONCE.format(table))
+            self._db.executescript(_INDEXES.replace("UNIQUE INDEX", "UNIQUE INDEX IF NOT EXISTS"))
+
     def _url_rows(self, tally: Tally) -> Iterator[Regression | None]:
-        for row in self._db.execute(_JOINED):
-            new = _facts(row[:10])
-            yield tally.both(_facts(row[11:]), new) if row[10] else tally.added(new)
+        for digest, facts, place, known, old_facts, old_place in self._db.execute(_JOINED):
+            new = _facts(digest, facts, place)
+            if known:
+                yield tally.both(_facts(digest, old_facts, old_place), new)
+            else:
+                yield tally.added(new)
         for row in self._db.execute(_REMOVED):
-            tally.removed(_facts(row))
+            tally.removed(_facts(*row))
 
     def _key_rows(self, tally: Tally) -> Iterator[Regression | None]:
         for row in self._db.execute(_KEY_DIFF.format("keys", "base_keys")):
@@ -210,21 +252,6 @@ class Comparison:
 
     # --- plumbing ---
 
-    def _insert_many(self, table: str, rows: Iterable[tuple[object, ...]], *, width: int) -> None:
-        marks = ", ".join("?" * width)
-        batch: list[tuple[object, ...]] = []
-        for row in rows:
-            batch.append(row)
-            if len(batch) >= FLUSH_ROWS:
-                self._insert(table, marks, batch)
-                batch = []
-        self._insert(table, marks, batch)
-
-    def _insert(self, table: str, marks: str, rows: list[tuple[object, ...]]) -> None:
-        insert = f"INSERT OR IGNORE INTO {table} VALUES ({marks})"  # noqa: S608 - our tables
-        with self._transaction():
-            self._db.executemany(insert, rows)
-
     @contextlib.contextmanager
     def _transaction(self) -> Iterator[None]:
         self._db.execute("BEGIN")
@@ -245,22 +272,27 @@ class Comparison:
         self.path.unlink(missing_ok=True)
 
 
-def _row(facts: UrlFacts) -> tuple[object, ...]:
+def _row(facts: UrlFacts) -> tuple[int, str, str]:
+    """A URL's row: its signed digest, its compared facts, its place (JSON arrays).
+
+    Decoded to text: a small orjson result holds a 4 KB buffer (at 20k rows waiting in a
+    batch, 80 MB).
+    """
     digest = facts.digest
-    return (digest - _SIGN if digest >= _SIGN else digest, *facts[1:])
+    compared = (facts.checked, facts.status, facts.final_url, facts.verdict, facts.canonical)
+    place = (facts.loc, facts.sitemap, facts.line)
+    signed = digest - _SIGN if digest >= _SIGN else digest
+    return signed, _json(*compared, facts.codes), _json(*place)
 
 
-def _facts(row: tuple[Any, ...]) -> UrlFacts:
-    digest, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line = row
+def _json(*values: object) -> str:
+    return orjson.dumps(values).decode()
+
+
+def _facts(digest: int, facts: str, place: str) -> UrlFacts:
+    checked, status, final_url, verdict, canonical, codes = orjson.loads(facts)
+    loc, sitemap, line = orjson.loads(place)
+    unsigned = digest + _SIGN if digest < 0 else digest
     return UrlFacts(
-        digest + _SIGN if digest < 0 else digest,
-        loc,
-        bool(checked),
-        status,
-        final_url,
-        verdict,
-        canonical,
-        codes,
-        sitemap,
-        line,
+        unsigned, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line
     )

@@ -45,6 +45,7 @@ _FIRST = b'{"schema_version":'
 _SECTIONS = {b'"sitemaps":[': "sitemaps", b'"urls":[': "urls"}
 _ENDS = (b"]", b"],")
 _ERROR = Severity.ERROR.value
+_TAIL = ("run_findings", "run_findings_omitted", "diff", "summary")
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,31 +148,40 @@ class ReportReader:
 
     def section(self, name: str) -> Generator[Obj, None, None]:
         """The raw entries of `sitemaps[]` or `urls[]`, one at a time."""
+        for where, obj in self.records(stop_after=name):
+            if where == name:
+                yield obj
+
+    def records(self, *, stop_after: str = "tail") -> Generator[tuple[str, Obj], None, None]:
+        """Everything after the head, in one pass, up to the end of `stop_after`.
+
+        ("sitemaps", entry), ("urls", entry), then ("tail", {field: value}) a closing field.
+        """
+        order = ("sitemaps", "urls", "tail")
         with self._open() as source:
             head, whole = self._head(source)
             if whole:
-                yield from head.get(name) or ()
+                for where in order[: order.index(stop_after) + 1]:
+                    items = head.get(where) if where != "tail" else [_tail_of(head)]
+                    yield from ((where, item) for item in items or ())
                 return
             for where, line in self._walk(source):
-                if where == name:
-                    yield self._loads(line)
-                elif where == "tail":
+                if order.index(where) > order.index(stop_after):
                     return
+                yield where, (self._loads(line) if where != "tail" else self._field(line))
 
     def closing(self) -> Obj:
         """The fields after `urls[]`: run_findings, run_findings_omitted, diff, summary."""
         fields: dict[str, Any] = {}
-        with self._open() as source:
-            head, whole = self._head(source)
-            if whole:
-                return head
-            for where, line in self._walk(source):
-                if where != "tail":
-                    continue
-                # `"key":value,` between fields; the last field also closes the report.
-                text = line[:-1] + b"}" if line.endswith(b",") else line
-                fields.update(self._loads(b"{" + text))
+        for where, obj in self.records():
+            if where == "tail":
+                fields.update(obj)
         return fields
+
+    def _field(self, line: bytes) -> Obj:
+        """A closing field's line: `"key":value,`, or the last, which also closes the report."""
+        text = line[:-1] + b"}" if line.endswith(b",") else line
+        return self._loads(b"{" + text)  # type: ignore[no-any-return]
 
     def _error_counts(self, summary: ReportSummary) -> tuple[int, int]:
         """Sitemaps with errors (their own, or their URLs'), and URLs with errors."""
@@ -260,6 +270,11 @@ class ReportReader:
             raise ReportReadError(
                 f"{self.path}: not a complete JSON report as sitemap-audit writes it ({exc})"
             ) from None
+
+
+def _tail_of(report: Obj) -> Obj:
+    """The closing fields of a report read whole."""
+    return {key: report[key] for key in _TAIL if key in report}
 
 
 def _has_errors(record: SitemapRecord) -> bool:

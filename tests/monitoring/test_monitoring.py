@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 from pathlib import Path
@@ -16,6 +17,7 @@ from auditor.config import FailOn
 from auditor.demo.documents import sitemapindex, url, urlset
 from auditor.demo.server import serve
 from auditor.errors import ExitCode
+from tests.fault_server import run_cli
 from tests.helpers import run_audit, validate_report
 
 
@@ -244,4 +246,32 @@ def test_bad_baselines_exit_2_in_one_line(
     err = capsys.readouterr().err
     assert len(err.strip().splitlines()) == 1
     assert "Traceback" not in err
+    assert not (tmp_path / "new.json").exists()
+
+
+# A baseline is untrusted input: whatever its shape, a clear usage error in bounded memory.
+HOSTILE = {
+    "nested": b"[" * 100_000 + b"]" * 100_000,
+    "nested_in_the_head": b'{"schema_version":1,"tool":' + b"[" * 6_000_000 + b"]" * 6_000_000,
+    "nested_in_a_record": b"@head@" + b"[" * 12_000_000 + b"]" * 12_000_000 + b"\n],\n",
+    "wide_in_a_record": b"@head@[" + b"[]," * 4_000_000 + b"[]]\n],\n",
+    "one_long_line": b'{"schema_version":1,"x":"' + b"a" * (40 << 20) + b'"}',
+}
+MAX_HOSTILE_RSS_MB = 200  # SECURITY.md
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("shape", sorted(HOSTILE))
+def test_a_hostile_baseline_is_refused_in_bounded_memory(tmp_path: Path, shape: str) -> None:
+    good = _report(tmp_path)
+    head = good.read_bytes().split(b"\n", 1)[0] + b'\n"sitemaps":[\n'
+    hostile = tmp_path / "hostile.json"
+    hostile.write_bytes(HOSTILE[shape].replace(b"@head@", head))
+    argv = ["--no-check", "--workers", "1", "--json", str(tmp_path / "new.json")]
+    argv += ["--baseline", str(hostile), str(tmp_path / "s.xml")]
+    run = asyncio.run(run_cli(argv, tmp_path=tmp_path, limit_s=60))
+    assert run.exit_code == ExitCode.USAGE
+    assert len(run.stderr.strip().splitlines()) == 1
+    assert "Traceback" not in run.stderr
+    assert run.peak_rss_mb < MAX_HOSTILE_RSS_MB, run.peak_rss_mb
     assert not (tmp_path / "new.json").exists()
