@@ -183,6 +183,7 @@ def targets(
     small_parse_task: str | None,
     check_tasks: Sequence[str],
     https_tasks: Sequence[str] = (),
+    diff_task: str | None = None,
     cores: int,
 ) -> list[Target]:
     """Issue 7's parse targets and issue 17's check targets (2-core machine), from the medians
@@ -243,6 +244,16 @@ def targets(
         )
         for task in https_tasks
     ]
+    if diff_task is not None:
+        # --baseline at 1M URLs: two reports compared within the parse rows' memory target.
+        found.append(
+            Target(
+                f"{diff_task}: auditor compare peak RSS MB",
+                rss(diff_task, "auditor compare"),
+                Bound.BELOW,
+                120,
+            )
+        )
     return found
 
 

@@ -31,6 +31,7 @@ class TaskKind(StrEnum):
     CHECK = "check"  # ... and request every URL
     FLEET = "fleet"  # several sites, each checked: --fleet against single runs one by one
     HTTPS = "https"  # the same checks, every URL over TLS (HTTP/2 where the client asks)
+    DIFF = "diff"  # two reports of the tree's size compared URL by URL (no server)
 
 
 @dataclass(frozen=True, slots=True)
@@ -340,6 +341,30 @@ def _no_checks(measured: Measured, ctx: Context) -> Verdict:
     return judge_auditor(measured, ctx, checks=False)
 
 
+# --- the comparison of two reports (--baseline) -------------------------------------------
+
+
+def diff_command(ctx: Context, what: str) -> list[str]:
+    """diff_bench.py on the task's two reports (ctx.tree), in the auditor's own Python."""
+    return [str(ctx.auditor.parent / "python"), str(HERE / "diff_bench.py"), what, str(ctx.tree)]
+
+
+def judge_diff(measured: Measured, ctx: Context) -> Verdict:
+    """The comparison's counts against those the generator wrote beside the reports."""
+    wanted = json.loads((ctx.tree / "expected.json").read_text())
+    urls = wanted.pop("urls")
+    verdict = judge_printed(measured, wanted=wanted)
+    verdict.urls = urls if not verdict.problems else -1
+    return verdict
+
+
+def judge_bare_read(measured: Measured, ctx: Context) -> Verdict:
+    urls = json.loads((ctx.tree / "expected.json").read_text())["urls"]
+    verdict = judge_printed(measured, wanted={"lines": 2 * urls})
+    verdict.urls = urls if not verdict.problems else -1
+    return verdict
+
+
 _P, _C, _S = TaskKind.PARSE, TaskKind.CHECK, TaskKind.HTTPS
 _W = str(CORES)
 ROWS = (
@@ -405,6 +430,14 @@ ROWS = (
         ("--workers", "--engine"),
     ),
     Row("lychee", _C, lychee_command, judge_lychee, ("bare curl",)),
+    Row("bare read", TaskKind.DIFF, lambda ctx: diff_command(ctx, "bare"), judge_bare_read),
+    Row(
+        "auditor compare",
+        TaskKind.DIFF,
+        lambda ctx: diff_command(ctx, "compare"),
+        judge_diff,
+        ("bare read",),
+    ),
     Row("bare curl https", _S, bare_curl_command, judge_bare_check),
     Row(
         f"auditor curl w{_W} https",

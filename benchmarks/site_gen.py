@@ -108,6 +108,11 @@ class Expected:
     redirect_hops: int  # hops of all chains (loops left out)
 
 
+def no_tree(urls: int) -> Expected:
+    """For a task that serves no tree (the diff task's reports): its size, no counts. Pure."""
+    return Expected(FORMAT, "", urls, 0, 0, 0, {}, {}, {}, {}, 0, 0, 0)
+
+
 def expected_counts(base: str, urls: int, children: int) -> Expected:
     """The exact counts of the tree these parameters make. Pure."""
     kinds: Counter[Kind] = Counter()

@@ -37,7 +37,7 @@ from pathlib import Path
 from measure import run_measured
 from results import Run, plot, plot_checks, summarise, table, targets, targets_table
 from rows import AUDITOR, CORES, PEERS, ROWS, Context, Row, TaskKind
-from site_gen import Expected, generate, load_expected
+from site_gen import Expected, generate, load_expected, no_tree
 from site_server import Server, free_port, port_free, start_server
 
 HERE = Path(__file__).resolve().parent
@@ -70,12 +70,14 @@ FULL = (
     Task(TaskKind.CHECK, 200_000, 2),  # the longest task: 2 rounds keep full mode < 30 min
     Task(TaskKind.FLEET, 10_000, 1, sites=20),
     Task(TaskKind.HTTPS, 20_000, 3),
+    Task(TaskKind.DIFF, 1_000_000, 2),
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
     Task(TaskKind.PARSE, 250_000, 1),
     Task(TaskKind.CHECK, 20_000, 2),
     Task(TaskKind.HTTPS, 20_000, 2),
+    Task(TaskKind.DIFF, 100_000, 1),
 )
 
 
@@ -92,11 +94,24 @@ class Tree:
         return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
 
-TreeKey = tuple[int, bool]  # (URLs, over TLS)
+TreeKey = tuple[int, str]  # (URLs, "plain", "tls" or "reports")
 
 
 def tree_key(task: Task) -> TreeKey:
-    return task.urls, task.kind is TaskKind.HTTPS
+    flavour = {TaskKind.HTTPS: "tls", TaskKind.DIFF: "reports"}.get(task.kind, "plain")
+    return task.urls, flavour
+
+
+def prepare_reports(data: Path, urls: int) -> Tree:
+    """The diff task's two reports (diff_bench.py), kept from an earlier run of the same size."""
+    directory = data / f"reports-{urls}"
+    expected = directory / "expected.json"
+    if not expected.exists() or json.loads(expected.read_text())["urls"] != urls:
+        print(f"generating two reports of {urls:,} URLs under {directory} ...", flush=True)
+        script = [sys.executable, str(HERE / "diff_bench.py"), "generate", str(directory)]
+        subprocess.run([*script, "--urls", str(urls)], check=True)
+    # No server: the tree is the reports' folder; the counts are beside them.
+    return Tree(directory, 0, no_tree(urls))
 
 
 def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
@@ -179,7 +194,7 @@ def measure_row(
     if measured.timed_out:
         verdict.problems.insert(0, f"killed after {args.run_timeout:.0f} s")
     if (
-        task.kind is not TaskKind.PARSE
+        task.kind not in (TaskKind.PARSE, TaskKind.DIFF)
         and requests["GET"] + requests["HEAD"] < task.urls * task.sites
     ):
         verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
@@ -324,6 +339,7 @@ def write_results(
         small_parse_task=parse_tasks[0].name if len(parse_tasks) > 1 else None,
         check_tasks=check_tasks or ["-"],
         https_tasks=https_tasks,
+        diff_task=next((task.name for task in tasks if task.kind is TaskKind.DIFF), None),
         cores=CORES,
     )
     details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
@@ -383,8 +399,15 @@ def main() -> int:
         raise SystemExit(f"another suite is running on {args.data} (use another --data)") from None
     taken: set[int] = set()
     single = sorted({tree_key(task) for task in tasks if task.kind is not TaskKind.FLEET})
-    trees = {key: prepare_tree(args.data, key[0], taken, tls=key[1]) for key in single}
+    trees = {
+        key: prepare_tree(args.data, key[0], taken, tls=key[1] == "tls")
+        for key in single
+        if key[1] != "reports"
+    }
     served = list(trees.values())
+    for size, flavour in single:
+        if flavour == "reports":
+            trees[size, flavour] = prepare_reports(args.data, size)
     for task in (task for task in tasks if task.kind is TaskKind.FLEET):
         name = f"fleet-{task.urls}-site{{:02d}}"
         sites = [
