@@ -44,6 +44,7 @@ ORDER = (
 FRONT = {"auditor", "auditor.__main__"}
 PURE = {
     "auditor.checks.answer_rules",
+    "auditor.checks.indexability",
     "auditor.checks.page_head",
     "auditor.checks.selection",
     "auditor.clock",
@@ -57,7 +58,8 @@ PURE = {
     "auditor.fleet.summary",
     "auditor.limits",
     "auditor.models",
-    "auditor.monitoring.diff",
+    "auditor.monitoring.compare",
+    "auditor.monitoring.facts",
     "auditor.net.address_guard",
     "auditor.net.breaker",
     "auditor.net.decompress",
@@ -72,6 +74,7 @@ PURE = {
     "auditor.report.diff_view",
     "auditor.report.html_rows",
     "auditor.report.html_view",
+    "auditor.results.acceptance",
     "auditor.results.dedup",
     "auditor.results.digest_table",
     "auditor.results.samples",

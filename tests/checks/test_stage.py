@@ -80,8 +80,21 @@ async def test_each_url_is_requested_once_and_counts_for_every_listing(tmp_path:
     assert summary["by_code"] == {"loc.duplicate": 3, "http.not_found": 1}
     by_sitemap = summary["by_sitemap"]
     one, two = (f"{served.base}/{name}.xml" for name in ("one", "two"))
-    assert by_sitemap[one] == {"checked": 2, "failing": 1, "by_status_class": {"2xx": 1, "4xx": 1}}
-    assert by_sitemap[two] == {"checked": 3, "failing": 1, "by_status_class": {"2xx": 2, "4xx": 1}}
+    # A URL listed twice counts for both sitemaps, its indexability too (the 404 is not).
+    classes = {"2xx": 1, "4xx": 1}
+    assert by_sitemap[one] == {
+        "checked": 2,
+        "failing": 1,
+        "indexable": 1,
+        "by_status_class": classes,
+    }
+    classes = {"2xx": 2, "4xx": 1}
+    assert by_sitemap[two] == {
+        "checked": 3,
+        "failing": 1,
+        "indexable": 2,
+        "by_status_class": classes,
+    }
 
 
 def many(count: int) -> dict[str, Page]:
