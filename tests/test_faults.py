@@ -22,6 +22,8 @@ from auditor.errors import ExitCode
 from tests.fault_server import CHILDREN, FAULTS, CliRun, fault_site, run_cli, serve_black_hole
 from tests.helpers import Report, validate_report
 
+pytestmark = pytest.mark.slow  # each case runs the command in a process of its own
+
 MAX_RSS_MB = 200.0
 PAGES = 20  # healthy pages listed after the faulty one
 # Findings about where a URL is, not about the fault.

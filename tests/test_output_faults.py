@@ -31,6 +31,8 @@ from auditor.demo.server import Route, Served, serve
 from auditor.errors import ExitCode
 from tests.helpers import validate_report
 
+pytestmark = pytest.mark.slow  # each case runs the command in a process of its own
+
 ROOT = Path(__file__).parent.parent
 CLONE_NEWUSER = 0x10000000  # <sched.h>
 OUTPUTS = {"json": "r.json", "html": "r.html", "metrics": "m.prom", "junit": "j.xml"}

@@ -146,6 +146,7 @@ class Scenario:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     exit_code: int = ExitCode.FINDINGS
     check: Callable[[Audited, Mapping[str, int]], None] | None = None
+    slow: bool = False  # a second or more: left out of the fast lane (-m "not slow")
 
 
 def routes(table: Callable[[str], dict[str, Route]]) -> RoutesFor:
@@ -440,6 +441,7 @@ SCENARIOS: list[Scenario] = [
         "/bomb.xml.gz",
         expect=("sitemap.too_large",),
         check=_bomb_capped,
+        slow=True,
     ),
     Scenario(
         "corrupt gzip",
@@ -492,6 +494,7 @@ SCENARIOS: list[Scenario] = [
         "/idx.xml",
         expect=("sitemap.too_many_urls",),
         check=_fifty_thousand,
+        slow=True,
     ),
     Scenario(
         "Latin-1 bytes",
@@ -583,6 +586,7 @@ SCENARIOS: list[Scenario] = [
         expect=("sitemap.too_large",),
         overrides={"max_sitemap_bytes": 1_000_000},
         check=_endless_capped,
+        slow=True,
     ),
     Scenario(
         "a gzip sitemap, then zero padding forever",
@@ -625,6 +629,7 @@ SCENARIOS: list[Scenario] = [
         "/trickle.xml",
         expect=("net.timeout",),
         overrides={"sitemap_timeout_s": 0.8, "retries": 0},
+        slow=True,
     ),
     Scenario(
         "sitemap trickles below the floor, well inside --sitemap-timeout",
@@ -693,6 +698,7 @@ SCENARIOS: list[Scenario] = [
         "/",
         expect=("discovery.none_found",),
         check=_none_found_says_503,
+        slow=True,
     ),
     Scenario(
         "a broken sitemap found by probing is reported, not ignored",
@@ -735,6 +741,7 @@ SCENARIOS: list[Scenario] = [
         expect=("robots.unreachable",),
         absent=("discovery.none_found",),
         exit_code=ExitCode.OK,
+        slow=True,
     ),
     Scenario(
         "sitemap disallowed by robots.txt",
@@ -877,6 +884,7 @@ SCENARIOS: list[Scenario] = [
         "/idx.xml",
         expect=("index.too_many_sitemaps", "index.duplicate_child"),
         check=_many_children,
+        slow=True,
     ),
     Scenario(
         "more sitemaps than the run allows",
@@ -920,6 +928,7 @@ SCENARIOS: list[Scenario] = [
         "/",
         expect=("robots.unreachable", "discovery.none_found"),
         absent=("robots.no_sitemap",),  # 429 is no "no rules" (Google: as 5xx)
+        slow=True,
     ),
     Scenario(
         "MkDocs: sitemap.xml and the same sitemap.xml.gz, no robots.txt",
@@ -1073,7 +1082,10 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "scenario",
+    [pytest.param(s, id=s.name, marks=[pytest.mark.slow] if s.slow else []) for s in SCENARIOS],
+)
 async def test_scenario(scenario: Scenario, tmp_path: Any) -> None:
     async with serve(scenario.routes) as served:
         target = scenario.target

@@ -200,6 +200,7 @@ async def test_connection_reset_mid_body_on_get(tmp_path: Path) -> None:
     assert codes(entry) == ["net.protocol"]
 
 
+@pytest.mark.slow
 async def test_headers_sent_slowly_time_out(tmp_path: Path) -> None:
     run = await audit_beside_healthy(
         tmp_path, lambda b: {"/slow": slow_headers}, "/slow", retries=1

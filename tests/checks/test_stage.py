@@ -110,6 +110,7 @@ async def test_include_exclude_and_sample_choose_what_is_requested(tmp_path: Pat
     assert len(sampled.report["urls"]) == 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])  # 2: the limit holds across checker processes
 async def test_per_host_limit_holds_and_concurrency_is_used(tmp_path: Path, workers: int) -> None:
     in_flight, most, limit = 0, 0, 0
@@ -188,6 +189,7 @@ async def test_rate_spaces_requests_to_a_host(tmp_path: Path) -> None:
     assert min(gaps) > 0.02
 
 
+@pytest.mark.slow
 async def test_a_429_slows_the_host_down_for_every_worker(tmp_path: Path) -> None:
     times: dict[str, float] = {}
     throttled_at: list[float] = []
@@ -224,6 +226,7 @@ async def test_a_429_slows_the_host_down_for_every_worker(tmp_path: Path) -> Non
     assert early_starts == []  # nobody asked the host during its pause
 
 
+@pytest.mark.slow
 async def test_progress_is_reported(tmp_path: Path) -> None:
     seen: list[Progress] = []
 
@@ -247,6 +250,7 @@ async def test_progress_is_reported(tmp_path: Path) -> None:
     assert seen[-1].found == 10
 
 
+@pytest.mark.slow
 async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path) -> None:
     async with serve_demo() as sites:
         audited = await run_audit(
@@ -286,6 +290,7 @@ async def stalled(request: web.Request) -> web.StreamResponse:
     raise AssertionError("unreachable")
 
 
+@pytest.mark.slow
 async def test_a_signal_during_checks_stops_within_two_seconds(
     tmp_path: Path, engine: Engine
 ) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from defusedxml import ElementTree
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -24,6 +25,8 @@ from tests.fleet.helpers import (
     toml_fleet,
 )
 from tests.fleet.sites import KILLER, audit_or_die, fleet_of
+
+pytestmark = pytest.mark.slow  # a LocalCluster of worker processes
 
 SITES = [
     ("shop", "healthy", "PASS"),

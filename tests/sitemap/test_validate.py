@@ -704,6 +704,7 @@ _URL_PARTS = st.text(
 )
 
 
+@pytest.mark.slow
 @deeper(4)
 @given(
     scheme=st.sampled_from(["http", "HTTPS", "ftp", "hTtP"]),
@@ -732,6 +733,7 @@ def test_common_urls_take_the_fast_path(text: str) -> None:
     assert parse_http_url(text) == split_http_url(text)
 
 
+@pytest.mark.slow
 @deeper(3)
 @given(
     scheme=st.sampled_from(["http", "HTTPS"]),
