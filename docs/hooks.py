@@ -65,7 +65,7 @@ def on_page_markdown(
     return MARKER.sub(render, markdown)
 
 
-def _cell(text: str) -> str:
+def cell(text: str) -> str:
     """Text for a Markdown table cell: a `|` would end the cell, `<` could open a tag."""
     return text.replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
 
@@ -94,7 +94,7 @@ def codes_reference() -> str:
             info = code.info
             cells = (info.severity.value, info.title, info.search_console or "", info.fix)
             anchor = f"[`{code.value}`](#{code_anchor(code)}){{#{code_anchor(code)}}}"
-            rows.append(f"| {anchor} | " + " | ".join(_cell(text) for text in cells) + " |")
+            rows.append(f"| {anchor} | " + " | ".join(cell(text) for text in cells) + " |")
         parts.append("\n".join(rows))
     return "\n\n".join(parts) + "\n"
 
@@ -167,7 +167,7 @@ def options_reference() -> str:
         for action in actions:
             name = ", ".join(action.option_strings) or (action.metavar or action.dest)
             anchor = option_anchor(action)
-            cells = (_value(action), _default(action), _cell(option_help(action)), _where(action))
+            cells = (_value(action), _default(action), cell(option_help(action)), _where(action))
             rows.append(f"| [`{name}`](#{anchor}){{#{anchor}}} | " + " | ".join(cells) + " |")
         parts.append("\n".join(rows))
     return "\n\n".join(parts) + "\n"
@@ -219,7 +219,7 @@ def schema_rows(
 def _fields_table(node: Mapping[str, Any], defs: Mapping[str, Any], prefix: str) -> str:
     rows = ["| field | type | required | meaning |", "|---|---|---|---|"]
     for path, kind, required, description in schema_rows(node, defs, prefix):
-        rows.append(f"| `{path}` | {kind} | {'yes' if required else ''} | {_cell(description)} |")
+        rows.append(f"| `{path}` | {kind} | {'yes' if required else ''} | {cell(description)} |")
     return "\n".join(rows)
 
 
@@ -279,7 +279,7 @@ def metrics_reference() -> str:
     rows = ["| metric | labels | meaning |", "|---|---|---|"]
     for name, labels, meaning in single + [row for row in fleet if "_fleet_" in row[0]]:
         shown = ", ".join(f"`{label}`" for label in labels)
-        rows.append(f"| `{name}` | {shown} | {_cell(meaning)} |")
+        rows.append(f"| `{name}` | {shown} | {cell(meaning)} |")
     return "\n".join(rows) + "\n"
 
 

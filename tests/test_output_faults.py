@@ -1,8 +1,8 @@
-"""Output faults (issue 8): report folders missing, read-only or on a full disk, and signals at
+"""Output faults: report folders missing, read-only or on a full disk, and signals at
 any moment of a run. A report on disk is always whole, or absent; never half written.
 
-Exit codes (DESIGN §2, README): a report folder that cannot be written when the run starts is
-a usage error (2); an output that cannot be written once the run has ended, a full disk
+Exit codes (docs/reference/exit-codes.md): a report folder that cannot be written when the run
+starts is a usage error (2); an output that cannot be written once the run has ended, a full disk
 included, is a failed run (3); either way one line on stderr and no partial file.
 """
 

@@ -1,7 +1,7 @@
 """End-to-end scenarios: real loopback servers, real audits, reports checked against the schema.
 
 Each scenario names the codes it must produce; the last test proves that together they cover
-every discovery, robots, sitemap, XML, index and entry code of DESIGN §4.
+every discovery, robots, sitemap, XML, index and entry code (docs/reference/codes.md).
 """
 
 from __future__ import annotations
@@ -202,7 +202,7 @@ def _latin1(audited: Audited, _hits: Mapping[str, int]) -> None:
 def _prefixes(audited: Audited, _hits: Mapping[str, int]) -> None:
     spaced = [(f["code"], f["detail"]["kind"]) for f in audited.sitemap("/spaced.xml")["findings"]]
     assert spaced == [("xml.leading_whitespace", "whitespace")]
-    # Issue 20: XML 1.0 allows a BOM before <?xml; a notice, not xml.leading_whitespace.
+    # XML 1.0 allows a BOM before <?xml; a notice, not xml.leading_whitespace.
     assert [f["code"] for f in audited.sitemap("/bom.xml")["findings"]] == ["xml.bom"]
     assert audited.report["summary"]["urls"] == 4  # entries still read
 
@@ -337,7 +337,7 @@ def _demo(audited: Audited, _hits: Mapping[str, int]) -> None:
 
 
 def _too_slow(audited: Audited, _hits: Mapping[str, int]) -> None:
-    """Issue 20: 10 bytes a second is below 1 KiB/s over --timeout: it ends within seconds."""
+    """10 bytes a second is below 1 KiB/s over --timeout: it ends within seconds."""
     [slow] = [f for f in audited.sitemap("/trickle.xml")["findings"] if f["code"] == "net.timeout"]
     assert slow["detail"] == {"kind": "too_slow"}
     assert audited.report["summary"]["duration_s"] < 5
@@ -729,7 +729,7 @@ SCENARIOS: list[Scenario] = [
         expect=("run.limit_reached",),
         absent=("index.too_many_sitemaps",),
         overrides={"max_sitemaps": 3},
-        exit_code=ExitCode.OK,  # issue 20: the run's own limit, a notice
+        exit_code=ExitCode.OK,  # the run's own limit, a notice
         check=_three_read,
     ),
     Scenario(
@@ -898,7 +898,7 @@ SCENARIOS: list[Scenario] = [
         expect=("run.limit_reached",),
         absent=("index.too_many_sitemaps",),
         overrides={"max_sitemaps": 3},
-        exit_code=ExitCode.OK,  # issue 20: the run's own limit, a notice
+        exit_code=ExitCode.OK,  # the run's own limit, a notice
         check=_run_cap,
     ),
     Scenario(
@@ -908,7 +908,7 @@ SCENARIOS: list[Scenario] = [
         expect=("lastmod.uniform",),
         exit_code=ExitCode.OK,
     ),
-    # --- issue 20: what real sites and generators do, judged right -------------------------
+    # --- what real sites and generators do, judged right -------------------------
     Scenario(
         "an index whose children all changed in one build",
         routes(

@@ -1,9 +1,11 @@
-"""The comparison with a baseline report (`--baseline`, DESIGN §8). Pure: no I/O.
+"""The comparison with a baseline report (`--baseline`). Pure: no I/O.
 
 Each baseline URL is one slot of a DigestTable: its digest -> a packed 32-bit value (status
 class, a 26-bit hash of its final URL, a "seen" bit), about 18-36 bytes a URL. The current
 run's records are compared as they pass the sink; the unseen digests at the end are the removed
 URLs. A final-URL change hidden by a 26-bit hash collision is possible (about 1 in 67 million).
+
+See docs/explanation/design.md#regressions.
 """
 
 from __future__ import annotations
@@ -106,7 +108,8 @@ class UrlDiff:
     def went_bad(self, record: UrlRecord) -> bool:
         """Whether the URL answered 2xx in the baseline, and now otherwise, with an error.
 
-        DESIGN §8: such a URL is a regression, whatever --fail-on says. Reads only.
+        Such a URL is a regression (docs/explanation/design.md#regressions), whatever --fail-on
+        says. Reads only.
         """
         check = record.check
         if not record.digest or check is None or not check.failing:
@@ -136,7 +139,10 @@ def code_changes(old: Mapping[str, int], new: Mapping[str, int]) -> tuple[Counte
 
 
 def regressions(diff: UrlDiff, new_codes: Mapping[str, int]) -> int:
-    """DESIGN §8: new findings at or above --fail-on, and URLs that went from 2xx to an error."""
+    """Regressions: new findings at or above --fail-on, and URLs that went from 2xx to an error.
+
+    See docs/explanation/design.md#regressions.
+    """
     known = {code.value: code for code in Code}
     tripping = sum(
         n

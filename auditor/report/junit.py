@@ -1,11 +1,12 @@
 """`--junit PATH`: the run as JUnit XML, which GitLab, Jenkins and GitHub Actions show natively.
 
-One test case per target (discovery), per sitemap, and per failing URL (capped: the cap and
-the count left out are stated in a last test case). A case fails when it has a finding at or
-above `--fail-on`; the failure's `type` is its first such code. With `--baseline`, a suite of
-regressions (DESIGN §8) holds one failing case per URL that went from 2xx to an error, and one
-per code with more findings at or above `--fail-on` than the baseline had: each regression
-fails the run (auditor.results.verdict), so each is a failing case, whatever `--fail-on` says.
+One test case per target (discovery), per sitemap, and per failing URL (capped: the cap and the
+count left out are stated in a last test case). A case fails when it has a finding at or above
+`--fail-on`; the failure's `type` is its first such code. With `--baseline`, a suite of regressions
+(docs/explanation/design.md#regressions) holds one failing case per URL that went from 2xx to an
+error, and one per code with more findings at or above `--fail-on` than the baseline had: each
+regression fails the run (auditor.results.verdict), so each is a failing case, whatever `--fail-on`
+says.
 """
 
 from __future__ import annotations

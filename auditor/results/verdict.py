@@ -1,7 +1,9 @@
-"""The one decision of a run: its exit code and its verdict line, from counts alone (DESIGN §2).
+"""The one decision of a run: its exit code and its verdict line, from counts alone.
 
 The terminal, the HTML headline, JUnit and the metrics all read the Decision made here; nothing
 else decides whether a run passed. Pure: no I/O.
+
+See docs/explanation/design.md#exit-codes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class Outcome(StrEnum):
     FAILED = "FAILED"  # an internal failure stopped the run
 
 
-# DESIGN §2: each outcome has one exit code.
+# Each outcome has one exit code (docs/explanation/design.md#exit-codes).
 EXIT_CODES = {
     Outcome.PASS: ExitCode.OK,
     Outcome.FAIL: ExitCode.FINDINGS,
@@ -96,11 +98,13 @@ def decide(
     failed: bool,
     regressions: int | None = None,
 ) -> Decision:
-    """The exit code and the verdict (DESIGN §2, §8).
+    """The exit code and the verdict.
 
     An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
     on a finding at or above --fail-on, and on any regression since the baseline whatever
     --fail-on says; else it passes.
+
+    See docs/explanation/design.md#exit-codes and docs/explanation/design.md#regressions.
     """
     so_far = _counts(counts.by_severity) or "no findings"
     if failed:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import sys
 from pathlib import Path
@@ -255,11 +256,14 @@ async def test_the_package_loads_the_library_on_first_use() -> None:
 
 
 @pytest.mark.slow
-async def test_the_readme_example_runs(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Use it from Python\n", 1)[1].split("\n## ", 1)[0]
-    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+async def test_the_python_how_to_runs(tmp_path: Path) -> None:
+    """The blocking examples of docs/how-to/python.md, in their order, run as one script."""
+    text = (ROOT / "docs" / "how-to" / "python.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    example = "\n".join(block for block in blocks if "await " not in block)
     assert 'site = "https://www.example.com/"' in example
+    assert "read_report(" in example
+    assert "urls_frame()" in example
     async with serve(mixed_routes) as site:
         (tmp_path / "example.py").write_text(
             example.replace("https://www.example.com/", f"{site.base}/")

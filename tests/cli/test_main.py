@@ -1,4 +1,7 @@
-"""The command line: usage errors, exit codes, report files, signals (DESIGN §2)."""
+"""The command line: usage errors, exit codes, report files, signals.
+
+See docs/explanation/design.md#exit-codes.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""`--fleet` on the embedded LocalCluster: 12 loopback sites on 2 worker processes (issue 18).
+"""`--fleet` on the embedded LocalCluster: 12 loopback sites on 2 worker processes.
 
 Real Dask, real sites on 127.0.0.2 to 127.0.0.13: healthy ones, broken ones, one that never
 answers, and one whose task kills its worker process (retried once on another worker, then

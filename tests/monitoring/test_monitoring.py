@@ -121,7 +121,7 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
 
 
 async def test_regressions_fail_even_when_fail_on_passes(tmp_path: Path) -> None:
-    """Issue 15: the exit code, the verdict line, JUnit and the metrics all say so."""
+    """The exit code, the verdict line, JUnit and the metrics all say so."""
     site = Site()
     junit, metrics = tmp_path / "junit.xml", tmp_path / "audit.prom"
     async with serve(site.routes) as served:  # type: ignore[arg-type]

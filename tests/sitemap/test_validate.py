@@ -226,7 +226,7 @@ def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
     ],
 )
 def test_a_time_without_a_zone_is_a_notice_never_an_error(text: str, future: bool) -> None:
-    """Issue 20: valid for exactly one of W3C Datetime and the XSD is the notice, both ways."""
+    """Valid for exactly one of W3C Datetime and the XSD is the notice, both ways."""
     found = validate_lastmod(text, folder_ctx(), url=None)
     expected = [Code.LASTMOD_FUTURE] if future else []
     assert found_codes(found) == [*expected, Code.LASTMOD_XSD_MISMATCH]
@@ -854,7 +854,8 @@ def test_the_common_w3c_forms_parse_as_the_general_pattern_does(text: str) -> No
         assert fast.earliest.utcoffset() == general.earliest.utcoffset()
 
 
-# --- issue 20: findings that were false ----------------------------------------------------------
+# --- findings that were false once, kept right
+# -----------------------------------------------------
 
 
 @pytest.mark.parametrize("listed", ["https://bücher.de/a", "https://BÜCHER.de/a"])
