@@ -1,8 +1,8 @@
 """sitemap-auditor: discover, validate and check every sitemap of a site.
 
 Library use: `auditor.run("https://example.com/", per_host=4)` (blocking, also in a notebook),
-`await auditor.audit_site(...)`, `auditor.read_report("audit.json")` (README: "Use it from
-Python"); the engine's own entry point is `await audit(AuditConfig(...))`.
+`await auditor.audit_site(...)`, `auditor.read_report("audit.json")` (docs/how-to/python.md); the
+engine's own entry point is `await audit(AuditConfig(...))`.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The finding codes: a closed set, and the catalog of their words (codes.toml).
 
-Codes are a contract (DESIGN §4): never rename one. The catalog (severity, title, Search Console
-name, fix) is data beside this module, read once as the package is imported. Pure: no I/O but
-that read of the package's own file.
+Codes are a contract (docs/explanation/design.md#findings): never rename one. The catalog (severity,
+title, Search Console name, fix) is data beside this module, read once as the package is imported.
+Pure: no I/O but that read of the package's own file.
 """
 
 from __future__ import annotations
@@ -32,7 +32,10 @@ _RANK = {Severity.ERROR: 3, Severity.WARNING: 2, Severity.NOTICE: 1}
 
 
 class Code(StrEnum):
-    """Stable finding codes (DESIGN §4), plus the two lastmod notices of PROTOCOL.md."""
+    """Stable finding codes, one per rule.
+
+    Listed in docs/reference/codes.md; each rule and its source in docs/explanation/rules.md.
+    """
 
     DISCOVERY_NONE_FOUND = "discovery.none_found"
     DISCOVERY_SAME_DOCUMENT = "discovery.same_document"
@@ -194,21 +197,3 @@ def by_severity(counts: Mapping[Code, int]) -> dict[Severity, int]:
     for code, count in counts.items():
         totals[code.severity] += count
     return totals
-
-
-def codes_markdown() -> str:
-    """The README's table of codes, generated from the catalog (a test keeps them equal)."""
-    rows = [
-        "| code | severity | what it means | Search Console | how to fix |",
-        "|---|---|---|---|---|",
-    ]
-    for code in Code:
-        info = code.info
-        cells = (info.severity.value, info.title, info.search_console or "", info.fix)
-        rows.append(f"| `{code.value}` | " + " | ".join(_cell(text) for text in cells) + " |")
-    return "\n".join(rows) + "\n"
-
-
-def _cell(text: str) -> str:
-    """Text for a Markdown table cell: a `|` would end the cell, `<` could open a tag."""
-    return text.replace("|", "\\|").replace("<", "&lt;")

@@ -1,7 +1,7 @@
 """The audit's configuration: one frozen record, checked once when it is made.
 
-Field names are the long option names of DESIGN §2 with `_` for `-` (units added where a flag
-has none: `timeout` is `timeout_s`). Pure: no I/O.
+Field names are the long option names (docs/reference/options.md) with `_` for `-` (units added
+where a flag has none: `timeout` is `timeout_s`). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class Target:
 
 
 class FailOn(StrEnum):
-    """The lowest severity that makes the run exit 1 (DESIGN §2 `--fail-on`)."""
+    """The lowest severity that makes the run exit 1 (docs/explanation/design.md#exit-codes)."""
 
     ERROR = "error"
     WARNING = "warning"
@@ -89,7 +89,7 @@ class Engine(StrEnum):
 class Method(StrEnum):
     """How URLs are requested (`--method`).
 
-    GET (the default, issue 20) reads each HTML page's head, so that noindex and canonical work
+    GET (the default) reads each HTML page's head, so that noindex and canonical work
     out of the box; HEAD reads statuses and headers only; AUTO asks HEAD, and GET when HEAD is
     refused or gives an error.
     """
@@ -151,8 +151,8 @@ class AuditConfig:
     state: Path | None = None
     allow_private: bool = False
     ca_file: Path | None = None  # also trust this CA (a staging site's own), beside the system's
-    slow_s: float = 3.0  # url.slow: an answer slower than this (DESIGN §4)
-    # The sitemap side (DESIGN §3, §7): every read is bounded.
+    slow_s: float = 3.0  # url.slow: an answer slower than this (docs/explanation/rules.md#slow)
+    # The sitemap side (docs/explanation/design.md#safety): every read is bounded.
     sitemap_concurrency: int = 4
     sitemap_timeout_s: float = 300.0  # a whole sitemap download; `timeout_s` bounds each silence
     max_depth: int = 5
@@ -203,7 +203,7 @@ def parse_helpers(config: AuditConfig) -> int:
     """Parse helper processes: only with --no-check, where no checker process needs the cores.
 
     With checks, the checker processes keep the cores busy, and parsing is a small part of a
-    URL's cost (issue 7: about 20 of 280 µs); a helper would add memory and take no time off.
+    URL's cost (about 20 of 280 µs, measured); a helper would add memory and take no time off.
     As many helpers as workers, like checkers: this process handles every helper's entries
     (about a third of a URL's CPU) and parses only a share of the documents itself, so with one
     helper fewer a core sat idle whenever this process was busy (hreflang benchmark: 28-41 s

@@ -1,4 +1,4 @@
-"""Every exception the auditor raises on purpose, and the exit code each one means (DESIGN §2).
+"""Every exception the auditor raises on purpose, and the exit code each one means.
 
     AuditorError
     ├── UsageError ........................ exit 2: the command cannot run as given
@@ -29,6 +29,8 @@
                                             FetchError(net.blocked_address)
 
 Pure: no I/O.
+
+See docs/explanation/design.md#exit-codes.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ from auditor.models import Finding
 
 
 class ExitCode(IntEnum):
-    """DESIGN §2: what the process returns."""
+    """What the process returns (docs/explanation/design.md#exit-codes)."""
 
     OK = 0  # nothing at or above --fail-on, and no regression
     FINDINGS = 1  # findings at or above --fail-on, or regressions (what the site does wrong)
@@ -163,10 +165,12 @@ class MissingExtraError(AuditorError, ImportError):
 
 
 class BlockedAddressError(OSError):
-    """Every address of a host is refused by the private-address guard (DESIGN §7).
+    """Every address of a host is refused by the private-address guard.
 
     An OSError, because it is raised inside aiohttp's resolver, which wraps OSErrors in its
     connector error; `net.client` turns it into FetchError(net.blocked_address).
+
+    See docs/explanation/design.md#private-addresses.
     """
 
 

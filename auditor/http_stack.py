@@ -160,7 +160,7 @@ def target_hosts(config: AuditConfig) -> frozenset[str] | None:
 
 
 async def reach_of(config: AuditConfig) -> Reach:
-    """DESIGN §7: a target that is itself private allows private addresses for its run."""
+    """A target that is itself private allows private addresses for its run."""
     from auditor.net.client import is_private_host  # noqa: PLC0415 - aiohttp's process only
 
     if config.allow_private:

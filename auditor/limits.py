@@ -17,7 +17,7 @@ MAX_LOC_CHARS = 2048
 # Google reads the first 500 KiB of a robots.txt and ignores the rest (RFC 9309 §2.5 allows it).
 ROBOTS_MAX_BYTES = 500 * 1024
 
-# --- our own bounds (every read is bounded, DESIGN §7) ---------------------------------------
+# --- our own bounds (every read is bounded: docs/explanation/design.md#safety) -------------
 
 # A value longer than this is cut here (its length is still reported): a hostile 50 MiB <loc>
 # must not be copied into entries, findings and the report. Far above any valid value. A URL

@@ -18,7 +18,7 @@ Detail = Mapping[str, JsonScalar]
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """One problem, as the report shows it (DESIGN §4)."""
+    """One problem, as the report shows it (docs/explanation/design.md#findings)."""
 
     code: Code
     message: str
@@ -181,7 +181,7 @@ class Redirect:
 
 
 class StatusClass(StrEnum):
-    """How a URL answered, for counting (DESIGN §5 `by_status_class`)."""
+    """How a URL answered, for counting: the report's `summary.by_status_class`."""
 
     S2XX = "2xx"
     S3XX = "3xx"

@@ -1,7 +1,9 @@
-"""The composition root: the only module that sees every stage (DESIGN §3).
+"""The composition root: the only module that sees every stage.
 
 targets -> walker (discovery, sitemap readers) -> check stage (bounded queue, N workers)
         -> bounded queue -> sink (summary, JSON writer).
+
+See docs/explanation/design.md#pipeline.
 """
 
 from __future__ import annotations
@@ -95,7 +97,7 @@ class AuditResult:
 
     @property
     def exit_code(self) -> ExitCode:
-        """How the process should exit (DESIGN §2)."""
+        """How the process should exit (docs/explanation/design.md#exit-codes)."""
         return self.decision.exit_code
 
     @property
@@ -219,8 +221,8 @@ async def _walk_or_fail(
 ) -> tuple[bool, bool]:
     """Walk the run: whether it completed, and whether an internal failure stopped it.
 
-    A bug still writes what was gathered (docs/reference/exit-codes.md); a cancellation from
-    outside, or a report that cannot be written (a full disk), leaves no report at all.
+    A bug still writes what was gathered (docs/explanation/design.md#exit-codes); a cancellation
+    from outside, or a report that cannot be written (a full disk), leaves no report at all.
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)

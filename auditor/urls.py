@@ -153,7 +153,7 @@ def _idna(host: str) -> str | None:
     """An internationalised host name in its IDNA (punycode) form, as it is resolved and sent.
 
     RFC 5891: `bücher.de` is `xn--bcher-kva.de`; hosts compare and deduplicate in this form
-    (PROTOCOL.md). None when a label cannot be encoded (empty, too long).
+    (docs/explanation/rules.md#idna). None when a label cannot be encoded (empty, too long).
     """
     try:
         return host.encode("idna").decode("ascii")

@@ -9,7 +9,7 @@ framework writes them: every return link is there, so the right answer is no fin
 on 127.0.0.1, round by round (the order rotates): the bare aiohttp + defusedxml loop of the suite
 (benchmarks/bare.py parse: fetch, parse each document whole, count its `<loc>`s) and
 `sitemap-audit --no-check` (parse, validate every link, keep the pairs on disk, judge the return
-links, write the reports). Targets (issue 16): the auditor at least 0.6x the bare loop's URLs/s
+links, write the reports). Targets: the auditor at least 0.6x the bare loop's URLs/s
 in the same round, peak RSS (its processes together) under 150 MB. A run whose counts are wrong
 fails. Prints a markdown table; exits 1 when a run failed or a target was missed.
 """

@@ -1,5 +1,6 @@
 """The suite's results: runs added up into medians, min-max and same-round ratios; the table,
-the targets of issue 7, and the plots. Pure but for plot() (matplotlib, writes PNG files).
+the targets the suite holds a run to, and the plots. Pure but for plot() (matplotlib, writes PNG
+files).
 """
 
 from __future__ import annotations
@@ -149,7 +150,7 @@ class Bound(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class Target:
-    """One of issue 7's targets, and whether this run met it."""
+    """One target of the suite, and whether this run met it."""
 
     text: str
     value: float | None
@@ -186,7 +187,7 @@ def targets(
     diff_task: str | None = None,
     cores: int,
 ) -> list[Target]:
-    """Issue 7's parse targets and issue 17's check targets (2-core machine), from the medians
+    """The parse and check targets (for a 2-core machine), from the medians
     of this run. Pure."""
 
     def ratio(task: str, row: str, ref: str) -> float | None:

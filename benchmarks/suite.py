@@ -1,4 +1,4 @@
-"""Issue 7's benchmark suite: the auditor, the bare Python loops and the peers, on one served site.
+"""The benchmark suite: the auditor, the bare Python loops and the peers, on one served site.
 
     sh benchmarks/setup.sh $(which python)      # once: nginx, the peers' venv, matplotlib, uvloop
     python benchmarks/suite.py [--quick] [--rounds R] [--only ROW ...] [--server auto|nginx|aiohttp]
@@ -10,7 +10,7 @@ on 127.0.0.1, and runs every row of every task round by round, the order of the 
 round. Each run is a fresh child measured for wall time, CPU (user + sys, its waited-for
 descendants included) and peak RSS of its whole process tree (summed, sampled at 50 Hz), and is
 right only when its counts are the expected ones. Writes under --results: RESULTS-<mode>.md (the
-table of medians, min-max and same-round ratios, and issue 7's targets), suite-<mode>.json (every
+table of medians, min-max and same-round ratios, and the targets), suite-<mode>.json (every
 run) and two plots of the parse rows against the URL count. Exits 1 when a run was wrong.
 
 Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plots); check 20k

@@ -1,4 +1,4 @@
-"""Regenerate the README's screenshots of the HTML report: the demo site, and a healthy site.
+"""The screenshots of the HTML report in README.md and docs/: the demo site, and a healthy site.
 
     .venv/bin/python -m docs.screenshots      # from the repository root; needs chromium
 
@@ -19,6 +19,7 @@ from auditor.pipeline import audit
 from tests.browser import chromium, find_chromium
 
 DOCS = Path(__file__).parent
+IMAGES = DOCS / "images"
 SHOT_HEIGHT = 1500  # px of the page's top: verdict, counts, the fix-first list, the charts
 
 
@@ -36,7 +37,7 @@ async def _report(urls: tuple[str, ...], folder: Path, name: str, **settings: ob
 
 
 async def main() -> None:
-    """Audit both sites, then photograph their reports into docs/."""
+    """Audit both sites, then photograph their reports into docs/images/."""
     executable = find_chromium()
     if executable is None:
         raise SystemExit("chromium is needed: apt-get install chromium")
@@ -49,7 +50,7 @@ async def main() -> None:
         async with chromium(executable) as browser:
             for report, name in ((broken, "report-broken.png"), (clean, "report-clean.png")):
                 page = await browser.load(report.as_uri())
-                shot = await page.screenshot(DOCS / name, full_height=SHOT_HEIGHT)
+                shot = await page.screenshot(IMAGES / name, full_height=SHOT_HEIGHT)
                 print(f"wrote {shot}")  # noqa: T201 - a script's one line of output
 
 

@@ -107,7 +107,7 @@ def slow_headers(base: str) -> Handler:
 
 
 def slow_body(base: str) -> Handler:
-    """A whole head at once, then the body one byte per second (issue 20: under any floor)."""
+    """A whole head at once, then the body one byte per second (under any floor)."""
 
     async def handler(request: web.Request) -> web.StreamResponse:
         response = web.StreamResponse(headers={"Content-Type": "text/html"})

@@ -65,6 +65,7 @@ def test_every_url_answers_what_the_counts_say() -> None:
     )
 
 
+@pytest.mark.slow
 def test_most_urls_are_pages() -> None:
     counts = expected_counts(BASE, 1_000_000, 20)
     assert 0.94 < counts.kinds["page"] / counts.urls < 0.96

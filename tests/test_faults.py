@@ -1,4 +1,4 @@
-"""Hostile servers against the whole command (issue 8): each fault route, read as a sitemap and
+"""Hostile servers against the whole command: each fault route, read as a sitemap and
 checked as a URL, gives its named finding; the run goes on (the healthy sitemaps and pages of
 the same run are audited); the process ends in bounded time and memory (its own peak RSS).
 
@@ -22,6 +22,8 @@ from auditor.errors import ExitCode
 from tests.fault_server import CHILDREN, FAULTS, CliRun, fault_site, run_cli, serve_black_hole
 from tests.helpers import Report, validate_report
 
+pytestmark = pytest.mark.slow  # each case runs the command in a process of its own
+
 MAX_RSS_MB = 200.0
 PAGES = 20  # healthy pages listed after the faulty one
 # Findings about where a URL is, not about the fault.
@@ -40,7 +42,7 @@ EXPECTED: dict[str, Expect] = {
     "reset_mid_body": Expect(frozenset({"net.protocol"}), ("net.protocol",)),
     # One byte a second, under --timeout 2: only a bound on the whole head stops it.
     "slow_headers": Expect(frozenset({"net.timeout"}), ("net.timeout",)),
-    # A body below 1 KiB/s over --timeout (2 s) ends there, not at --sitemap-timeout (issue 20).
+    # A body below 1 KiB/s over --timeout (2 s) ends there, not at --sitemap-timeout.
     "slow_body": Expect(frozenset({"net.timeout"}), ("net.timeout",)),
     "endless_header": Expect(frozenset({"net.protocol"}), ("net.protocol",)),
     "endless_headers": Expect(frozenset({"net.protocol"}), ("net.protocol",)),

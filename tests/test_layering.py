@@ -1,7 +1,9 @@
-"""The package's layers (STYLE.md): rooms along the data's way, a pure core, aiohttp at one edge.
+"""The package's layers: rooms along the data's way, a pure core, aiohttp at one edge.
 
 Packages import one way, along the pipeline: a module may import the base modules and the
 packages before its own, never one after it. The pure core does no I/O.
+
+See CONTRIBUTING.md#how-the-code-is-written.
 """
 
 from __future__ import annotations

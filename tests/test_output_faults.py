@@ -1,8 +1,8 @@
-"""Output faults (issue 8): report folders missing, read-only or on a full disk, and signals at
+"""Output faults: report folders missing, read-only or on a full disk, and signals at
 any moment of a run. A report on disk is always whole, or absent; never half written.
 
-Exit codes (DESIGN §2, README): a report folder that cannot be written when the run starts is
-a usage error (2); an output that cannot be written once the run has ended, a full disk
+Exit codes (docs/reference/exit-codes.md): a report folder that cannot be written when the run
+starts is a usage error (2); an output that cannot be written once the run has ended, a full disk
 included, is a failed run (3); either way one line on stderr and no partial file.
 """
 
@@ -30,6 +30,8 @@ from auditor.demo.documents import sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Route, Served, serve
 from auditor.errors import ExitCode
 from tests.helpers import validate_report
+
+pytestmark = pytest.mark.slow  # each case runs the command in a process of its own
 
 ROOT = Path(__file__).parent.parent
 CLONE_NEWUSER = 0x10000000  # <sched.h>

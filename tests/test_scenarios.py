@@ -1,7 +1,7 @@
 """End-to-end scenarios: real loopback servers, real audits, reports checked against the schema.
 
 Each scenario names the codes it must produce; the last test proves that together they cover
-every discovery, robots, sitemap, XML, index and entry code of DESIGN §4.
+every discovery, robots, sitemap, XML, index and entry code (docs/reference/codes.md).
 """
 
 from __future__ import annotations
@@ -146,6 +146,7 @@ class Scenario:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     exit_code: int = ExitCode.FINDINGS
     check: Callable[[Audited, Mapping[str, int]], None] | None = None
+    slow: bool = False  # a second or more: left out of the fast lane (-m "not slow")
 
 
 def routes(table: Callable[[str], dict[str, Route]]) -> RoutesFor:
@@ -201,7 +202,7 @@ def _latin1(audited: Audited, _hits: Mapping[str, int]) -> None:
 def _prefixes(audited: Audited, _hits: Mapping[str, int]) -> None:
     spaced = [(f["code"], f["detail"]["kind"]) for f in audited.sitemap("/spaced.xml")["findings"]]
     assert spaced == [("xml.leading_whitespace", "whitespace")]
-    # Issue 20: XML 1.0 allows a BOM before <?xml; a notice, not xml.leading_whitespace.
+    # XML 1.0 allows a BOM before <?xml; a notice, not xml.leading_whitespace.
     assert [f["code"] for f in audited.sitemap("/bom.xml")["findings"]] == ["xml.bom"]
     assert audited.report["summary"]["urls"] == 4  # entries still read
 
@@ -336,7 +337,7 @@ def _demo(audited: Audited, _hits: Mapping[str, int]) -> None:
 
 
 def _too_slow(audited: Audited, _hits: Mapping[str, int]) -> None:
-    """Issue 20: 10 bytes a second is below 1 KiB/s over --timeout: it ends within seconds."""
+    """10 bytes a second is below 1 KiB/s over --timeout: it ends within seconds."""
     [slow] = [f for f in audited.sitemap("/trickle.xml")["findings"] if f["code"] == "net.timeout"]
     assert slow["detail"] == {"kind": "too_slow"}
     assert audited.report["summary"]["duration_s"] < 5
@@ -440,6 +441,7 @@ SCENARIOS: list[Scenario] = [
         "/bomb.xml.gz",
         expect=("sitemap.too_large",),
         check=_bomb_capped,
+        slow=True,
     ),
     Scenario(
         "corrupt gzip",
@@ -492,6 +494,7 @@ SCENARIOS: list[Scenario] = [
         "/idx.xml",
         expect=("sitemap.too_many_urls",),
         check=_fifty_thousand,
+        slow=True,
     ),
     Scenario(
         "Latin-1 bytes",
@@ -583,6 +586,7 @@ SCENARIOS: list[Scenario] = [
         expect=("sitemap.too_large",),
         overrides={"max_sitemap_bytes": 1_000_000},
         check=_endless_capped,
+        slow=True,
     ),
     Scenario(
         "a gzip sitemap, then zero padding forever",
@@ -625,6 +629,7 @@ SCENARIOS: list[Scenario] = [
         "/trickle.xml",
         expect=("net.timeout",),
         overrides={"sitemap_timeout_s": 0.8, "retries": 0},
+        slow=True,
     ),
     Scenario(
         "sitemap trickles below the floor, well inside --sitemap-timeout",
@@ -693,6 +698,7 @@ SCENARIOS: list[Scenario] = [
         "/",
         expect=("discovery.none_found",),
         check=_none_found_says_503,
+        slow=True,
     ),
     Scenario(
         "a broken sitemap found by probing is reported, not ignored",
@@ -723,7 +729,7 @@ SCENARIOS: list[Scenario] = [
         expect=("run.limit_reached",),
         absent=("index.too_many_sitemaps",),
         overrides={"max_sitemaps": 3},
-        exit_code=ExitCode.OK,  # issue 20: the run's own limit, a notice
+        exit_code=ExitCode.OK,  # the run's own limit, a notice
         check=_three_read,
     ),
     Scenario(
@@ -735,6 +741,7 @@ SCENARIOS: list[Scenario] = [
         expect=("robots.unreachable",),
         absent=("discovery.none_found",),
         exit_code=ExitCode.OK,
+        slow=True,
     ),
     Scenario(
         "sitemap disallowed by robots.txt",
@@ -877,6 +884,7 @@ SCENARIOS: list[Scenario] = [
         "/idx.xml",
         expect=("index.too_many_sitemaps", "index.duplicate_child"),
         check=_many_children,
+        slow=True,
     ),
     Scenario(
         "more sitemaps than the run allows",
@@ -890,7 +898,7 @@ SCENARIOS: list[Scenario] = [
         expect=("run.limit_reached",),
         absent=("index.too_many_sitemaps",),
         overrides={"max_sitemaps": 3},
-        exit_code=ExitCode.OK,  # issue 20: the run's own limit, a notice
+        exit_code=ExitCode.OK,  # the run's own limit, a notice
         check=_run_cap,
     ),
     Scenario(
@@ -900,7 +908,7 @@ SCENARIOS: list[Scenario] = [
         expect=("lastmod.uniform",),
         exit_code=ExitCode.OK,
     ),
-    # --- issue 20: what real sites and generators do, judged right -------------------------
+    # --- what real sites and generators do, judged right -------------------------
     Scenario(
         "an index whose children all changed in one build",
         routes(
@@ -920,6 +928,7 @@ SCENARIOS: list[Scenario] = [
         "/",
         expect=("robots.unreachable", "discovery.none_found"),
         absent=("robots.no_sitemap",),  # 429 is no "no rules" (Google: as 5xx)
+        slow=True,
     ),
     Scenario(
         "MkDocs: sitemap.xml and the same sitemap.xml.gz, no robots.txt",
@@ -1073,7 +1082,10 @@ SCENARIOS: list[Scenario] = [
 ]
 
 
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=lambda s: s.name)
+@pytest.mark.parametrize(
+    "scenario",
+    [pytest.param(s, id=s.name, marks=[pytest.mark.slow] if s.slow else []) for s in SCENARIOS],
+)
 async def test_scenario(scenario: Scenario, tmp_path: Any) -> None:
     async with serve(scenario.routes) as served:
         target = scenario.target

@@ -1,6 +1,6 @@
 """The library: audit a site from Python, and read reports back as typed records.
 
-README, "Use it from Python":
+docs/how-to/python.md:
 
     result = auditor.run("https://www.example.com/", per_host=4)
     print(result.verdict.line)

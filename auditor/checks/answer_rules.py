@@ -11,9 +11,10 @@ from auditor.codes import Code
 from auditor.models import Finding, finding
 
 _NOT_FOUND = frozenset({404, 410})
-# Rate-limited: refused to us, maybe not to a search engine (DESIGN §4 http.blocked). A plain
-# 401 or 403 from the site's own server is no shield: Search Console reports it as "Blocked
-# due to unauthorized request (401)" and "Blocked due to access forbidden (403)" (issue 20).
+# Rate-limited: refused to us, maybe not to a search engine (docs/explanation/rules.md#bot-shields).
+# A plain 401 or 403 from the site's own server is no shield: Search Console reports it as "Blocked
+# due to unauthorized request (401)" and "Blocked due to access forbidden (403)"
+# (docs/explanation/rules.md#status).
 _BLOCKED = frozenset({429})
 _REFUSED = {401: Code.HTTP_UNAUTHORIZED, 403: Code.HTTP_FORBIDDEN}
 # Statuses a bot shield answers with; their body is worth a look.

@@ -87,10 +87,12 @@ class Checker:
                 return CheckResult(None, findings=tuple(found))
             if isinstance(opened, Refused):
                 return self._refused(opened, found)
-            if not found and opened.redirects:  # judged where it lands (PROTOCOL.md)
+            # judged where it lands (docs/explanation/rules.md#robots-blocked)
+            if not found and opened.redirects:
                 found += await self._blocked_on_the_way(loc, opened)
             return await self._answered(loc, opened, found)
-        except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
+        except Exception as exc:
+            # a bug: report where, and go on (docs/explanation/design.md#findings)
             log.exception("internal error while checking %s", loc)
             text = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
             return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),))
@@ -118,7 +120,10 @@ class Checker:
         ]
 
     async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
-        """A listed URL that redirects into a blocked path is blocked (PROTOCOL.md)."""
+        """A listed URL that redirects into a blocked path is blocked.
+
+        See docs/explanation/rules.md#robots-blocked.
+        """
         steps = [hop.url for hop in opened.redirects[1:]] + [opened.final_url]
         for url in steps:
             origin = _origin_of(url)

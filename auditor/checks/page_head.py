@@ -1,10 +1,9 @@
 """What a page says about its own indexing: robots rules and canonicals, in its head or headers.
 
-PROTOCOL.md, Indexability: a sitemap should list only canonical, indexable pages. A page says
-noindex in `<meta name="robots|googlebot">` or an `X-Robots-Tag` header (answer_rules), and
-names its canonical in `<link rel="canonical">` or a `Link: <...>; rel="canonical"` header
-(RFC 6596, RFC 8288). Reads the head only: up to `</head>`, or the start of the body.
-Pure: no I/O.
+docs/explanation/rules.md#indexability: a sitemap should list only canonical, indexable pages. A
+page says noindex in `<meta name="robots|googlebot">` or an `X-Robots-Tag` header (answer_rules),
+and names its canonical in `<link rel="canonical">` or a `Link: <...>; rel="canonical"` header (RFC
+6596, RFC 8288). Reads the head only: up to `</head>`, or the start of the body. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -40,8 +39,9 @@ _VALUED_RULES = frozenset(
 _LINK_VALUE = re.compile(r"<([^>]*)>\s*((?:;[^,<]*)*)")
 _REL_PARAM = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
 _SHOWN_CHARS = 200
-# lastmod.behind_page: more than a day newer (PROTOCOL.md, Indexability). A date (YYYY-MM-DD)
-# ends at most 50 hours after it begins (UTC+14 to UTC-12); a time without a zone, 26 hours.
+# lastmod.behind_page: more than a day newer (docs/explanation/rules.md#lastmod-behind-page). A date
+# (YYYY-MM-DD) ends at most 50 hours after it begins (UTC+14 to UTC-12); a time without a zone, 26
+# hours.
 _BEHIND_MARGIN = timedelta(days=1)
 _DAY_CHARS = len("YYYY-MM-DD")
 _DAY_SPREAD = timedelta(hours=50)

@@ -1,7 +1,9 @@
-"""The check stage (DESIGN §3): a bounded queue of URL records, N workers, results to the sink.
+"""The check stage: a bounded queue of URL records, N workers, results to the sink.
 
 Readers submit records as they parse them, so checking starts with the first entry. Records
 that are not to be requested (filtered, not sampled, not an http(s) URL) go straight on.
+
+See docs/explanation/design.md#pipeline.
 """
 
 from __future__ import annotations

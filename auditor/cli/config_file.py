@@ -1,8 +1,10 @@
-"""`--config audit.toml` (DESIGN §8): the long options as keys, checked against the parser.
+"""`--config audit.toml`: the long options as keys, checked against the parser.
 
 The argparse definitions are the one source of truth: a key is a long option's name (`-` or `_`
 alike), its value is checked against that option's type and choices. Values from the file become
 the namespace's starting values, so anything given on the command line wins.
+
+See docs/reference/config.md.
 """
 
 from __future__ import annotations

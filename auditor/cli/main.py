@@ -1,7 +1,9 @@
-"""The command (DESIGN §2): options -> AuditConfig -> audit() -> summary and exit code.
+"""The command: options -> AuditConfig -> audit() -> summary and exit code.
 
 The only module that prints (with the pre-commit hook), reads the environment (NO_COLOR), or
 installs signal handlers.
+
+See docs/reference/options.md.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ STDOUT_CHUNK_BYTES = 1 << 20
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the command; return the exit code (DESIGN §2)."""
+    """Run the command; return the exit code (docs/explanation/design.md#exit-codes)."""
     try:
         args, config = parse_command(argv)
     except UsageError as exc:
@@ -114,7 +116,8 @@ async def _run(config: AuditConfig, *, demo: bool, look: _Look, spool: Path | No
         if not demo:
             return await audit(config, stop=stop, on_progress=on_progress)
         async with _demo_site() as (urls, ca_file):
-            # Private targets: the guard lets loopback through, never link-local (DESIGN §7).
+            # Private targets: the guard lets loopback through, never link-local
+            # (docs/explanation/design.md#private-addresses).
             targets = tuple(Target("--demo", TargetKind.SITE, url) for url in urls)
             site = replace(config, targets=targets, ca_file=config.ca_file or ca_file)
             return await audit(site, stop=stop, on_progress=on_progress)

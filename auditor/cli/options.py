@@ -1,8 +1,10 @@
-"""The command line's options (DESIGN §2): the parser in groups, and the run's configuration.
+"""The command line's options: the parser in groups, and the run's configuration.
 
 Checks what argparse cannot (paths, patterns, headers, a CA file) and builds the AuditConfig;
 UsageError (exit 2) for anything that cannot run. Blocking checks (is a path a folder, a file
 readable) happen here, before the event loop starts.
+
+See docs/reference/options.md.
 """
 
 from __future__ import annotations
@@ -48,7 +50,7 @@ class _Parser(argparse.ArgumentParser):
 
 
 def build_parser() -> argparse.ArgumentParser:
-    """The whole option contract of DESIGN §2, in the groups `--help` shows."""
+    """Every option of the command, in the groups `--help` shows (docs/reference/options.md)."""
     parser = _Parser(prog=PROG, description="Audit the sitemaps of a site.")
     add = parser.add_argument
     add("targets", nargs="*", metavar="TARGET", help="site root, robots.txt, sitemap URL or file")

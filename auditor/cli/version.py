@@ -10,7 +10,7 @@ from auditor import __version__
 
 PROG = "sitemap-audit"
 # Named when installed; read from their metadata, never imported (pycurl may be absent).
-LIBRARIES = ("aiohttp", "pycurl", "defusedxml", "ijson", "orjson", "protego", "rich", "uvloop")
+LIBRARIES = ("aiohttp", "pycurl", "defusedxml", "orjson", "protego", "rich", "uvloop")
 
 
 def library_versions(names: Iterable[str] = LIBRARIES) -> dict[str, str]:

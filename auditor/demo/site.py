@@ -263,7 +263,7 @@ CLEAN_SECTIONS = {"pages": 18, "products": 24, "posts": 12}
 def clean_routes(base: str) -> dict[str, Page]:
     """A healthy site: robots.txt -> index -> three sitemaps, every page answering 200.
 
-    What a passing audit looks like (the README's clean screenshot, and a test that it passes).
+    What a passing audit looks like (the docs' clean screenshot, and a test that it passes).
     """
     html = Page(200, b"<!doctype html><title>page</title><p>a page</p>", {})
     routes = {

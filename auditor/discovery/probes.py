@@ -40,7 +40,7 @@ class TargetState:
     findings: list[Finding] = field(default_factory=list)
 
     def none_found(self) -> None:
-        """No sitemap in robots.txt nor at the known locations (DESIGN §4).
+        """No sitemap in robots.txt nor at the known locations (docs/explanation/rules.md#probes).
 
         A known location that answered other than 404/410 (a 503, a 403 from a bot shield) may
         hide one: the finding names those answers.

@@ -139,7 +139,7 @@ class RobotsFetch:
 
 
 def robots_findings(fetched: RobotsFetch) -> list[Finding]:
-    """What a robots.txt read tells about discovery (DESIGN §4 robots.*)."""
+    """What a robots.txt read tells about discovery (docs/reference/codes.md#robots)."""
     if fetched.problem is not None:
         return [fetched.problem]
     robots = fetched.robots

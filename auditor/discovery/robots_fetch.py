@@ -54,8 +54,9 @@ async def fetch_robots(
         fetched = RobotsFetch(
             url, response.status, final_url=opened.final_url, redirects=opened.redirects
         )
-        # Google treats 429 like 5xx (Search Central, "How Google interprets robots.txt"): the
-        # file is unreachable, never "no rules" as other 4xx are (PROTOCOL.md).
+        # Google treats 429 like 5xx (Search Central, "How Google interprets robots.txt"): the file
+        # is unreachable, never "no rules" as other 4xx are
+        # (docs/explanation/rules.md#robots-status).
         if response.status >= 500 or response.status == TOO_MANY_REQUESTS:
             problem = _unreachable(url, f"answered {response.status}", status=response.status)
             return replace(fetched, problem=problem)

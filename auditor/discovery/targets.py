@@ -19,7 +19,7 @@ _HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
 
 
 def parse_target(text: str, *, is_file: Callable[[Path], bool]) -> Target:
-    """Classify one TARGET argument (DESIGN §2)."""
+    """Classify one TARGET argument (docs/reference/options.md)."""
     target = _classify(text, is_file=is_file)
     # An argument with bytes that are not UTF-8 (a file name) keeps its path; it is shown with
     # U+FFFD in their place.

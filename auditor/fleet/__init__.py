@@ -1,1 +1,4 @@
-"""Fleets of sites (`--fleet`): each site's audit a task of Dask distributed (DESIGN §11)."""
+"""Fleets of sites (`--fleet`): each site's audit a task of Dask distributed.
+
+See docs/explanation/design.md#fleet.
+"""

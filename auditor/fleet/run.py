@@ -1,8 +1,10 @@
-"""A fleet run (DESIGN §11): every site audited as a Dask task, then the fleet's outputs.
+"""A fleet run: every site audited as a Dask task, then the fleet's outputs.
 
 The summary is written once every site has ended, or once the run is stopped (the sites that
 ended are in it, the others marked interrupted or not run, `complete` false). It never names a
 report this machine cannot see. Blocking: run it in a thread of its own, outside any loop.
+
+See docs/explanation/design.md#fleet.
 """
 
 from __future__ import annotations

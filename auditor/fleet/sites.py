@@ -114,7 +114,10 @@ class SiteOutcome:
 
     @property
     def exit_code(self) -> int:
-        """The site's own exit code; 3 for a site that did not run to its end (DESIGN §2)."""
+        """The site's own exit code; 3 for a site that did not run to its end.
+
+        See docs/explanation/design.md#exit-codes.
+        """
         return self.report.exit_code if self.report is not None else int(ExitCode.FAILED)
 
 

@@ -55,7 +55,10 @@ class FleetDecision:
 
 
 def decide_fleet(outcomes: Sequence[SiteOutcome], *, complete: bool) -> FleetDecision:
-    """The worst of the sites (DESIGN §2): exit 3 when any did not run to its end."""
+    """The worst of the sites: exit 3 when any did not run to its end.
+
+    See docs/explanation/design.md#exit-codes.
+    """
     worst = max((outcome.exit_code for outcome in outcomes), default=0)
     by_status = Counter(outcome.status for outcome in outcomes)
     reports = [outcome.report for outcome in outcomes if outcome.report is not None]

@@ -1,4 +1,7 @@
-"""Which IP addresses the private-address guard refuses (DESIGN §7). Pure: no I/O."""
+"""Which IP addresses the private-address guard refuses. Pure: no I/O.
+
+See docs/explanation/design.md#private-addresses.
+"""
 
 from __future__ import annotations
 

@@ -197,9 +197,11 @@ class _Resolver(AbstractResolver):
 
 
 async def is_private_host(host: str) -> bool:
-    """Whether a host is, or resolves to, a private address (a staging site, DESIGN §7).
+    """Whether a host is, or resolves to, a private address (a staging site).
 
     A name that does not resolve is not private: its requests will fail on their own.
+
+    See docs/explanation/design.md#private-addresses.
     """
     literal = ip_literal(host)
     if literal is not None:

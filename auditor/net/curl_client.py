@@ -91,7 +91,8 @@ class _Slot:
         self.elapsed_s = 0.0
         setopt = curl.setopt
         setopt(pycurl.NOSIGNAL, 1)  # libcurl runs in a thread: no SIGALRM for DNS timeouts
-        setopt(pycurl.FOLLOWLOCATION, 0)  # each hop is the opener's to judge (DESIGN §3)
+        # each hop is the opener's to judge (docs/explanation/design.md#pipeline)
+        setopt(pycurl.FOLLOWLOCATION, 0)
         setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
         setopt(pycurl.ACCEPT_ENCODING, ACCEPT_ENCODING)
         setopt(pycurl.USERAGENT, user_agent)

@@ -1,10 +1,10 @@
 """Bounded, incremental decompression of a response body into the document's bytes.
 
-Two layers: the transport's Content-Encoding, then a gzip *file* layer recognised by its magic
-bytes whatever the name or Content-Type says (PROTOCOL.md: servers send gzip under .xml, plain
-XML under .gz, or both layers at once). Output comes in pieces of at most OUTPUT_CHUNK_BYTES, made
-lazily, so a caller that stops reading at its size cap stops the work too (gzip bombs).
-Pure: no I/O.
+Two layers: the transport's Content-Encoding, then a gzip *file* layer recognised by its magic bytes
+whatever the name or Content-Type says (docs/explanation/rules.md#gzip: servers send gzip under
+.xml, plain XML under .gz, or both layers at once). Output comes in pieces of at most
+OUTPUT_CHUNK_BYTES, made lazily, so a caller that stops reading at its size cap stops the work too
+(gzip bombs). Pure: no I/O.
 """
 
 from __future__ import annotations

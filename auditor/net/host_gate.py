@@ -1,8 +1,8 @@
 """Per-host politeness at run time: `per_host` slots per host, each request paced.
 
 At most `per_host` requests to a host at once, each started only when the pacer allows
-(DESIGN §2 --per-host, --rate; the slow-down after 429/503); the breaker gives up hosts that
-only fail (`auditor.net.breaker`).
+(docs/reference/options.md#politeness: --per-host, --rate; the slow-down after 429/503); the breaker
+gives up hosts that only fail (`auditor.net.breaker`).
 
 The slot is taken before the pacer is asked, so a request already waiting for a slot still
 sees a pause that a 429 set meanwhile. aiohttp's connector keeps the same limit as a backstop.

@@ -99,7 +99,10 @@ PERMANENT_STATUSES = frozenset({301, 308})
 
 
 def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[Finding]:
-    """What a followed redirect chain from `loc` to `final_url` tells (DESIGN §4 redirect.*)."""
+    """What a followed redirect chain from `loc` to `final_url` tells.
+
+    See docs/reference/codes.md#redirect.
+    """
     if not chain:
         return []
     hops = len(chain)
@@ -117,8 +120,8 @@ def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[
     if first is not None and last is not None:
         if _place(first) != _place(last):
             found.append(finding(Code.REDIRECT_OTHER_HOST, url=loc, to=final_url, host=last.host))
-        # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft
-        # 404 errors"; PROTOCOL.md, Indexability): the page is gone, and the sitemap says not.
+        # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft 404
+        # errors"; docs/explanation/rules.md#soft-404): the page is gone, and the sitemap says not.
         if not _is_home(first) and _is_home(last):
             found.append(finding(Code.REDIRECT_TO_ROOT, url=loc, to=final_url))
     return found

@@ -1,7 +1,7 @@
 """Where a document is parsed and validated: in a parse helper when one is free, else here.
 
 With `--workers N` and `--no-check`, the cores are not needed for checks, and parsing is most
-of a run's CPU (issue 7: about 20 of 28 µs a URL). The audit's process keeps the fetching and
+of a run's CPU (about 20 of 28 µs a URL, measured). The audit's process keeps the fetching and
 every piece of the run's state (tree, dedup, tallies, sink) and parses a share of the
 documents itself; N helpers (`python -m auditor.processes.parse_child`) each parse one document
 at a time. A document goes to a free helper, else is parsed here within that share. With the

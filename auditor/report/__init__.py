@@ -1,1 +1,4 @@
-"""Reports: the streamed JSON report (DESIGN §5); the HTML report comes from the same records."""
+"""Reports: the streamed JSON report; the HTML report comes from the same records.
+
+See docs/explanation/design.md#report.
+"""

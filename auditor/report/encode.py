@@ -1,4 +1,4 @@
-"""Records to JSON-ready dicts, in the field order of DESIGN §5. Pure: no I/O.
+"""Records to JSON-ready dicts, in the field order of the report. Pure: no I/O.
 
 SCHEMA_VERSION changelog (fields are only ever added within a version):
   1  first version: schema_version, tool, generated_at, complete, config, targets, sitemaps,
@@ -8,6 +8,8 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      kept copy); urls[].extensions and urls[].alternate_of (sitemap extensions, hreflang
      alternates no sitemap lists); run_findings and run_findings_omitted (return links);
      summary.alternates and summary.extensions.
+
+See docs/reference/report.md.
 """
 
 from __future__ import annotations
@@ -178,7 +180,7 @@ def _plain(value: object) -> object:
 
 
 def head_json(*, generated_at: datetime, complete: bool, config: AuditConfig) -> Json:
-    """The report's first fields, `schema_version` first (DESIGN §5)."""
+    """The report's first fields, `schema_version` first (docs/explanation/design.md#report)."""
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": TOOL,

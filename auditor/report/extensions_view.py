@@ -1,4 +1,4 @@
-"""The HTML report's "Extensions" part: hreflang, image, video and news at a glance (issue 16).
+"""The HTML report's "Extensions" part: hreflang, image, video and news at a glance.
 
 Counts per kind, each family's codes, and the hreflang clusters that miss return links first:
 Google ignores a cluster whose pages do not all link back ("Tell Google about localized

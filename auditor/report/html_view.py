@@ -1,7 +1,9 @@
-"""What the HTML report shows, computed from the summary and the bounded samples (DESIGN §6).
+"""What the HTML report shows, computed from the summary and the bounded samples.
 
 Every string from the network stays a plain string here (the template escapes it); only http(s)
 URLs become links. Pure: no I/O.
+
+See docs/explanation/design.md#html-report.
 """
 
 from __future__ import annotations

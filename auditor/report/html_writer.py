@@ -1,8 +1,10 @@
-"""The HTML report: one self-contained file from the view, published atomically (DESIGN §6).
+"""The HTML report: one self-contained file from the view, published atomically.
 
 jinja2 with autoescape renders it; its CSS and JavaScript are inline and allowed by hash in a
 Content-Security-Policy that forbids every request, so the page loads nothing from anywhere and
 a string that slipped through escaping could still not run.
+
+See docs/explanation/design.md#html-report.
 """
 
 from __future__ import annotations

@@ -1,8 +1,10 @@
-"""The JSON report, written as a stream and published atomically (DESIGN §5).
+"""The JSON report, written as a stream and published atomically.
 
 `urls[]` and `sitemaps[]` grow at the same time, so each is spooled to its own file beside the
 report as records arrive; `commit()` then writes the head, both spools and the summary into a
 temporary file, syncs it, and renames it over the report path. A reader never sees half a report.
+
+See docs/explanation/design.md#report.
 """
 
 from __future__ import annotations

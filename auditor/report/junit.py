@@ -4,9 +4,10 @@ One test case per target (discovery), per sitemap, and per failing URL (capped: 
 the count left out are stated in a last test case). A case fails when it has a finding at or
 above `--fail-on` that is not accepted (`--accept-file`); the failure's `type` is its first
 such code. With `--baseline`, a suite of regressions holds one failing case per regression
-(auditor.monitoring.compare: a URL, a document or a target with something new), named by what
-regressed and its code, with its sitemap as `file` and its line where known: every regression
-fails the run, so every one is a failing case, and their count is the run's regression count.
+(a URL, a document or a target with something new: docs/explanation/design.md#regressions),
+named by what regressed and its code, with its sitemap as `file` and its line where known:
+every regression fails the run, so every one is a failing case, and their count is the run's
+regression count.
 The file is streamed (the regressions from the comparison's table) and replaced atomically.
 """
 

@@ -1,6 +1,8 @@
-"""URL dedup across the whole tree (DESIGN §3): one compact digest per URL, and its check's outcome.
+"""URL dedup across the whole tree: one compact digest per URL, and its check's outcome.
 
 Pure: no I/O.
+
+See docs/explanation/design.md#pipeline.
 """
 
 from __future__ import annotations
@@ -22,10 +24,12 @@ _CLASSES = tuple(StatusClass)  # stored as index + 1 in 3 bits; 0: not checked (
 
 
 class UrlDedup(Generic[L]):
-    """Per URL digest (DESIGN §3): the sitemap that first listed it, and its check's outcome.
+    """Per URL digest: the sitemap that first listed it, and its check's outcome.
 
     Packed in one 32-bit value of a compact digest table, so that a duplicate listing can be
     counted for its sitemap too, once the URL's one check is done.
+
+    See docs/explanation/design.md#pipeline.
     """
 
     def __init__(self) -> None:

@@ -1,7 +1,9 @@
-"""A compact set of URL digests, each with a small value: the tree-wide dedup of DESIGN §3.
+"""A compact set of URL digests, each with a small value: the tree-wide dedup.
 
 Open addressing over flat arrays costs 12 bytes a slot (about 18-36 bytes a URL), where a
 Python dict of ints costs over 100: at 2M URLs that is 50 MB instead of 200. Pure: no I/O.
+
+See docs/explanation/design.md#pipeline.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""The one sink: every record passes here once, to be counted, sampled and written (DESIGN §3)."""
+"""The one sink: every record passes here once, to be counted, sampled and written.
+
+See docs/explanation/design.md#pipeline.
+"""
 
 from __future__ import annotations
 

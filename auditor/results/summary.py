@@ -1,6 +1,8 @@
-"""The one place that adds up the run (DESIGN §5); auditor.results.verdict decides from it.
+"""The one place that adds up the run; auditor.results.verdict decides from it.
 
 Pure: no I/O.
+
+See docs/explanation/design.md#report.
 """
 
 from __future__ import annotations
@@ -154,7 +156,7 @@ class Summary:
         return counts
 
     def to_json(self, *, duration_s: float) -> dict[str, object]:
-        """The report's `summary` object (DESIGN §5)."""
+        """The report's `summary` object (docs/reference/report.md)."""
         return {
             "sitemaps": self.sitemaps,
             "urls": self.urls,

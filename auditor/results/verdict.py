@@ -2,6 +2,8 @@
 
 The terminal, the HTML headline, JUnit and the metrics all read the Decision made here; nothing
 else decides whether a run passed. Pure: no I/O.
+
+See docs/explanation/design.md#exit-codes.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ class Outcome(StrEnum):
     FAILED = "FAILED"  # an internal failure stopped the run
 
 
-# DESIGN §2: each outcome has one exit code.
+# Each outcome has one exit code (docs/explanation/design.md#exit-codes).
 EXIT_CODES = {
     Outcome.PASS: ExitCode.OK,
     Outcome.FAIL: ExitCode.FINDINGS,
@@ -105,7 +107,7 @@ def decide(
     failed: bool,
     regressions: int | None = None,
 ) -> Decision:
-    """The exit code and the verdict (docs/reference/exit-codes.md).
+    """The exit code and the verdict (docs/explanation/design.md#exit-codes, #regressions).
 
     An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
     on a finding at or above --fail-on that is not accepted, and on any regression since the

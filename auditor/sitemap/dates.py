@@ -47,7 +47,8 @@ _RFC822 = re.compile(
 class Lastmod:
     """A date one of the two grammars accepts: the earliest moment it means, and which accept it.
 
-    PROTOCOL.md: a value valid for exactly one of W3C Datetime and sitemap.xsd is a notice.
+    docs/explanation/rules.md#lastmod-grammars: a value valid for exactly one of W3C Datetime and
+    sitemap.xsd is a notice.
     """
 
     earliest: datetime

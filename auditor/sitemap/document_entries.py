@@ -18,8 +18,9 @@ from auditor.sitemap.tree_rules import Job
 from auditor.sitemap.validated_entries import Validated, ValidatedSitemap, ValidatedUrl
 
 _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
-# URL records per batch to the sink: one chunk of a gzipped sitemap can hold ~10k entries, and
-# the sink queue is bounded in batches, so this bounds the records waiting (DESIGN §3).
+# URL records per batch to the sink: one chunk of a gzipped sitemap can hold ~10k entries, and the
+# sink queue is bounded in batches, so this bounds the records waiting
+# (docs/explanation/design.md#pipeline).
 BATCH_RECORDS = 512
 # Foreign origins whose robots.txt one document may consult for cross-submission.
 _MAX_CROSS_ORIGINS = 16

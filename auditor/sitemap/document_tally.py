@@ -22,7 +22,8 @@ from auditor.models import (
 from auditor.sitemap.dates import parse_lastmod
 from auditor.sitemap.extensions.news import MAX_NEWS_PER_SITEMAP
 
-# PROTOCOL.md: every lastmod the same recent moment is a build stamp, not a modification date.
+# Every lastmod the same recent moment is a build stamp, not a modification date
+# (docs/explanation/rules.md#lastmod-build-stamp).
 UNIFORM_LASTMOD_MIN_ENTRIES = 10
 UNIFORM_LASTMOD_RECENT = timedelta(days=7)
 

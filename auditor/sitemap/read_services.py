@@ -27,7 +27,8 @@ class Lister:
     """A document that lists URLs, as dedup sees it: listings of two kinds are no duplicates.
 
     A URL in a sitemap and in a feed is listed twice on purpose (Google: submit both); two
-    probed locations of one target are our guesses, not the site's submissions (issue 20).
+    probed locations of one target are our guesses, not the site's submissions
+    (docs/explanation/rules.md#probes).
     """
 
     url: str

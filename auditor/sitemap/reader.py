@@ -82,7 +82,8 @@ def _widened(own: Scope, final: HttpUrl, listed_under: str | None) -> Scope:
 
     The index is what was submitted (robots.txt, Search Console), and its children stand in its
     folder or below (Google's rule): Hugo's /en/sitemap.xml, listed by /sitemap.xml, lists the
-    default language at the root, and that is what the site meant (issue 20).
+    default language at the root, and that is what the site meant
+    (docs/explanation/rules.md#index-children).
     """
     if own.folder is None or listed_under is None:
         return own
@@ -95,9 +96,9 @@ def _widened(own: Scope, final: HttpUrl, listed_under: str | None) -> Scope:
 def _probed_before(job: Job, fingerprint: str | None, services: ReadServices) -> str | None:
     """The probe of the same target that found this very document before, if one did.
 
-    MkDocs writes sitemap.xml and an identical sitemap.xml.gz: probing both is our guess, not
-    the site's submission, so the document counts once (issue 20). Probes of one target are
-    read one after another (auditor.sitemap.walker), so "before" is always the same one.
+    MkDocs writes sitemap.xml and an identical sitemap.xml.gz: probing both is our guess, not the
+    site's submission, so the document counts once (docs/explanation/rules.md#probes). Probes of one
+    target are read one after another (auditor.sitemap.walker), so "before" is always the same one.
     """
     if job.found_by is not FoundBy.PROBE or fingerprint is None:
         return None
@@ -177,7 +178,10 @@ class _DocumentReader:
         await self._stream(stored.read, content_encoding=stored.entry.content_encoding)
 
     async def _read_and_keep(self, response: Response, state: StateStore) -> None:
-        """Read the body, copying it as it comes; keep the copy if read whole (DESIGN §8)."""
+        """Read the body, copying it as it comes; keep the copy if read whole.
+
+        See docs/explanation/design.md#state.
+        """
         copy = state.copy()
 
         paced = self._paced(response)

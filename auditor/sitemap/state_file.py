@@ -1,7 +1,9 @@
-"""The `--state` file's format (DESIGN §8): per sitemap URL, its validators and its stored body.
+"""The `--state` file's format: per sitemap URL, its validators and its stored body.
 
 Pure: no I/O. A file not of this format is refused whole (StateFormatError); the caller then runs
 as if there were no state, so a damaged state can only cost downloads, never a wrong report.
+
+See docs/explanation/design.md#state.
 """
 
 from __future__ import annotations

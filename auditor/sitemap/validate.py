@@ -1,7 +1,9 @@
-"""Value rules for sitemap entries: loc, lastmod, changefreq, priority (PROTOCOL.md, Entry tags).
+"""Value rules for sitemap entries: loc, lastmod, changefreq, priority.
 
 Structure (missing or repeated tags, namespaces) is the parser's job; tree-wide rules (duplicates,
 cross-submission) are the reader's. Pure: no I/O; the audit's clock comes in as `now`.
+
+See docs/explanation/rules.md#entry-tags.
 """
 
 from __future__ import annotations
@@ -92,10 +94,12 @@ def validate_loc(
 
 
 def _indexability(text: str, ctx: EntryContext) -> list[Finding]:
-    """`#fragment`s and session or tracking parameters in a loc (PROTOCOL.md, Indexability).
+    """`#fragment`s and session or tracking parameters in a loc.
 
     Crawlers drop fragments; session ids and tracking parameters make duplicates of one page
     (Google Search Central, "Consolidate duplicate URLs").
+
+    See docs/explanation/rules.md#fragments-and-tracking.
     """
     found = []
     before, hash_mark, fragment = text.partition("#")
@@ -131,8 +135,9 @@ def _check_scope(url: HttpUrl, text: str, ctx: EntryContext, found: list[Finding
 def validate_lastmod(text: str, ctx: EntryContext, *, url: str | None) -> tuple[Finding, ...]:
     """W3C Datetime (or an RSS feed's RFC 822); later than the audit is a warning.
 
-    PROTOCOL.md: a value that exactly one of W3C Datetime and sitemap.xsd accepts is a notice,
-    in both directions (a time without a zone, `2024-05-01T10:00:00`, is the XSD's alone).
+    docs/explanation/rules.md#lastmod-grammars: a value that exactly one of W3C Datetime and
+    sitemap.xsd accepts is a notice, in both directions (a time without a zone,
+    `2024-05-01T10:00:00`, is the XSD's alone).
     """
     if ctx.rfc822_dates:
         earliest = parse_rfc822(text)

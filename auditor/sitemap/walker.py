@@ -46,7 +46,8 @@ class Walker:
         self._frontier = frontier
         self._targets = [TargetState(target) for target in services.config.targets]
         # Each target's probes still to read: one at a time, so that a document found at two
-        # known locations is known to be the same before the second one counts (issue 20).
+        # known locations is known to be the same before the second one counts
+        # (docs/explanation/rules.md#probes).
         self._probes: dict[int, list[Job]] = {}
 
     def target_records(self) -> list[TargetRecord]:
@@ -90,7 +91,8 @@ class Walker:
             job = await self._frontier.get()
             try:
                 await self._run_job(job)
-            except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
+            except Exception as exc:
+                # a bug: report where, and go on (docs/explanation/design.md#findings)
                 log.exception("internal error while reading %s", job.url)
                 self._targets[job.target].findings.append(
                     finding(

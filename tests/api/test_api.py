@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import signal
 import sys
 from pathlib import Path
@@ -124,6 +125,7 @@ def write_broken_sitemap(path: Path) -> Path:
     return path
 
 
+@pytest.mark.slow
 async def test_run_in_a_plain_script(tmp_path: Path) -> None:
     sitemap = write_broken_sitemap(tmp_path / "sitemap.xml")
     report_path, tables = tmp_path / "r.json", tmp_path / "tables"
@@ -154,6 +156,7 @@ asyncio.run(cell())
 """
 
 
+@pytest.mark.slow
 async def test_run_inside_a_running_event_loop(tmp_path: Path) -> None:
     report_path = tmp_path / "r.json"
     async with serve(mixed_routes) as site:  # served by the test's loop, audited by the child
@@ -175,6 +178,7 @@ print(json.dumps({"exit_code": int(result.exit_code), "complete": result.complet
 """
 
 
+@pytest.mark.slow
 async def test_an_interrupt_stops_the_run_and_keeps_its_report(tmp_path: Path) -> None:
     report_path = tmp_path / "r.json"
     async with serve(lambda base: {"/slow.xml": trickle}) as served:
@@ -194,6 +198,7 @@ async def test_an_interrupt_stops_the_run_and_keeps_its_report(tmp_path: Path) -
     assert json.loads(report_path.read_text())["complete"] is False
 
 
+@pytest.mark.slow
 async def test_urls_frame_has_a_row_per_url(tmp_path: Path) -> None:
     pytest.importorskip("pandas")
     async with serve(mixed_routes) as site:
@@ -250,11 +255,15 @@ async def test_the_package_loads_the_library_on_first_use() -> None:
     assert (code, printed) == (0, {"before": False, "after": True})
 
 
-async def test_the_readme_example_runs(tmp_path: Path) -> None:
-    readme = (ROOT / "README.md").read_text()
-    section = readme.split("## Use it from Python\n", 1)[1].split("\n## ", 1)[0]
-    example = section.split("```python\n", 1)[1].split("```", 1)[0]
+@pytest.mark.slow
+async def test_the_python_how_to_runs(tmp_path: Path) -> None:
+    """The blocking examples of docs/how-to/python.md, in their order, run as one script."""
+    text = (ROOT / "docs" / "how-to" / "python.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", text, re.DOTALL)
+    example = "\n".join(block for block in blocks if "await " not in block)
     assert 'site = "https://www.example.com/"' in example
+    assert "read_report(" in example
+    assert "urls_frame()" in example
     async with serve(mixed_routes) as site:
         (tmp_path / "example.py").write_text(
             example.replace("https://www.example.com/", f"{site.base}/")

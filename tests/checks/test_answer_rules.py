@@ -18,7 +18,7 @@ from auditor.checks.answer_rules import (
         (204, None),
         (404, "http.not_found"),
         (410, "http.not_found"),
-        # Issue 20: a plain 401 or 403 is the site's own refusal (Search Console names both).
+        # A plain 401 or 403 is the site's own refusal (Search Console names both).
         (401, "http.unauthorized"),
         (403, "http.forbidden"),
         (429, "http.blocked"),

@@ -200,6 +200,7 @@ async def test_connection_reset_mid_body_on_get(tmp_path: Path) -> None:
     assert codes(entry) == ["net.protocol"]
 
 
+@pytest.mark.slow
 async def test_headers_sent_slowly_time_out(tmp_path: Path) -> None:
     run = await audit_beside_healthy(
         tmp_path, lambda b: {"/slow": slow_headers}, "/slow", retries=1
@@ -376,7 +377,7 @@ async def test_head_mishandled_then_get(tmp_path: Path) -> None:
         ("nofollow, noindex", ["url.noindex"]),
         ("googlebot: noindex", ["url.noindex"]),
         ("GoogleBot: noindex", ["url.noindex"]),
-        ("sitemap-auditor: noindex", []),  # issue 20: judged as Googlebot, not as us
+        ("sitemap-auditor: noindex", []),  # judged as Googlebot, not as us
         ("otherbot: noindex", []),
         ("nofollow", []),
         ("unavailable_after: 2030-01-01", []),
@@ -437,7 +438,7 @@ async def test_a_slow_page(tmp_path: Path) -> None:
     ("status", "code"),
     [
         (400, "http.client_error"),
-        (401, "http.unauthorized"),  # issue 20: the site's own refusal is an error
+        (401, "http.unauthorized"),  # the site's own refusal is an error
         (403, "http.forbidden"),
         (404, "http.not_found"),
         (410, "http.not_found"),
@@ -466,7 +467,7 @@ async def test_disallowed_by_robots_txt(tmp_path: Path) -> None:
 
 
 async def test_robots_txt_is_judged_as_googlebot(tmp_path: Path) -> None:
-    """Issue 20: Search Console's verdict is Googlebot's group, whatever our User-Agent says.
+    """Search Console's verdict is Googlebot's group, whatever our User-Agent says.
 
     RFC 9309 §2.2.1: a crawler obeys its own group alone when one names it, not `*`'s too; so
     `*: Disallow: /` with `Googlebot: Allow: /` blocks nothing, and a group of ours none.
@@ -503,7 +504,7 @@ async def test_robots_agent_names_whose_verdict_it_is(tmp_path: Path) -> None:
 
 
 async def test_a_redirect_into_a_blocked_path_is_blocked(tmp_path: Path) -> None:
-    """Issue 20: a URL is judged where it lands (Googlebot does not follow into /private/)."""
+    """A URL is judged where it lands (Googlebot does not follow into /private/)."""
     robots = Page(200, b"User-agent: *\nDisallow: /private/\n", {"Content-Type": "text/plain"})
     run = await audit_beside_healthy(
         tmp_path,

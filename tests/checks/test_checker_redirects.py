@@ -1,10 +1,10 @@
 """URL checks through redirects: httpx's redirect matrix, ported to a real loopback server.
 
-Each case of httpx's `tests/client/test_redirects.py` (301, 302, 303, 307, 308, relative,
-malformed, protocol-relative, fragment, multiple, too many, loop, cross-domain, same-domain,
-request body kept or dropped) becomes a listed URL whose report entry must carry the redirect
-codes of DESIGN §4, the recorded chain, and the final URL and status. Two hosts are one server
-under two names: 127.0.0.1 and localhost (which /etc/hosts resolves to loopback).
+Each case of httpx's `tests/client/test_redirects.py` (301, 302, 303, 307, 308, relative, malformed,
+protocol-relative, fragment, multiple, too many, loop, cross-domain, same-domain, request body kept
+or dropped) becomes a listed URL whose report entry must carry the redirect codes
+(docs/reference/codes.md#redirect), the recorded chain, and the final URL and status. Two hosts are
+one server under two names: 127.0.0.1 and localhost (which /etc/hosts resolves to loopback).
 """
 
 from __future__ import annotations
@@ -158,7 +158,7 @@ CASES = [
     ),
     # httpx test_relative_redirect, and relative forms RFC 3986 §5.2 resolves
     pytest.param(
-        Case(  # a deep URL sent to the home page: a soft 404 too (issue 20)
+        Case(  # a deep URL sent to the home page: a soft 404 too
             lambda b: {"/start": redirect(303, "/"), "/": OK},
             ("redirect.temporary", "redirect.to_root"),
             hops(("{base}/start", 303)),
@@ -501,7 +501,7 @@ async def test_redirect_to_another_port_is_another_host(tmp_path: Path) -> None:
         checked = await check_listed(
             tmp_path, lambda b: {"/start": redirect(301, f"{second.base}/target")}
         )
-        # Judged where it lands: the other host's robots.txt is read too (issue 20).
+        # Judged where it lands: the other host's robots.txt is read too.
         assert second.hits == {"/target": 1, "/robots.txt": 1}
     assert codes(checked.entry) == ["redirect.other_host", "redirect.permanent"]
     assert checked.entry["final_url"] == f"{second.base}/target"

@@ -1,4 +1,4 @@
-"""Issue 20: the indexability of every checked URL, against real loopback servers.
+"""The indexability of every checked URL, against real loopback servers.
 
 Canonicals and noindex in their header and HTML forms, with the default GET and with
 `--method head`; pages with no head, and heads past the 64 KiB a check reads.

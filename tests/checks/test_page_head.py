@@ -30,7 +30,7 @@ PAGE = "https://example.com/shoes/red"
         (["none"], True),
         (["nofollow"], False),
         (["googlebot: noindex"], True),
-        (["sitemap-auditor: noindex"], False),  # judged as Googlebot, not as us (issue 20)
+        (["sitemap-auditor: noindex"], False),  # judged as Googlebot, not as us
         (["GoogleBot: noindex"], True),
         (["otherbot: noindex"], False),
         (["otherbot: noindex", "nofollow"], False),

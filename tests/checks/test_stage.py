@@ -74,7 +74,7 @@ async def test_each_url_is_requested_once_and_counts_for_every_listing(tmp_path:
         hits = dict(served.hits)
     assert hits["/a"] == 1
     assert hits["/c"] == 1
-    assert hits["/gone"] == 1  # one GET: the default method reads the page (issue 20)
+    assert hits["/gone"] == 1  # one GET: the default method reads the page
     summary = audited.report["summary"]
     assert (summary["urls"], summary["checked"]) == (3, 3)
     assert summary["by_code"] == {"loc.duplicate": 3, "http.not_found": 1}
@@ -123,6 +123,7 @@ async def test_include_exclude_and_sample_choose_what_is_requested(tmp_path: Pat
     assert len(sampled.report["urls"]) == 20
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("workers", [1, 2])  # 2: the limit holds across checker processes
 async def test_per_host_limit_holds_and_concurrency_is_used(tmp_path: Path, workers: int) -> None:
     in_flight, most, limit = 0, 0, 0
@@ -201,6 +202,7 @@ async def test_rate_spaces_requests_to_a_host(tmp_path: Path) -> None:
     assert min(gaps) > 0.02
 
 
+@pytest.mark.slow
 async def test_a_429_slows_the_host_down_for_every_worker(tmp_path: Path) -> None:
     times: dict[str, float] = {}
     throttled_at: list[float] = []
@@ -237,6 +239,7 @@ async def test_a_429_slows_the_host_down_for_every_worker(tmp_path: Path) -> Non
     assert early_starts == []  # nobody asked the host during its pause
 
 
+@pytest.mark.slow
 async def test_progress_is_reported(tmp_path: Path) -> None:
     seen: list[Progress] = []
 
@@ -260,13 +263,16 @@ async def test_progress_is_reported(tmp_path: Path) -> None:
     assert seen[-1].found == 10
 
 
+@pytest.mark.slow
 async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path) -> None:
     async with serve_demo() as sites:
         audited = await run_audit(
             tmp_path,
             *sites,
             no_check=False,
-            allow_private=False,  # the demo's own setting: a private target (DESIGN §7)
+            # the demo's own setting: a private target
+            # (docs/explanation/design.md#private-addresses)
+            allow_private=False,
             ca_file=DEMO_CA,
             timeout_s=2.0,
             retries=1,
@@ -274,7 +280,7 @@ async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path)
         )
     families = ("http.", "redirect.", "net.", "url.", "hreflang.", "image.", "video.", "news.")
     wanted = {code.value for code in Code if code.value.startswith(families)}
-    # Issue 20's codes of the sitemap side, beside the URL checks' (run.limit_reached needs a
+    # The newer codes of the sitemap side, beside the URL checks' (run.limit_reached needs a
     # --max-sitemaps below the site's count: the scenarios show it).
     wanted |= {"xml.bom", "loc.fragment", "loc.tracking_param", "lastmod.behind_page"}
     wanted |= {"discovery.same_document"}
@@ -283,7 +289,7 @@ async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path)
 
 
 async def test_the_demo_under_a_run_cap_shows_run_limit_reached(tmp_path: Path) -> None:
-    """`--demo --max-sitemaps 5` (README): the run's own cap is a notice, no site error."""
+    """`--demo --max-sitemaps 5`: the run's own cap is a notice, no site error."""
     async with serve_demo() as sites:
         audited = await run_audit(
             tmp_path, *sites, allow_private=False, ca_file=DEMO_CA, max_sitemaps=5
@@ -299,6 +305,7 @@ async def stalled(request: web.Request) -> web.StreamResponse:
     raise AssertionError("unreachable")
 
 
+@pytest.mark.slow
 async def test_a_signal_during_checks_stops_within_two_seconds(
     tmp_path: Path, engine: Engine
 ) -> None:

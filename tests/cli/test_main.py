@@ -1,4 +1,7 @@
-"""The command line: usage errors, exit codes, report files, signals (DESIGN §2)."""
+"""The command line: usage errors, exit codes, report files, signals.
+
+See docs/explanation/design.md#exit-codes.
+"""
 
 from __future__ import annotations
 
@@ -83,6 +86,7 @@ def write_sitemap(path: Path, *locs: str, lastmod: str | None = None) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_exit_codes_follow_fail_on(tmp_path: Path) -> None:
     clean = write_sitemap(tmp_path / "clean.xml", "https://example.com/a", "https://example.com/b")
     dup = write_sitemap(tmp_path / "dup.xml", "https://example.com/a", "https://example.com/a")
@@ -128,6 +132,7 @@ def test_local_file_location_rule_uses_its_first_url(tmp_path: Path) -> None:
     assert kinds == {"a": [], "b": ["www"], "c": ["scheme"], "d": ["port"], "e": ["host"], "f": []}
 
 
+@pytest.mark.slow
 async def test_several_targets_and_a_local_robots_txt(tmp_path: Path) -> None:
     local = write_sitemap(tmp_path / "local.xml", "https://example.com/l1")
 
@@ -151,6 +156,7 @@ async def test_several_targets_and_a_local_robots_txt(tmp_path: Path) -> None:
     assert sorted(s["kind"] for s in report["sitemaps"]) == ["robots", "urlset", "urlset"]
 
 
+@pytest.mark.slow
 async def test_demo_runs_with_python_m(tmp_path: Path) -> None:
     report_path = tmp_path / "demo.json"
     process = await asyncio.create_subprocess_exec(
@@ -177,6 +183,7 @@ async def trickle(request: web.Request) -> web.StreamResponse:
         await response.write(b" ")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
 async def test_a_signal_stops_the_run_and_writes_a_partial_report(
     signum: signal.Signals, tmp_path: Path
@@ -216,6 +223,7 @@ def test_a_file_name_that_is_not_utf8_is_audited_and_reported(tmp_path: Path) ->
     assert report["summary"]["urls"] == 1
 
 
+@pytest.mark.slow
 def test_a_full_disk_is_one_line_and_exit_3(tmp_path: Path) -> None:
     sitemap = write_sitemap(
         tmp_path / "s.xml", *(f"https://example.com/{n}" for n in range(20_000))
@@ -290,6 +298,7 @@ def test_csv_on_a_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
     one_line_error(capsys)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("quiet", [False, True])
 def test_json_dash_writes_the_report_to_stdout_and_the_summary_to_stderr(
     tmp_path: Path, quiet: bool
@@ -352,6 +361,7 @@ def colours(text: str) -> int:
     return found
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("flags", "env", "coloured"),
     [
@@ -371,6 +381,7 @@ def test_no_color_and_NO_COLOR_turn_colours_off(  # noqa: N802 - the variable's 
     assert (colours(shown) > 0) is coloured
 
 
+@pytest.mark.slow
 def test_quiet_on_a_terminal_prints_the_verdict_line_alone(tmp_path: Path) -> None:
     sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
     argv = ["--no-check", "--quiet", "--json", str(tmp_path / "r.json"), str(sitemap)]

@@ -20,7 +20,7 @@ def test_version_names_python_the_engine_and_the_libraries(
     assert len(lines) == 1
     assert lines[0].startswith(f"sitemap-audit {__version__} (Python {platform.python_version()}")
     installed = library_versions()
-    assert {"aiohttp", "defusedxml", "ijson"} <= set(installed)
+    assert {"aiohttp", "defusedxml", "orjson"} <= set(installed)
     for name, version in installed.items():
         assert f"; {name} {version}" in lines[0]
     for name in set(LIBRARIES) - set(installed):  # pycurl, when it is not installed

@@ -147,6 +147,7 @@ def test_only_lines_that_can_forbid_make_rules_apply() -> None:
 _NOISE = st.text(st.sampled_from("Sitemap:Disallow/Allow User-agent*$#?=% \t\r\n\ufeff\x00\u00e9"))
 
 
+@pytest.mark.slow
 @given(text=_NOISE | st.text(), path=st.text(max_size=20))
 def test_any_text_parses_and_answers(text: str, path: str) -> None:
     robots = parse_robots(text, url=ROBOTS_URL)

@@ -1,4 +1,4 @@
-"""`--fleet` on the embedded LocalCluster: 12 loopback sites on 2 worker processes (issue 18).
+"""`--fleet` on the embedded LocalCluster: 12 loopback sites on 2 worker processes.
 
 Real Dask, real sites on 127.0.0.2 to 127.0.0.13: healthy ones, broken ones, one that never
 answers, and one whose task kills its worker process (retried once on another worker, then
@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from defusedxml import ElementTree
 from prometheus_client.parser import text_string_to_metric_families
 
@@ -24,6 +25,8 @@ from tests.fleet.helpers import (
     toml_fleet,
 )
 from tests.fleet.sites import KILLER, audit_or_die, fleet_of
+
+pytestmark = pytest.mark.slow  # a LocalCluster of worker processes
 
 SITES = [
     ("shop", "healthy", "PASS"),

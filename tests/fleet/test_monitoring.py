@@ -9,6 +9,7 @@ import signal
 import sys
 from pathlib import Path
 
+import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.demo.documents import Page
@@ -20,6 +21,8 @@ from tests.fleet.helpers import check_named_reports, read_summary, run_fleet_com
 from tests.fleet.sites import fleet_of
 from tests.fleet.test_summary import done, site
 from tests.helpers import validate_report
+
+pytestmark = pytest.mark.slow  # fleets on a LocalCluster
 
 STOP_WAIT_S = 60.0  # generous: the machine is shared
 ENDED_S = 2.0  # from a site's last report written to its task's end known to the fleet

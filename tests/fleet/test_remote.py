@@ -24,6 +24,8 @@ from tests.fleet.helpers import (
 )
 from tests.fleet.sites import fleet_of
 
+pytestmark = pytest.mark.slow  # a dask scheduler and two workers
+
 SITES = [
     ("shop", "healthy", "PASS"),
     ("blog", "broken", "FAIL"),

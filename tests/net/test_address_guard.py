@@ -1,4 +1,4 @@
-"""The private-address guard's classification (DESIGN §7)."""
+"""The private-address guard's classification (docs/explanation/design.md#private-addresses)."""
 
 from __future__ import annotations
 

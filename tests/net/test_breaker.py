@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
 from aiohttp import web
 
 from auditor.codes import Code
@@ -61,6 +62,7 @@ def slow_or_fast(hang: set[str]) -> Route:
     return handler
 
 
+@pytest.mark.slow
 async def test_a_busy_host_with_slow_pages_is_never_given_up(tmp_path: Path) -> None:
     """Every third page never answers, on one busy host: 40 timeouts, never 32 in a row."""
     paths = [f"/p/{n}" for n in range(120)]

@@ -176,6 +176,7 @@ async def test_a_proxy_from_the_environment_is_used(monkeypatch: pytest.MonkeyPa
     assert caught.value.code is Code.NET_BLOCKED_ADDRESS  # a loopback proxy, a public run
 
 
+@pytest.mark.slow
 async def test_without_pycurl_the_checks_run_on_aiohttp_said_once(tmp_path: Path) -> None:
     report = tmp_path / "r.json"
 

@@ -218,6 +218,7 @@ def test_plain_pieces_never_exceed_the_chunk_size() -> None:
     assert max(len(piece) for piece in pieces) <= OUTPUT_CHUNK_BYTES
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("transport", [False, True], ids=["gzip_file", "transport_over_file"])
 def test_gzip_bomb_is_decoded_lazily(bomb: bytes, transport: bool) -> None:
     body = gzipped(bomb) if transport else bomb

@@ -1,7 +1,9 @@
-"""The private-address guard on real loopback requests (DESIGN §7): addresses, names, redirects.
+"""The private-address guard on real loopback requests: addresses, names, redirects.
 
 Each test runs with both transports of the URL checks (the `engine` fixture): aiohttp's guard
 sits in its resolver, libcurl's on the address it is about to connect to (OPENSOCKETFUNCTION).
+
+See docs/explanation/design.md#private-addresses.
 """
 
 from __future__ import annotations

@@ -26,6 +26,8 @@ from auditor.processes.check_pool import CheckPool, pack_result, unpack_result
 from tests.checks.test_stage import site_of, stalled
 from tests.helpers import Report, run_audit, target, validate_report
 
+pytestmark = pytest.mark.slow  # checker processes started and stopped
+
 
 @pytest.mark.parametrize(
     ("workers", "concurrency", "per_host", "rate", "expected"),

@@ -93,6 +93,7 @@ async def test_pandas_reads_the_same_counts(tmp_path: Path) -> None:
     assert dict(Counter(findings["code"])) == dict(Counter(c for c, _ in json_findings(report)))
 
 
+@pytest.mark.slow
 async def test_rows_are_on_disk_while_the_sitemap_is_still_being_read(tmp_path: Path) -> None:
     release = asyncio.Event()
     folder = tmp_path / "tables"

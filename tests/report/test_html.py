@@ -159,6 +159,7 @@ def test_the_report_of_a_huge_run_stays_small_and_states_its_caps() -> None:
     assert (int(shown[1]), int(shown[2])) == (SITEMAP_ROWS, SITEMAP_ROWS * 3)
 
 
+@pytest.mark.slow
 def test_the_diff_section_is_there_only_with_a_baseline() -> None:
     summary, samples = big_run(10)
     assert 'id="changes"' not in render(summary, samples)

@@ -128,7 +128,7 @@ async def test_a_failure_in_the_sink_still_writes_an_incomplete_report(
     ("method", "html_read"), [(Method.GET, True), (Method.HEAD, False), (Method.AUTO, False)]
 )
 def test_the_reports_config_says_which_page_checks_ran(method: Method, html_read: bool) -> None:
-    """Issue 20: the default GET reads each page's head; HEAD only its headers."""
+    """The default GET reads each page's head; HEAD only its headers."""
     config = AuditConfig(targets=(target("https://example.com/"),), method=method)
     checks = config_json(config)["page_checks"]
     assert isinstance(checks, list)

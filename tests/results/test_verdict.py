@@ -140,7 +140,7 @@ def test_the_exit_code_and_the_verdict_always_agree(
     complete: bool,
     failed: bool,
 ) -> None:
-    """Issue 15: one decision; whatever the run, the exit code is the verdict's."""
+    """One decision; whatever the run, the exit code is the verdict's."""
     decision = decide(
         counts, fail_on=fail_on, complete=complete, failed=failed, regressions=regressions
     )

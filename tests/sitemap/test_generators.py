@@ -22,6 +22,8 @@ from auditor.demo.server import Served, serve
 from tests.helpers import Audited, run_audit
 from tests.sitemap.generated_sites import django_routes, drop_link, hugo_binary, hugo_routes
 
+pytestmark = pytest.mark.slow  # real site generators (hugo, Django)
+
 HREFLANG = "hreflang."
 
 

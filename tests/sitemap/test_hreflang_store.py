@@ -119,6 +119,7 @@ def as_said(item: Finding) -> Said:
     return (code, item.url, str(detail["hreflang"]), str(detail["alternate"]), own)
 
 
+@pytest.mark.slow
 # near_share 0: the judge indexes only the pages the written links reach; 1000: every page.
 @pytest.mark.parametrize(
     ("flush_rows", "recent", "near_share"),

@@ -378,7 +378,7 @@ def test_rss_items_links_are_entries_not_the_channel_link() -> None:
 
 
 def test_rss_1_0_items_beside_the_channel() -> None:
-    """Issue 20: RSS 1.0 (RDF) is read as peers read it; dc:date is the entry's lastmod."""
+    """RSS 1.0 (RDF) is read as peers read it; dc:date is the entry's lastmod."""
     events = parse_document(RSS1)
     assert roots(events) == [RootFound(SitemapKind.RSS, RDF_NS)]
     assert findings(events) == []
@@ -389,7 +389,7 @@ def test_rss_1_0_items_beside_the_channel() -> None:
 
 
 def test_atom_0_3_entries() -> None:
-    """Issue 20: Atom 0.3 is read too; `modified` is the entry's lastmod."""
+    """Atom 0.3 is read too; `modified` is the entry's lastmod."""
     events = parse_document(ATOM03)
     assert roots(events) == [RootFound(SitemapKind.ATOM, ATOM03_NS)]
     assert findings(events) == []
@@ -492,7 +492,7 @@ def test_leading_whitespace_kinds(document: bytes, kind: str, line: int | None) 
     ids=["bom", "bom_without_declaration", "bom_and_whitespace"],
 )
 def test_a_bom_alone_is_a_notice(document: bytes, expected: list[Code], line: int | None) -> None:
-    """Issue 20: XML 1.0 allows a UTF-8 BOM before `<?xml`; only what else comes is wrong."""
+    """XML 1.0 allows a UTF-8 BOM before `<?xml`; only what else comes is wrong."""
     events = parse_document(document)
     assert codes(events) == expected
     if expected == [Code.XML_LEADING_WHITESPACE]:

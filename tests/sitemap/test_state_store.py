@@ -278,6 +278,7 @@ async def test_an_unusable_state_file_is_ignored_with_one_warning(
     assert len(read_state(state)) == len(SITEMAPS)  # replaced by a good one
 
 
+@pytest.mark.slow
 async def test_the_command_warns_in_one_line_and_runs(tmp_path: Path) -> None:
     site = Site()
     state = tmp_path / "audit.state"

@@ -48,7 +48,7 @@ def test_add_root_honours_the_run_cap_once() -> None:
     assert isinstance(tree.add_root(root_job("https://example.com/2.xml")), Job)
     capped = tree.add_root(root_job("https://example.com/3.xml"))
     assert isinstance(capped, Finding)
-    assert capped.code is Code.RUN_LIMIT_REACHED  # issue 20: the run's own cap is no site error
+    assert capped.code is Code.RUN_LIMIT_REACHED  # the run's own cap is no site error
     assert tree.add_root(root_job("https://example.com/4.xml")) is None
 
 
@@ -165,7 +165,7 @@ def test_run_cap_is_reported_once() -> None:
     assert isinstance(child(tree, parent, "https://example.com/2.xml"), Job)  # 3
     capped = child(tree, parent, "https://example.com/3.xml")
     assert isinstance(capped, Finding)
-    assert capped.code is Code.RUN_LIMIT_REACHED  # issue 20: the run's own cap is no site error
+    assert capped.code is Code.RUN_LIMIT_REACHED  # the run's own cap is no site error
     assert capped.code is Code.RUN_LIMIT_REACHED
     assert capped.detail == {"option": "--max-sitemaps", "limit": 3}
     assert child(tree, parent, "https://example.com/4.xml") is None

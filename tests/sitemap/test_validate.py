@@ -226,7 +226,7 @@ def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
     ],
 )
 def test_a_time_without_a_zone_is_a_notice_never_an_error(text: str, future: bool) -> None:
-    """Issue 20: valid for exactly one of W3C Datetime and the XSD is the notice, both ways."""
+    """Valid for exactly one of W3C Datetime and the XSD is the notice, both ways."""
     found = validate_lastmod(text, folder_ctx(), url=None)
     expected = [Code.LASTMOD_FUTURE] if future else []
     assert found_codes(found) == [*expected, Code.LASTMOD_XSD_MISMATCH]
@@ -704,6 +704,7 @@ _URL_PARTS = st.text(
 )
 
 
+@pytest.mark.slow
 @deeper(4)
 @given(
     scheme=st.sampled_from(["http", "HTTPS", "ftp", "hTtP"]),
@@ -732,6 +733,7 @@ def test_common_urls_take_the_fast_path(text: str) -> None:
     assert parse_http_url(text) == split_http_url(text)
 
 
+@pytest.mark.slow
 @deeper(3)
 @given(
     scheme=st.sampled_from(["http", "HTTPS"]),
@@ -852,7 +854,8 @@ def test_the_common_w3c_forms_parse_as_the_general_pattern_does(text: str) -> No
         assert fast.earliest.utcoffset() == general.earliest.utcoffset()
 
 
-# --- issue 20: findings that were false ----------------------------------------------------------
+# --- findings that were false once, kept right
+# -----------------------------------------------------
 
 
 @pytest.mark.parametrize("listed", ["https://bücher.de/a", "https://BÜCHER.de/a"])

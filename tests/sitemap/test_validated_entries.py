@@ -27,7 +27,7 @@ def codes(items: list[Validated]) -> list[Code]:
 
 
 def test_a_long_lastmod_is_not_blamed_on_a_short_loc() -> None:
-    """Issue 20: a 9,000-character <lastmod> cut by the parser made loc.too_long on a short loc."""
+    """A 9,000-character <lastmod> cut by the parser made loc.too_long on a short loc."""
     loc = "https://example.com/a"
     body = urlset([f"<url><loc>{loc}</loc><lastmod>{'9' * 9000}</lastmod></url>"]).encode()
     assert codes(validated(body)) == [Code.LASTMOD_INVALID]
@@ -52,7 +52,7 @@ def rss(*items: str) -> bytes:
 
 
 def test_an_rss_pubdate_is_rfc_822_not_w3c() -> None:
-    """Issue 20: RSS 2.0 dates its items in RFC 822; a valid one is no lastmod.invalid."""
+    """RSS 2.0 dates its items in RFC 822; a valid one is no lastmod.invalid."""
     good = rss(
         "<pubDate>Sat, 07 Sep 2024 00:00:01 GMT</pubDate>",
         "<pubDate>7 Sep 2024 10:00 +0200</pubDate>",
@@ -79,7 +79,7 @@ def test_an_rss_1_0_date_is_w3c() -> None:
 
 
 def test_index_children_obey_the_folder_rule() -> None:
-    """Issue 20: children of an index stand in its folder or below (Google's sitemap index rule)."""
+    """Children of an index stand in its folder or below (Google's sitemap index rule)."""
     url = "https://example.com/shop/index.xml"
     final = parse_http_url(url)
     assert final is not None

@@ -94,8 +94,9 @@ class Sniffer:
     def _report_prefix(self, kind: str | None) -> None:
         """What precedes the XML declaration: `kind` (whitespace, junk), and a BOM.
 
-        PROTOCOL.md: nothing but a UTF-8 BOM may precede `<?xml` (XML 1.0 §4.3.3 allows the BOM;
-        whitespace makes Google say "unable to read"): the BOM alone is a notice.
+        docs/explanation/rules.md#before-xml: nothing but a UTF-8 BOM may precede `<?xml` (XML 1.0
+        §4.3.3 allows the BOM; whitespace makes Google say "unable to read"): the BOM alone is a
+        notice.
         """
         if kind is not None:
             prefix = finding(Code.XML_LEADING_WHITESPACE, kind=kind)

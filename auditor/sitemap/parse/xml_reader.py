@@ -27,7 +27,8 @@ from auditor.sitemap.parse.extensions import FAMILIES, XHTML_LINK, ExtensionRead
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LEGACY_NS = "http://www.google.com/schemas/sitemap/0.84"  # Search Console: "Incorrect namespace"
 ATOM_NS = "http://www.w3.org/2005/Atom"
-# Feeds other crawlers read too, and so do we (PROTOCOL.md): RSS 1.0 (RDF) and Atom 0.3.
+# Feeds other crawlers read too, and so do we (docs/explanation/rules.md#feeds): RSS 1.0 (RDF) and
+# Atom 0.3.
 RDF_NS = "http://www.w3.org/1999/02/22-rdf-syntax-ns#"
 RSS1_NS = "http://purl.org/rss/1.0/"
 DC_NS = "http://purl.org/dc/elements/1.1/"
@@ -78,7 +79,7 @@ class XmlReader:
         self._text: list[str] | None = None
         self._text_chars = 0  # characters met in the field, kept or not
         # The entry's <loc> was longer than MAX_FIELD_CHARS. Per field: a cut <lastmod> is
-        # no long <loc> (PROTOCOL.md, rules we got wrong).
+        # no long <loc> (docs/explanation/rules.md#one-field-one-blame).
         self._loc_cut = False
         self._declared: set[str] = set()  # extension families the root declares
         self._ext = ExtensionReader()  # hreflang, image, video and news elements of an entry

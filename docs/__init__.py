@@ -1,0 +1,1 @@
+"""The documentation: its pages, the hooks that generate their reference parts, screenshots."""
