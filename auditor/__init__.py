@@ -50,6 +50,11 @@ _LAZY = {
 }
 
 
+def __dir__() -> list[str]:
+    """The public names only: what a notebook's tab completion offers."""
+    return sorted(__all__)
+
+
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:

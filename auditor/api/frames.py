@@ -1,12 +1,20 @@
-"""A run's URLs as a pandas DataFrame, for notebooks (the optional extra `pandas`)."""
+"""A run's URLs, findings and changes as pandas DataFrames, for notebooks (the extra `pandas`).
+
+Typed as an analyst wants them: `lastmod` a UTC datetime (NaT where it is no date), `priority` a
+float (NaN where it is no number), whole numbers pandas' nullable Int64, severity and
+indexability ordered categoricals (`frame[frame.worst_severity >= "warning"]`).
+"""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
+from auditor.codes import Severity
 from auditor.errors import MissingExtraError
+from auditor.models import Finding, Indexability, NotIndexable
 from auditor.report.decode import ReportedUrl
 
 if TYPE_CHECKING:
@@ -31,38 +39,125 @@ URL_FRAME_COLUMNS = (
     "indexability",
     "indexability_reason",
 )
+FINDING_FRAME_COLUMNS = (
+    "code",
+    "severity",
+    "url",
+    "sitemap",
+    "line",
+    "message",
+    "detail",
+    "accepted",
+    "about",
+)
+CHANGE_FRAME_COLUMNS = (
+    "url",
+    "change",
+    "status_before",
+    "status_after",
+    "indexability_before",
+    "indexability_after",
+    "new_codes",
+    "resolved_codes",
+    "regression",
+)
 _WHOLE_NUMBERS = ("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings")
+# Ordered from mildest to worst, and in the verdict's precedence: comparisons read naturally.
+SEVERITIES = tuple(reversed(Severity))
+INDEXABILITY = (Indexability.INDEXABLE, Indexability.NOT_INDEXABLE, Indexability.NOT_CHECKED)
 # Rows become columns a chunk at a time: Python objects for one chunk, never for every URL.
 CHUNK_ROWS = 100_000
+
+
+def pandas() -> Any:
+    """pandas, or MissingExtraError saying which extra brings it."""
+    try:
+        import pandas as pd  # noqa: PLC0415 - an optional extra, loaded only here
+    except ImportError:
+        raise MissingExtraError(
+            "data frames need pandas: pip install 'sitemap-auditor[pandas]'"
+        ) from None
+    return pd
 
 
 def urls_frame(urls: Iterable[ReportedUrl]) -> pd.DataFrame:
     """One row per URL, the columns of URL_FRAME_COLUMNS (MissingExtraError without pandas).
 
-    `codes` holds the URL's distinct finding codes separated by spaces, as urls.csv does; the
-    whole numbers are pandas' nullable Int64 (empty where the URL was not requested).
+    `codes` holds the URL's distinct finding codes separated by spaces, as urls.csv does.
     """
-    try:
-        import pandas as pd  # noqa: PLC0415 - an optional extra, loaded only here
-    except ImportError:
-        raise MissingExtraError(
-            "urls_frame() needs pandas: pip install 'sitemap-auditor[pandas]'"
-        ) from None
-    types = dict.fromkeys(_WHOLE_NUMBERS, "Int64")
-    frames = [pd.DataFrame(columns).astype(types) for columns in _column_chunks(urls)]
+    pd = pandas()
+    frames = [_typed(pd.DataFrame(columns)) for columns in _chunks(urls, URL_FRAME_COLUMNS, _row)]
     if not frames:
-        return pd.DataFrame({name: [] for name in URL_FRAME_COLUMNS}).astype(types)
+        return _typed(pd.DataFrame({name: [] for name in URL_FRAME_COLUMNS}))
     return pd.concat(frames, ignore_index=True)
 
 
-def _column_chunks(urls: Iterable[ReportedUrl]) -> Iterator[dict[str, list[Any]]]:
-    iterator = iter(urls)
+def findings_frame(rows: Iterable[tuple[Finding, str, int | None]]) -> pd.DataFrame:
+    """One row per finding kept by the report: (finding, what it is about, its line)."""
+    pd = pandas()
+    columns: dict[str, list[Any]] = {name: [] for name in FINDING_FRAME_COLUMNS}
+    for item, about, line in rows:
+        values = (
+            item.code.value,
+            item.severity.value,
+            item.url,
+            item.sitemap,
+            line,
+            item.message,
+            json.dumps(dict(item.detail)) if item.detail else None,
+            item.accepted,
+            about,
+        )
+        for name, value in zip(FINDING_FRAME_COLUMNS, values, strict=True):
+            columns[name].append(value)
+    frame = pd.DataFrame(columns)
+    frame["severity"] = pd.Categorical(
+        frame["severity"], categories=_values(SEVERITIES), ordered=True
+    )
+    frame["code"] = frame["code"].astype("category")
+    frame["line"] = frame["line"].astype("Int64")
+    return frame.astype({"accepted": bool})
+
+
+def changes_frame(rows: Iterable[dict[str, object]]) -> pd.DataFrame:
+    """One row per URL added, removed or changed since a baseline (auditor.api.compare)."""
+    pd = pandas()
+    frame = pd.DataFrame(list(rows), columns=list(CHANGE_FRAME_COLUMNS))
+    for name in ("status_before", "status_after"):
+        frame[name] = frame[name].astype("Int64")
+    frame["change"] = frame["change"].astype("category")
+    return frame.astype({"regression": bool})
+
+
+def _chunks(
+    items: Iterable[Any], names: tuple[str, ...], row: Any
+) -> Iterator[dict[str, list[Any]]]:
+    iterator = iter(items)
     while chunk := list(islice(iterator, CHUNK_ROWS)):
-        columns: dict[str, list[Any]] = {name: [] for name in URL_FRAME_COLUMNS}
-        for url in chunk:
-            for name, value in zip(URL_FRAME_COLUMNS, _row(url), strict=True):
+        columns: dict[str, list[Any]] = {name: [] for name in names}
+        for item in chunk:
+            for name, value in zip(names, row(item), strict=True):
                 columns[name].append(value)
         yield columns
+
+
+def _typed(frame: pd.DataFrame) -> pd.DataFrame:
+    pd = pandas()
+    frame = frame.astype(dict.fromkeys(_WHOLE_NUMBERS, "Int64"))
+    frame["lastmod"] = pd.to_datetime(frame["lastmod"], utc=True, errors="coerce", format="ISO8601")
+    frame["priority"] = pd.to_numeric(frame["priority"], errors="coerce").astype("float64")
+    ordered = (
+        ("worst_severity", SEVERITIES),
+        ("indexability", INDEXABILITY),
+        ("indexability_reason", tuple(NotIndexable)),
+    )
+    for name, categories in ordered:
+        frame[name] = pd.Categorical(frame[name], categories=_values(categories), ordered=True)
+    return frame
+
+
+def _values(members: Iterable[Any]) -> list[str]:
+    return [member.value for member in members]
 
 
 def _row(url: ReportedUrl) -> tuple[object, ...]:

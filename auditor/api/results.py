@@ -8,12 +8,15 @@ report in memory. Reading is blocking: in async code iterate with `aiter_urls()`
 from __future__ import annotations
 
 import asyncio
+import os
 from collections.abc import AsyncIterator, Callable, Generator, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from auditor.api.frames import urls_frame
+from auditor.api.changes import changes
+from auditor.api.frames import changes_frame, findings_frame, urls_frame
+from auditor.config import FailOn
 from auditor.errors import ExitCode
 from auditor.models import Finding, SitemapRecord, TargetRecord
 from auditor.pipeline import AuditResult
@@ -118,6 +121,35 @@ class Report:
     def urls_frame(self) -> pd.DataFrame:
         """The URLs as a pandas DataFrame (`pip install 'sitemap-auditor[pandas]'`)."""
         return urls_frame(self.urls())
+
+    def findings_frame(self) -> pd.DataFrame:
+        """Every finding the report keeps, one row each, with its severity and what it is about.
+
+        `about` is `target`, `sitemap`, `url` or `run` (hreflang return links); `line` is the
+        URL's line in its sitemap, or the entry's for a document's finding about an entry.
+        """
+        return findings_frame(self._finding_rows())
+
+    def _finding_rows(self) -> Iterator[tuple[Finding, str, int | None]]:
+        for target in self.targets:
+            yield from ((item, "target", None) for item in target.findings)
+        for record in self.sitemaps():
+            for item in record.findings:
+                line = item.detail.get("line") if item.detail else None
+                yield item, "sitemap", line if isinstance(line, int) else None
+        for url in self.urls():
+            yield from ((item, "url", url.line) for item in url.findings)
+        yield from ((item, "run", None) for item in self._reader.run_findings())
+
+    def changes_frame(
+        self, baseline: str | os.PathLike[str], *, fail_on_new: str = FailOn.ERROR.value
+    ) -> pd.DataFrame:
+        """Every URL added, removed or changed since `baseline` (an earlier report).
+
+        One row each, as `--baseline` compares them; `regression` as `--fail-on-new` says.
+        """
+        rows = changes(Path(baseline), self.json_path, fail_on_new=FailOn(fail_on_new))
+        return changes_frame(rows)
 
 
 class AuditRun(Report):

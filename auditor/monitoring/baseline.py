@@ -23,10 +23,11 @@ from auditor.report.reader import ReportReader
 
 async def open_comparison(path: Path, *, folder: Path, gate: Gate) -> Comparison:
     """A comparison store holding the baseline's rows (BaselineError when it cannot be read)."""
-    return await asyncio.to_thread(_load, path, folder, gate)
+    return await asyncio.to_thread(load_comparison, path, folder=folder, gate=gate)
 
 
-def _load(path: Path, folder: Path, gate: Gate) -> Comparison:
+def load_comparison(path: Path, *, folder: Path, gate: Gate) -> Comparison:
+    """`open_comparison`, blocking."""
     reader = ReportReader(path)
     try:
         head = reader.head()
@@ -35,7 +36,7 @@ def _load(path: Path, folder: Path, gate: Gate) -> Comparison:
     folder.mkdir(parents=True, exist_ok=True)
     comparison = Comparison(folder, head=BaselineHead(str(path), head.generated_at), gate=gate)
     try:
-        seen = comparison.add_baseline(_rows(reader, head.targets))
+        seen = comparison.add_baseline(report_rows(reader, head.targets))
     except ReportReadError as exc:
         comparison.discard()
         raise BaselineError(f"--baseline {exc}") from None
@@ -48,8 +49,8 @@ def _load(path: Path, folder: Path, gate: Gate) -> Comparison:
     return comparison
 
 
-def _rows(reader: ReportReader, targets: Iterable[TargetRecord]) -> Iterator[BaselineRow]:
-    """The baseline's rows in one pass: URLs' facts, findings as keys, documents, closing fields."""
+def report_rows(reader: ReportReader, targets: Iterable[TargetRecord]) -> Iterator[BaselineRow]:
+    """A report's rows in one pass: URLs' facts, findings as keys, documents, closing fields."""
     for target in targets:
         for item in target.findings:
             yield Key("target", target.input, item.code.value, item.url or "")

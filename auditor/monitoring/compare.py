@@ -124,6 +124,12 @@ def compare_urls(old: UrlFacts, new: UrlFacts, gate: Gate) -> UrlChange | None:
     )
 
 
+def added_regression(new: UrlFacts, gate: Gate) -> tuple[str, ...] | None:
+    """A URL the baseline did not list: the codes that make it a regression (None: none)."""
+    codes = tuple(sorted(_codes(new.codes, keep=True)))
+    return _regression(new.loc, codes, went_bad=False, gate=gate)
+
+
 def _regression(
     subject: str, added: tuple[str, ...], *, went_bad: bool, gate: Gate
 ) -> tuple[str, ...] | None:
@@ -221,10 +227,8 @@ class Tally:
         """A URL the baseline did not list; its regression, if it is one."""
         self.urls_added += 1
         self.added_examples.add(new.loc, new.loc)
-        codes = _codes(new.codes, keep=True)
-        self.new.update(codes)
-        tripping = _regression(new.loc, tuple(sorted(codes)), went_bad=False, gate=self.gate)
-        return _url_regression(new, tripping, went_bad=False)
+        self.new.update(_codes(new.codes, keep=True))
+        return _url_regression(new, added_regression(new, self.gate), went_bad=False)
 
     def removed(self, old: UrlFacts) -> None:
         """A URL this run does not list: its findings are resolved."""

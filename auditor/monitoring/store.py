@@ -21,7 +21,15 @@ from typing import NamedTuple, Self
 import orjson
 
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
-from auditor.monitoring.compare import MAX_EXAMPLES, BaselineHead, Gate, Tally, diff_json
+from auditor.monitoring.compare import (
+    MAX_EXAMPLES,
+    BaselineHead,
+    Gate,
+    Tally,
+    UrlChange,
+    compare_urls,
+    diff_json,
+)
 from auditor.monitoring.facts import (
     Key,
     UrlFacts,
@@ -64,9 +72,11 @@ CREATE TABLE regressions (
 ) WITHOUT ROWID;
 """
 _INDEXES = """
-CREATE UNIQUE INDEX base_urls_by_digest ON base_urls (digest);
-CREATE UNIQUE INDEX urls_by_digest ON urls (digest);
+CREATE UNIQUE INDEX IF NOT EXISTS base_urls_by_digest ON base_urls (digest);
+CREATE UNIQUE INDEX IF NOT EXISTS urls_by_digest ON urls (digest);
 """
+# What each kind of row of a report goes into, and its placeholders.
+_TABLES = ((UrlFacts, "urls", "?, ?, ?"), (Key, "keys", "?, ?, ?, ?"), (Document, "documents", "?"))
 # Our own reports list a URL once; should one not, its first entry counts.
 _ONCE = "DELETE FROM {0} WHERE rowid NOT IN (SELECT min(rowid) FROM {0} GROUP BY digest)"
 # The URLs of this run that may differ from the baseline's (those that do are told by compare).
@@ -117,8 +127,11 @@ class Comparison:
 
     # --- the baseline, read before the run (blocking: auditor.monitoring.baseline) ---
 
-    def add_baseline(self, rows: Iterable[BaselineRow]) -> set[str]:
-        """The baseline report's rows, written in batches; the names of its closing fields."""
+    def add_baseline(self, rows: Iterable[BaselineRow], *, current: bool = False) -> set[str]:
+        """A report's rows, written in batches; the names of its closing fields.
+
+        The baseline's, or (`current`) a later report's, compared as a run's records would be.
+        """
         fields: set[str] = set()
         batch: dict[type, list[tuple[object, ...]]] = {UrlFacts: [], Key: [], Document: []}
         for row in rows:
@@ -128,15 +141,15 @@ class Comparison:
             rows_of = batch[type(row)]
             rows_of.append(_row(row) if isinstance(row, UrlFacts) else row)
             if len(rows_of) >= FLUSH_ROWS:
-                self._insert_baseline(batch)
-        self._insert_baseline(batch)
+                self._insert_rows(batch, prefix="" if current else "base_")
+        self._insert_rows(batch, prefix="" if current else "base_")
         return fields
 
-    def _insert_baseline(self, batch: dict[type, list[tuple[object, ...]]]) -> None:
+    def _insert_rows(self, batch: dict[type, list[tuple[object, ...]]], *, prefix: str) -> None:
         with self._transaction():
-            self._db.executemany("INSERT INTO base_urls VALUES (?, ?, ?)", batch[UrlFacts])
-            self._db.executemany("INSERT INTO base_keys VALUES (?, ?, ?, ?)", batch[Key])
-            self._db.executemany("INSERT INTO base_documents VALUES (?)", batch[Document])
+            for kind, table, marks in _TABLES:
+                insert = f"INSERT INTO {prefix}{table} VALUES ({marks})"  # noqa: S608 - ours
+                self._db.executemany(insert, batch[kind])
         for rows in batch.values():
             rows.clear()
 
@@ -212,7 +225,22 @@ class Comparison:
         except sqlite3.IntegrityError:
             for table in ("base_urls", "urls"):
                 self._db.execute(_ONCE.format(table))
-            self._db.executescript(_INDEXES.replace("UNIQUE INDEX", "UNIQUE INDEX IF NOT EXISTS"))
+            self._db.executescript(_INDEXES)
+
+    def changed_urls(self) -> Iterator[tuple[UrlFacts | None, UrlFacts | None, UrlChange | None]]:
+        """Every URL added, removed or changed: (old, new, change), None where it has none.
+
+        For a frame of them all (the tally keeps bounded examples). Blocking.
+        """
+        self._index()
+        for digest, facts, place, known, old_facts, old_place in self._db.execute(_JOINED):
+            new = _facts(digest, facts, place)
+            if not known:
+                yield None, new, None
+            elif change := compare_urls(_facts(digest, old_facts, old_place), new, self.gate):
+                yield _facts(digest, old_facts, old_place), new, change
+        for row in self._db.execute(_REMOVED):
+            yield _facts(*row), None, None
 
     def _url_rows(self, tally: Tally) -> Iterator[Regression | None]:
         for digest, facts, place, known, old_facts, old_place in self._db.execute(_JOINED):

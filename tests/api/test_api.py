@@ -20,6 +20,7 @@ from auditor.demo.server import serve
 from auditor.errors import ConfigError, ExitCode, ReportReadError, UsageError
 from tests.cli.test_main import trickle
 from tests.helpers import mixed_routes, validate_report
+from tests.monitoring.nightly_site import NightlySite
 
 ROOT = Path(__file__).parent.parent.parent
 QUICK = {"timeout": 2, "retries": 0, "allow_private": True}  # loopback, test-sized
@@ -280,3 +281,73 @@ async def test_the_python_how_to_runs(tmp_path: Path) -> None:
         "findings.csv",
         "urls.csv",
     ]
+
+
+def test_dir_offers_the_public_names_only() -> None:
+    names = dir(auditor)
+    assert names == sorted(auditor.__all__)
+    assert not {"Any", "TYPE_CHECKING", "importlib"} & set(names)
+
+
+@pytest.mark.slow
+async def test_the_frames_have_the_types_an_analyst_wants(tmp_path: Path) -> None:
+    pd = pytest.importorskip("pandas")
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(
+        '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
+        "<url><loc>https://example.com/a</loc><lastmod>2024-05-01</lastmod>"
+        "<priority>0.8</priority></url>"
+        "<url><loc>https://example.com/b</loc><lastmod>2024-05-01T10:00:00+02:00</lastmod>"
+        "<priority>high</priority></url>"
+        "<url><loc>https://example.com/c</loc><lastmod>yesterday</lastmod></url></urlset>"
+    )
+    result = await auditor.audit_site(sitemap, no_check=True, json=tmp_path / "r.json")
+    urls = await asyncio.to_thread(result.urls_frame)
+    assert isinstance(urls["lastmod"].dtype, pd.DatetimeTZDtype)
+    assert str(urls["lastmod"].dtype.tz) == "UTC"
+    assert list(urls["lastmod"].iloc[:2]) == [
+        pd.Timestamp("2024-05-01T00:00:00Z"),
+        pd.Timestamp("2024-05-01T08:00:00Z"),
+    ]
+    assert pd.isna(urls["lastmod"].iloc[2])  # "yesterday" is no date (lastmod.invalid)
+    assert str(urls["priority"].dtype) == "float64"
+    assert urls["priority"].iloc[0] == 0.8
+    assert urls["priority"].iloc[1:].isna().all()  # "high" is no number (priority.invalid)
+    assert list(urls["worst_severity"].cat.categories) == ["notice", "warning", "error"]
+    assert urls["worst_severity"].cat.ordered
+    assert (urls["worst_severity"] >= "warning").sum() == 2  # b and c, each an error
+    assert list(urls["indexability"]) == ["not_checked"] * 3
+    findings = await asyncio.to_thread(result.findings_frame)
+    assert set(findings["code"].astype(str)) == {"priority.invalid", "lastmod.invalid"}
+    assert findings["severity"].cat.ordered
+    assert (findings["severity"] == "error").all()
+    assert list(findings["line"].astype(object)) == [1, 1]
+    assert isinstance(findings, pd.DataFrame)
+
+
+@pytest.mark.slow
+async def test_the_changes_since_a_baseline_as_a_frame(tmp_path: Path) -> None:
+    pytest.importorskip("pandas")
+    site = NightlySite(["/ok", "/gone"])
+    site.add("/new")
+    async with serve(site.routes) as served:
+        target = f"{served.base}/sitemap.xml"
+        old = await auditor.audit_site(target, json=tmp_path / "1.json", **QUICK)
+        site.set(["/gone"], status=404)
+        site.listed = ["/gone", "/new"]
+        new = await auditor.audit_site(target, json=tmp_path / "2.json", **QUICK)
+    frame = await asyncio.to_thread(new.changes_frame, old.json_path)
+    rows = {row.url.rsplit("/", 1)[1]: row for row in frame.itertuples()}
+    assert {name: row.change for name, row in rows.items()} == {
+        "ok": "removed",
+        "gone": "changed",
+        "new": "added",
+    }
+    gone = rows["gone"]
+    assert (gone.status_before, gone.status_after) == (200, 404)
+    assert (gone.indexability_before, gone.indexability_after) == ("indexable", "client error")
+    assert (gone.new_codes, gone.regression) == ("http.not_found", True)
+    assert not rows["new"].regression
+    assert str(frame["status_after"].dtype) == "Int64"
+    same = await asyncio.to_thread(new.changes_frame, new.json_path)
+    assert same.empty
