@@ -216,6 +216,6 @@ def _print_summary(
         print(result.verdict.line, file=out)
     elif out.isatty():
         console = Console(file=out, highlight=False, no_color=no_color)
-        console.print(rich_summary(result, no_check=no_check))
+        console.print(rich_summary(result, no_check=no_check, height=console.size.height))
     else:
         print("\n".join(plain_lines(result, no_check=no_check)), file=out)

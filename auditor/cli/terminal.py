@@ -6,19 +6,28 @@ Builds what to show; the CLI prints it. The verdict line is the HTML report's
 
 from __future__ import annotations
 
+from collections import Counter
+from dataclasses import dataclass
+
 from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
 from auditor import __version__
 from auditor.codes import Code, Severity
-from auditor.models import Indexability
+from auditor.models import Indexability, SitemapKind
 from auditor.pipeline import AuditResult
+from auditor.results.samples import Example
 from auditor.results.verdict import Outcome
 
 PROG = "sitemap-audit"
-TOP_CODES = 10
 EXAMPLE_CHARS = 70  # an example URL is cut here in the terminal; the reports have it whole
+_ANSWERED = frozenset({"http", "redirect", "url"})  # codes whose example's answer is the cause
+_INDENT = " " * 12  # an example's and a fix's lines: under the code
+SCREEN_LINES = 50  # the screen a summary is fitted to when it is no terminal's (a log)
+SUMMARY_LINES = 12  # the summary's lines beside its codes: counts, changes, paths, verdict
+LINES_PER_CODE = 3  # a code's line, its example, its fix
+MIN_CODES = 5  # shown however small the screen
 _STYLES = {Severity.ERROR: "bold red", Severity.WARNING: "yellow", Severity.NOTICE: "cyan"}
 _VERDICT_STYLES = {
     Outcome.PASS: "bold green",
@@ -33,11 +42,18 @@ def headline(result: AuditResult, *, no_check: bool) -> str:
     summary = result.summary
     mode = "sitemaps only (--no-check)"
     if not no_check:
-        classes = " ".join(f"{key} {n}" for key, n in sorted(summary.by_status_class.items()))
-        mode = f"{summary.checked} checked ({classes or 'none'})"
+        classes = " ".join(f"{key} {n:,}" for key, n in sorted(summary.by_status_class.items()))
+        checked = f"{summary.checked:,} requested"
+        if summary.alternates:  # unlisted hreflang alternates are requested too
+            checked += f" ({_count(summary.alternates, 'alternate')} included)"
+        mode = f"{checked}: {classes or 'none'}"
+    robots = summary.sitemaps_by_kind[SitemapKind.ROBOTS.value]
+    documents = _count(summary.sitemaps - robots, "sitemap")
+    if robots:
+        documents += f" and {robots:,} robots.txt"
     return (
-        f"{PROG} {__version__}: {summary.sitemaps} documents, {summary.urls} distinct URLs "
-        f"({summary.entries} entries), {mode}, {result.duration_s:.1f} s"
+        f"{PROG} {__version__}: {documents}, {_count(summary.urls, 'distinct URL')} "
+        f"({_count(summary.entries, 'entry', 'entries')}), {mode}, {result.duration_s:.1f} s"
     )
 
 
@@ -59,32 +75,81 @@ def extensions_line(result: AuditResult) -> str | None:
     return "extensions: " + ", ".join(parts) if parts else None
 
 
-def _count(n: int, word: str) -> str:
-    return f"{n:,} {word}" if n == 1 else f"{n:,} {word}s"
+def _count(n: int, word: str, plural: str | None = None) -> str:
+    """`1 sitemap`, `3,000 sitemaps`: the number with thousands separators, the noun agreeing."""
+    return f"{n:,} {word}" if n == 1 else f"{n:,} {plural or word + 's'}"
 
 
-def top_codes(result: AuditResult) -> list[tuple[Code, int, str]]:
-    """The codes to fix first (errors first, then by count), each with one example URL."""
+@dataclass(frozen=True, slots=True)
+class CodeLine:
+    """One code of the run as the terminal shows it: what it means, an example, the fix."""
+
+    code: Code
+    count: int
+    example: str  # a URL, cut to one line; "" when no example was kept
+    cause: str  # what the example answered: `404`, or the network's reason
+    title: str
+    fix: str
+
+
+def code_lines(result: AuditResult) -> list[CodeLine]:
+    """Every code of the run, errors first, then by count, each with one example and its fix."""
     ranked = sorted(
         ((code, n) for code, n in result.summary.by_code.items() if n),
         key=lambda pair: (-pair[0].severity.rank, -pair[1], pair[0].value),
     )
-    rows = []
-    for code, n in ranked[:TOP_CODES]:
+    lines = []
+    for code, n in ranked:
         examples = result.samples.examples.get(code) or []
-        url = examples[0].url if examples else None
-        rows.append((code, n, _short(url.value) if url is not None else ""))
-    return rows
+        example = min(examples, key=_example_key) if examples else None
+        url = _short(example.url.value) if example is not None and example.url else ""
+        cause = _cause(example) if example is not None else ""
+        lines.append(CodeLine(code, n, url, cause, code.info.title, code.info.fix))
+    return lines
 
 
-def _short(text: str) -> str:
+def _example_key(example: Example) -> str:
+    """The example shown: the same on every run (the first by URL), whatever order URLs came."""
+    return example.url.value if example.url is not None else ""
+
+
+def _cause(example: Example) -> str:
+    """What the example says: `404` or `301 -> 200`, a network's reason, or a detail.
+
+    The answer for what a request finds, the reason for `net.*`, else the example's first
+    detail (`value: yesterday`).
+    """
+    family = example.code.value.partition(".")[0]
+    if family in _ANSWERED and example.status is not None:
+        final = example.final_status
+        return f"{example.status} -> {final}" if final is not None else str(example.status)
+    message = _short(example.message.value, EXAMPLE_CHARS)
+    if family == "net" or not example.detail:
+        return "" if message == example.code.info.title else message
+    key, value = example.detail[0]
+    return _short(f"{key}: {value.value}", EXAMPLE_CHARS)
+
+
+def fitting(lines: list[CodeLine], *, height: int) -> int:
+    """How many code lines fit a screen of `height` rows beside the summary's other lines."""
+    room = (height - SUMMARY_LINES) // LINES_PER_CODE
+    return len(lines) if room >= len(lines) else max(MIN_CODES, room)
+
+
+def _short(text: str, limit: int = EXAMPLE_CHARS) -> str:
     # One line per code: control characters from the network would break the table.
     text = "".join(char if char.isprintable() else "?" for char in text)
-    return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _more_codes(result: AuditResult) -> int:
-    return sum(1 for n in result.summary.by_code.values() if n) - TOP_CODES
+def _rest(lines: list[CodeLine], shown: int, result: AuditResult) -> str | None:
+    """How many codes are left out, and where every one is."""
+    left = lines[shown:]
+    if not left:
+        return None
+    by = Counter(line.code.severity for line in left)
+    counts = ", ".join(_count(by[s], s.value) for s in Severity if by[s])
+    return f"... and {len(left)} more codes ({counts}): every one in {result.html_path}"
 
 
 def indexability_line(result: AuditResult) -> str | None:
@@ -132,21 +197,28 @@ def _top(counts: dict[str, object]) -> list[tuple[str, object]]:
     return sorted(counts.items(), key=lambda pair: (-int(str(pair[1])), pair[0]))[:5]
 
 
-def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
-    """The summary as plain text, for a pipe or a log file."""
+def plain_lines(result: AuditResult, *, no_check: bool, height: int = SCREEN_LINES) -> list[str]:
+    """The summary as plain text, for a pipe or a log file; codes fitted to `height` rows."""
     counts = result.summary.by_severity()
     lines = [
         headline(result, no_check=no_check),
-        "findings: " + ", ".join(f"{n} {severity.value}s" for severity, n in counts.items()),
+        "findings: " + ", ".join(_count(n, severity.value) for severity, n in counts.items()),
     ]
     if (extensions := extensions_line(result)) is not None:
         lines.insert(1, extensions)
-    for code, n, example in top_codes(result):
-        lines.append(f"  {code.severity.value:<8} {code.value:<28} {n:>8}  {example}".rstrip())
-    if (more := _more_codes(result)) > 0:
-        lines.append(f"  ... and {more} more codes in the reports")
     if (indexable := indexability_line(result)) is not None:
         lines.insert(2 if extensions_line(result) else 1, indexable)
+    codes = code_lines(result)
+    shown = fitting(codes, height=height)
+    for line in codes[:shown]:
+        code, count = line.code, f"{line.count:,}"
+        lines.append(f"  {code.severity.value:<8}  {code.value:<28} {count:>7}  {line.title}")
+        if line.example:
+            cause = f" ({line.cause})" if line.cause else ""
+            lines.append(f"{_INDENT}e.g. {line.example}{cause}")
+        lines.append(f"{_INDENT}fix: {line.fix}")
+    if (rest := _rest(codes, shown, result)) is not None:
+        lines.append(rest)
     lines += diff_lines(result)
     lines.append(f"report: {result.json_path}")
     lines.append(f"report: {result.html_path}")
@@ -154,37 +226,50 @@ def plain_lines(result: AuditResult, *, no_check: bool) -> list[str]:
     return lines
 
 
-def rich_summary(result: AuditResult, *, no_check: bool) -> RenderableType:
-    """The summary for a terminal: counts, a table of the top codes, paths, the verdict."""
+def rich_summary(
+    result: AuditResult, *, no_check: bool, height: int = SCREEN_LINES
+) -> RenderableType:
+    """The summary for a terminal: counts, a table of the codes, paths, the verdict."""
     counts = result.summary.by_severity()
     findings = Text("findings: ")
     for index, (severity, n) in enumerate(counts.items()):
-        findings.append(f"{n} {severity.value}s", style=_STYLES[severity] if n else "dim")
+        findings.append(_count(n, severity.value), style=_STYLES[severity] if n else "dim")
         findings.append(", " if index < len(counts) - 1 else "")
-    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
-    table.add_column("severity")
-    table.add_column("code")
-    table.add_column("count", justify="right")
-    table.add_column("example")
-    for code, n, example in top_codes(result):
-        severity = code.severity
-        # Text, not str: a str cell is read as rich markup, and a URL may hold "[...]".
-        table.add_row(
-            Text(severity.value, style=_STYLES[severity]), code.value, f"{n:,}", Text(example)
-        )
+    codes = code_lines(result)
+    shown = fitting(codes, height=height)
     parts: list[RenderableType] = [Text(headline(result, no_check=no_check))]
     if (extensions := extensions_line(result)) is not None:
         parts.append(Text(extensions))
     if (indexable := indexability_line(result)) is not None:
         parts.append(Text(indexable))
     parts.append(findings)
-    if table.row_count:
-        parts.append(table)
-    if (more := _more_codes(result)) > 0:
-        parts.append(Text(f"... and {more} more codes in the reports", style="dim"))
+    if codes:
+        parts.append(_table(codes[:shown]))
+    if (rest := _rest(codes, shown, result)) is not None:
+        parts.append(Text(rest, style="dim"))
     parts += [Text(line) for line in diff_lines(result)]
     parts.append(Text(f"JSON report: {result.json_path}"))
     parts.append(Text(f"HTML report: {result.html_path}"))
     verdict = result.verdict
     parts.append(Text(verdict.line, style=_VERDICT_STYLES[verdict.outcome]))
     return Group(*parts)
+
+
+def _table(lines: list[CodeLine]) -> Table:
+    table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
+    table.add_column("severity")
+    table.add_column("code")
+    table.add_column("count", justify="right")
+    table.add_column("what it means, an example, the fix", ratio=1)
+    for line in lines:
+        severity = line.code.severity
+        # Text, not str: a str cell is read as rich markup, and a URL may hold "[...]".
+        said = Text(line.title)
+        if line.example:
+            said.append("\ne.g. " + line.example, style="dim")
+            said.append(f" ({line.cause})" if line.cause else "", style="dim")
+        said.append("\nfix: " + line.fix, style="green")
+        table.add_row(
+            Text(severity.value, style=_STYLES[severity]), line.code.value, f"{line.count:,}", said
+        )
+    return table

@@ -266,7 +266,10 @@ def test_html_goes_where_asked_and_the_summary_names_both_reports(
     assert f"report: {json_path}" in out
     assert f"report: {html_path}" in out
     assert out[-1].startswith("PASS: ")  # stdout is not a terminal: plain lines, verdict last
-    assert any("loc.duplicate" in line and "https://example.com/a" in line for line in out)
+    # Each code says what it means, gives an example and the fix, each on its own line.
+    at = next(n for n, line in enumerate(out) if "loc.duplicate" in line)
+    assert out[at + 1].split()[:2] == ["e.g.", "https://example.com/a"]
+    assert out[at + 2].split()[0] == "fix:"
 
 
 def test_quiet_prints_the_verdict_only(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

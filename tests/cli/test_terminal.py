@@ -6,7 +6,8 @@ from pathlib import Path
 
 from rich.console import Console
 
-from auditor.cli.terminal import TOP_CODES, plain_lines, rich_summary
+from auditor.cli.terminal import plain_lines, rich_summary
+from auditor.codes import Code
 from auditor.demo.documents import url, urlset
 from tests.helpers import run_audit
 from tests.sitemap.test_parse_extensions import document
@@ -25,7 +26,9 @@ async def test_the_table_shows_counts_codes_examples_paths_and_the_verdict(
     shown = console.export_text().splitlines()
     assert shown[-1] == audited.result.verdict.line
     assert shown[-1].startswith("FAIL: ")
-    assert any("loc.invalid" in line and "ftp://example.com/b" in line for line in shown)
+    at = next(n for n, line in enumerate(shown) if "loc.invalid" in line)
+    assert "e.g. ftp://example.com/b" in shown[at + 1]
+    assert "fix: " in shown[at + 2]
     assert f"JSON report: {audited.result.json_path}" in shown
     assert f"HTML report: {audited.result.html_path}" in shown
 
@@ -52,7 +55,6 @@ async def test_plain_lines_cap_the_codes_and_end_with_the_verdict(tmp_path: Path
         f"report: {audited.result.json_path}",
         f"report: {audited.result.html_path}",
     ]
-    assert TOP_CODES == 10
 
 
 async def test_the_extensions_are_counted_when_the_sitemaps_use_them(tmp_path: Path) -> None:
@@ -77,3 +79,36 @@ async def test_the_extensions_are_counted_when_the_sitemaps_use_them(tmp_path: P
     assert not any(
         line.startswith("extensions:") for line in plain_lines(bare.result, no_check=True)
     )
+
+
+async def test_every_code_when_they_fit_a_screen_else_the_worst_and_where_the_rest_are(
+    tmp_path: Path,
+) -> None:
+    bad = "<lastmod>soon</lastmod><changefreq>often</changefreq><priority>9</priority>"
+    sitemap = tmp_path / "s.xml"
+    sitemap.write_text(
+        urlset(
+            [
+                url("https://example.com/a", extra=bad),
+                url("https://example.com/a"),
+                url("ftp://example.com/b"),
+                url("https://example.com/c d"),
+                url("https://example.com/e", extra="<video>x</video>"),
+            ]
+        )
+    )
+    audited = await run_audit(tmp_path, str(sitemap))
+    codes = [code for code, n in audited.result.summary.by_code.items() if n]
+    assert len(codes) >= 7
+    tall = plain_lines(audited.result, no_check=True, height=200)
+    assert not any(line.startswith("... and") for line in tall)
+    assert sum(1 for line in tall if line.strip().startswith("fix: ")) == len(codes)
+    short = plain_lines(audited.result, no_check=True, height=20)
+    severities = {"error", "warning", "notice"}
+    shown = [line.split()[1] for line in short if line.split()[0] in severities]
+    assert len(shown) == 5  # at least five, however small the screen
+    [rest] = [line for line in short if line.startswith("... and")]
+    assert rest.startswith(f"... and {len(codes) - 5} more codes (")
+    assert rest.endswith(str(audited.result.html_path))
+    ranks = [Code(code).severity.rank for code in shown]
+    assert ranks == sorted(ranks, reverse=True)  # the worst first
