@@ -101,16 +101,11 @@ def code_lines(result: AuditResult) -> list[CodeLine]:
     lines = []
     for code, n in ranked:
         examples = result.samples.examples.get(code) or []
-        example = min(examples, key=_example_key) if examples else None
+        example = examples[0] if examples else None  # the first by URL: the same every run
         url = _short(example.url.value) if example is not None and example.url else ""
         cause = _cause(example) if example is not None else ""
         lines.append(CodeLine(code, n, url, cause, code.info.title, code.info.fix))
     return lines
-
-
-def _example_key(example: Example) -> str:
-    """The example shown: the same on every run (the first by URL), whatever order URLs came."""
-    return example.url.value if example.url is not None else ""
 
 
 def _cause(example: Example) -> str:

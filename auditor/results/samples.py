@@ -113,7 +113,9 @@ class Samples:
     ) -> None:
         self.examples_per_code = examples_per_code
         self.row_cap = sitemap_rows
-        self.examples: dict[Code, list[Example]] = {}
+        self.examples: dict[Code, list[Example]] = {}  # each the first by URL
+        self._keys: dict[Code, list[str]] = {}  # the kept examples' URLs, in order
+        self._last: dict[Code, str] = {}  # the last of them: a URL after it is not kept
         self.times = [0] * (len(TIME_BUCKETS_MS) + 1)  # URL answers per response-time bucket
         self.urls_with_errors = 0  # distinct URLs with an error (their listing's or their check's)
         # Per sitemap (the first listing): its URLs that have an error. At most one key per
@@ -146,15 +148,14 @@ class Samples:
         # An alternate no sitemap lists: the sitemap naming it, as its findings say.
         sitemap = record.sitemaps[0] if record.sitemaps else findings[0].sitemap
         erring = False
+        loc = record.loc
         for item in findings:
             code = item.code
             erring = erring or code in _ERROR_CODES
             kept = examples.get(code)
-            if kept is None:
-                kept = examples[code] = []
-            elif len(kept) >= cap:
-                continue  # the usual case at scale: one lookup, one comparison
-            example = _example(item, url=record.loc, sitemap=sitemap)
+            if kept is not None and len(kept) >= cap and loc >= self._last[code]:
+                continue  # the usual case at scale: one lookup, two comparisons
+            example = _example(item, url=loc, sitemap=sitemap)
             if check is not None:
                 example = _with_answer(
                     example,
@@ -168,7 +169,7 @@ class Samples:
                 )
             else:
                 example = replace(example, indexability=Indexability.NOT_CHECKED)
-            kept.append(example)
+            self._keep(example, loc)
         if erring and record.sitemaps:  # an alternate no sitemap lists is not one of the URLs
             self.urls_with_errors += 1
             self.url_errors[record.sitemaps[0]] += 1
@@ -176,8 +177,7 @@ class Samples:
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Findings about the run's URLs taken together (hreflang return links)."""
         for item in findings:
-            if self._wants(item.code):
-                self.examples[item.code].append(_example(item, url=item.url, sitemap=item.sitemap))
+            self._keep(_example(item, url=item.url, sitemap=item.sitemap), item.url or "")
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document of the tree (robots.txt included)."""
@@ -190,10 +190,8 @@ class Samples:
         elif len(self._other_rows) < self.row_cap:
             self._other_rows.append(row)
         for item in record.findings:
-            if not self._wants(item.code):
-                continue
             if item.url is not None:  # about an entry: the document lists it
-                self.examples[item.code].append(_example(item, url=item.url, sitemap=record.url))
+                self._keep(_example(item, url=item.url, sitemap=record.url), item.url)
                 continue
             # About the document itself: where it is listed, and how it answered.
             hops = record.redirects
@@ -204,21 +202,30 @@ class Samples:
                 final_status=record.status,
                 redirects=hops,
             )
-            self.examples[item.code].append(example)
+            self._keep(example, record.url)
 
     def add_target(self, record: TargetRecord) -> None:
         """A target's own findings (discovery)."""
         for item in record.findings:
-            if self._wants(item.code):
-                self.examples[item.code].append(_example(item, url=item.url or record.url))
+            self._keep(_example(item, url=item.url or record.url), item.url or record.url)
 
-    def _wants(self, code: Code) -> bool:
-        """Whether another example of `code` is kept (creating its list on first sight)."""
-        kept = self.examples.get(code)
-        if kept is None:
-            self.examples[code] = []
-            return True
-        return len(kept) < self.examples_per_code
+    def _keep(self, example: Example, key: str) -> None:
+        """Keep `example` if it is among the first `examples_per_code` of its code by `key`.
+
+        The first by URL, not the first found: the same examples on every run of the same site,
+        whatever order its answers came in.
+        """
+        code = example.code
+        kept, keys = self.examples.setdefault(code, []), self._keys.setdefault(code, [])
+        at = bisect_right(keys, key)
+        if at >= self.examples_per_code:
+            return
+        keys.insert(at, key)
+        kept.insert(at, example)
+        if len(kept) > self.examples_per_code:
+            keys.pop()
+            kept.pop()
+        self._last[code] = keys[-1]
 
     def sitemap_rows(self, failing: Mapping[str, int] | None = None) -> list[SitemapRow]:
         """At most `row_cap` rows: broken documents first, then in the order they were read.
