@@ -122,6 +122,7 @@ class AuditConfig:
     json: Path | None = None
     html: Path | None = None
     csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
+    markdown: Path | None = None  # a summary in Markdown, for a CI job summary
     no_check: bool = False
     concurrency: int = 128
     per_host: int = 8

@@ -94,6 +94,7 @@ class AuditResult:
     samples: Samples  # bounded examples, for the HTML report and the terminal
     decision: Decision  # the one decision: exit code and verdict (auditor.results.verdict)
     diff: Json | None = None  # the report's `diff` (with --baseline)
+    started_at: datetime | None = None  # when the run began (its reports' names say so)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -166,6 +167,7 @@ async def audit(
         run.samples,
         finished.decision,
         finished.diff,
+        started_at,
     )
 
 

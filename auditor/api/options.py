@@ -14,11 +14,11 @@ from pathlib import Path
 from auditor.cli.config_file import config_values, read_config_file
 from auditor.cli.options import build_parser, config_from_args, targets_from
 from auditor.config import AuditConfig
-from auditor.errors import ConfigError
+from auditor.errors import ConfigError, ConfigFileError
 
 # Options of the command's own display, or that run something else: no meaning to the library.
 COMMAND_ONLY = frozenset(
-    {"demo", "quiet", "verbose", "no_progress", "no_color", "targets"}
+    {"demo", "quiet", "verbose", "no_progress", "no_color", "targets", "keep"}
     | {"fleet", "scheduler", "fleet_workers", "fleet_concurrency"}  # a fleet is the command's
 )
 
@@ -41,7 +41,10 @@ def config_of(targets: Sequence[Target], options: Mapping[str, object]) -> Audit
         if not isinstance(config_file, str | os.PathLike):
             raise ConfigError(f"config wants a path, not {config_file!r}")
         path = Path(config_file)
-        values.update(config_values(parser, read_config_file(path), base=path.parent))
+        try:
+            values.update(config_values(parser, read_config_file(path), base=path.parent))
+        except ConfigFileError as exc:
+            raise ConfigFileError(f"config {path}: {exc}") from None
         values.pop("targets", None)  # the targets are the call's
     values.update(config_values(parser, {k: _plain(v) for k, v in options.items()}, base=Path()))
     args = parser.parse_args([])  # every option at its default

@@ -18,6 +18,7 @@ from auditor.errors import ConfigFileError
 
 # Options that run something else or name the file itself: never keys.
 NOT_KEYS = frozenset({"config", "help", "version", "print_schema"})
+MAX_COUNT = 2  # a counted flag (`quiet = 2` is -qq)
 
 
 def read_config_file(path: Path) -> dict[str, object]:
@@ -26,9 +27,9 @@ def read_config_file(path: Path) -> dict[str, object]:
         with path.open("rb") as source:
             return tomllib.load(source)
     except OSError as exc:
-        raise ConfigFileError(f"--config {path}: cannot read it ({exc.strerror})") from exc
+        raise ConfigFileError(f"cannot read it ({exc.strerror})") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigFileError(f"--config {path}: not valid TOML ({exc})") from exc
+        raise ConfigFileError(f"not valid TOML ({exc})") from exc
 
 
 def config_values(
@@ -56,6 +57,12 @@ def _checked(key: str, action: argparse.Action, value: object, *, base: Path) ->
     if isinstance(action, argparse._StoreTrueAction):  # noqa: SLF001 - flags: a boolean
         if not isinstance(value, bool):
             raise ConfigFileError(f"key {key!r} wants true or false, not {value!r}")
+        return value
+    if isinstance(action, argparse._CountAction):  # noqa: SLF001 - `-qq`: true, or how many
+        if isinstance(value, bool):
+            return int(value)
+        if not isinstance(value, int) or not 0 <= value <= MAX_COUNT:
+            raise ConfigFileError(f"key {key!r} wants true, false or 0 to {MAX_COUNT}")
         return value
     if isinstance(action, argparse._AppendAction) or action.nargs == "*":  # noqa: SLF001
         if not isinstance(value, list):

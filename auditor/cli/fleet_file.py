@@ -31,7 +31,7 @@ NOT_PER_SITE = frozenset(
     {
         *("targets", "out", "json", "html", "csv", "metrics", "junit", "state", "baseline"),
         *("fleet", "scheduler", "fleet_workers", "fleet_concurrency"),
-        *("quiet", "verbose", "no_progress", "no_color", "demo"),
+        *("quiet", "verbose", "no_progress", "no_color", "demo", "keep", "markdown"),
     }
 )
 SITE_HEADER = re.compile(r"^\s*\[\[\s*site\s*\]\]")

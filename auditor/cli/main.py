@@ -24,18 +24,19 @@ from typing import TextIO
 
 from rich.console import Console
 
-from auditor.cli.options import PROG, parse_command
-from auditor.cli.terminal import plain_lines, rich_summary
+from auditor.cli.options import PROG, STDOUT, parse_command
+from auditor.cli.terminal import Shown, plain_lines, rich_summary
 from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped
+from auditor.report.dated import keep_dated, prune
 from auditor.report.publish import report_path
 from auditor.report.schema import schema_text
 
-STDOUT = Path("-")  # `--json -`: the JSON report goes to stdout
+QUIET_ALL = 2  # -qq: nothing printed at all, the exit code speaks
 STDOUT_CHUNK_BYTES = 1 << 20
 
 
@@ -62,7 +63,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     keep_large_blocks_mapped()  # a long run's peak RSS (auditor.processes.heap)
     show_progress = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     look = _Look(no_color=no_color, progress=show_progress)
-    to_stdout = config.json == STDOUT
+    to_stdout = STDOUT in (config.json, config.markdown)
     with _spool_folder(used=to_stdout) as spool:
         try:
             result = run_in_loop(_run(config, demo=args.demo, look=look, spool=spool), config.loop)
@@ -72,13 +73,20 @@ def main(argv: Sequence[str] | None = None) -> int:
         except KeyboardInterrupt:
             print(f"{PROG}: interrupted; no report written", file=sys.stderr)
             return ExitCode.FAILED
-        if to_stdout:  # the report, then the summary on stderr: stdout is the JSON alone
-            _write_to_stdout(result.json_path)
-            result = replace(result, json_path=STDOUT)
+        shown = Shown(str(result.json_path), str(result.html_path))
+        if spool is not None:  # the report, then the summary on stderr: stdout is it alone
+            shown = _to_stdout(config, result, spool)
+        elif args.keep is not None:
+            _keep_history(config, result, keep=args.keep)
     out = sys.stderr if to_stdout else sys.stdout
     try:
         _print_summary(
-            result, quiet=args.quiet, no_check=config.no_check, out=out, no_color=look.no_color
+            result,
+            quiet=args.quiet,
+            no_check=config.no_check,
+            out=out,
+            no_color=look.no_color,
+            shown=shown,
         )
         out.flush()
     except BrokenPipeError:  # `sitemap-audit ... | head`: the reader left; the verdict stands
@@ -124,13 +132,36 @@ async def _run(config: AuditConfig, *, demo: bool, look: _Look, spool: Path | No
 
 
 async def _spooled(config: AuditConfig, folder: Path) -> AuditConfig:
-    """`--json -`: the report made in `folder`, to be copied to stdout.
+    """`--json -` or `--markdown -`: that output made in `folder`, to be copied to stdout.
 
-    The HTML report goes where --html says, else where the auto-named report would be
-    (`<out>/<host>-<UTC timestamp>.html`).
+    With `--json -` the HTML report is written only where `--html` says: a pipe asked for the
+    JSON alone.
     """
+    if config.markdown == STDOUT:
+        config = replace(config, markdown=folder / "summary.md")
+    if config.json != STDOUT:
+        return config
     auto = await report_path(replace(config, json=None), datetime.now(UTC))
-    return replace(config, json=folder / auto.name, html=config.html or auto.with_suffix(".html"))
+    return replace(config, json=folder / auto.name, html=config.html or folder / "report.html")
+
+
+def _to_stdout(config: AuditConfig, result: AuditResult, folder: Path) -> Shown:
+    """The spooled output copied to stdout; where the summary says the reports are."""
+    if config.json == STDOUT:
+        _write_to_stdout(result.json_path)
+        return Shown("stdout", str(result.html_path) if config.html is not None else None)
+    _write_to_stdout(folder / "summary.md")
+    return Shown(str(result.json_path), str(result.html_path))
+
+
+def _keep_history(config: AuditConfig, result: AuditResult, *, keep: int) -> None:
+    """`--keep`: a dated copy of a report written to a fixed path, in --out; the newest there."""
+    label = config.targets[0].label
+    if config.json is not None and result.started_at is not None:
+        stamp = result.started_at.strftime("%Y%m%dT%H%M%SZ")
+        html = result.html_path if result.html_path.exists() else None
+        keep_dated(result.json_path, html, dated=config.out / f"{label}-{stamp}.json")
+    prune(config.out, label, keep=keep)
 
 
 def _write_to_stdout(path: Path) -> None:
@@ -202,20 +233,25 @@ class _stop_on_signals:  # noqa: N801 - used as a context manager, named like on
 def _print_summary(
     result: AuditResult,
     *,
-    quiet: bool,
+    quiet: int,
     no_check: bool,
     out: TextIO | None = None,
     no_color: bool = False,
+    shown: Shown | None = None,
 ) -> None:
-    """The verdict (--quiet); else counts, top codes and report paths: a table on a terminal.
+    """Counts, codes, report paths and the verdict: a table on a terminal, lines otherwise.
 
-    On `out` (default stdout; stderr when stdout carries the JSON report).
+    `-q`: nothing when the run passed, the verdict line when it did not; `-qq`: nothing. On
+    `out` (default stdout; stderr when stdout carries the JSON report or the Markdown).
     """
     out = out or sys.stdout
+    if quiet >= QUIET_ALL or (quiet and result.exit_code == ExitCode.OK):
+        return
     if quiet:
         print(result.verdict.line, file=out)
     elif out.isatty():
         console = Console(file=out, highlight=False, no_color=no_color)
-        console.print(rich_summary(result, no_check=no_check, height=console.size.height))
+        height = console.size.height
+        console.print(rich_summary(result, no_check=no_check, height=height, shown=shown))
     else:
-        print("\n".join(plain_lines(result, no_check=no_check)), file=out)
+        print("\n".join(plain_lines(result, no_check=no_check, shown=shown)), file=out)

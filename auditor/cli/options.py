@@ -33,6 +33,7 @@ from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 
 PROG = "sitemap-audit"
+STDOUT = Path("-")  # `--json -`, `--markdown -`
 SCHEMAS = ("report", "fleet")  # --print-schema: the JSON report's, or the fleet summary's
 # Options that only mean something when URLs are requested.
 CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
@@ -54,7 +55,12 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog=PROG, description="Audit the sitemaps of a site.")
     add = parser.add_argument
     add("targets", nargs="*", metavar="TARGET", help="site root, robots.txt, sitemap URL or file")
-    add("--version", action="store_true", help="print the versions (engine, libraries) and exit")
+    add(
+        "-V",
+        "--version",
+        action="store_true",
+        help="print the versions (engine, libraries) and exit",
+    )
     add("--demo", action="store_true", help="audit the embedded demo site (no network needed)")
     add("--config", type=Path, metavar="PATH", help="TOML file of these options (flags win)")
     _output_options(parser.add_argument_group("output"))
@@ -69,12 +75,22 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _output_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
-    add("--out", type=Path, default=Path("reports"), metavar="DIR", help="report folder")
+    add("-o", "--out", type=Path, default=Path("reports"), metavar="DIR", help="report folder")
     add(
-        "--json", type=Path, metavar="PATH", help="the JSON report here (not auto-named); -: stdout"
+        "-j",
+        "--json",
+        type=Path,
+        metavar="PATH",
+        help="the JSON report here (not auto-named); -: stdout",
     )
     add("--html", type=Path, metavar="PATH", help="the HTML report here (default: beside the JSON)")
     add("--csv", type=Path, metavar="DIR", help="also urls.csv and findings.csv in DIR")
+    add(
+        "--markdown",
+        type=Path,
+        metavar="PATH",
+        help="a summary in Markdown (a CI job summary); -: stdout",
+    )
     add(
         "--print-schema",
         nargs="?",
@@ -83,8 +99,21 @@ def _output_options(group: argparse._ArgumentGroup) -> None:
         help="print a JSON schema and exit: the report's (default) or the fleet summary's",
     )
     noise = group.add_mutually_exclusive_group()
-    noise.add_argument("--quiet", action="store_true", help="print the verdict only")
-    noise.add_argument("--verbose", action="store_true", help="log every step (debug)")
+    noise.add_argument(
+        "-q",
+        "--quiet",
+        action="count",
+        default=0,
+        help="-q: nothing when the run passes, the verdict when not; -qq: nothing at all",
+    )
+    noise.add_argument("-v", "--verbose", action="store_true", help="log every step (debug)")
+    add(
+        "--keep",
+        type=int,
+        metavar="N",
+        help="keep the newest N dated reports of the site in --out (a nightly job's history); "
+        "with --json PATH, a dated copy goes there too",
+    )
     add("--no-progress", action="store_true", help="no progress bar")
     add("--no-color", action="store_true", help="no colours (also when NO_COLOR is set)")
 
@@ -203,6 +232,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         json=args.json,
         html=args.html,
         csv=args.csv,
+        markdown=args.markdown,
         no_check=args.no_check,
         concurrency=args.concurrency,
         per_host=args.per_host,
@@ -245,20 +275,12 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
 
 def _check_args(args: argparse.Namespace) -> None:
     """UsageError for option values that cannot work together or cannot be used."""
+    if args.keep is not None and args.keep < 1:
+        raise UsageError(f"--keep wants at least 1, not {args.keep}")
     for name in CHECK_ONLY:
         if args.no_check and getattr(args, name):
             raise UsageError(f"--{name} applies to URL checks; it means nothing with --no-check")
-    for name in ("json", "html"):
-        path = getattr(args, name)
-        if path is not None and path.is_dir():
-            raise UsageError(f"--{name} {path} is a folder; give a file path (or use --out)")
-    if args.state is not None and args.state.is_dir():
-        raise UsageError(f"--state {args.state} is a folder; give a file path")
-    if args.csv is not None and args.csv.exists() and not args.csv.is_dir():
-        raise UsageError(f"--csv {args.csv} is a file; give a folder")
-    html, json = args.html, args.json
-    if html is not None and json is not None and html.resolve() == json.resolve():
-        raise UsageError("--html and --json name the same file")
+    _check_outputs(args)
     if args.ca_file is not None:
         _check_ca_file(args.ca_file)
     for pattern in (*args.include, *args.exclude):
@@ -266,6 +288,23 @@ def _check_args(args: argparse.Namespace) -> None:
             re.compile(pattern)
         except re.error as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
+
+
+def _check_outputs(args: argparse.Namespace) -> None:
+    """UsageError for outputs that cannot be written where they are asked."""
+    for name in ("json", "html", "markdown", "state"):
+        path = getattr(args, name)
+        if path is not None and path.is_dir():
+            raise UsageError(f"--{name} {path} is a folder; give a file path")
+    if args.csv == STDOUT:
+        raise UsageError("--csv writes two files into a folder; - (stdout) is for one file")
+    if args.csv is not None and args.csv.exists() and not args.csv.is_dir():
+        raise UsageError(f"--csv {args.csv} is a file; give a folder")
+    if args.json == STDOUT and args.markdown == STDOUT:
+        raise UsageError("--json - and --markdown - would both write to stdout; give one a file")
+    html, json = args.html, args.json
+    if html is not None and json is not None and html.resolve() == json.resolve():
+        raise UsageError("--html and --json name the same file")
 
 
 def _check_ca_file(path: Path) -> None:

@@ -81,6 +81,18 @@ def _count(n: int, word: str, plural: str | None = None) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Shown:
+    """Where the summary says the reports are: paths, or `stdout`; None: not written."""
+
+    json: str
+    html: str | None
+
+
+def shown_of(result: AuditResult, shown: Shown | None) -> Shown:
+    return shown or Shown(str(result.json_path), str(result.html_path))
+
+
+@dataclass(frozen=True, slots=True)
 class CodeLine:
     """One code of the run as the terminal shows it: what it means, an example, the fix."""
 
@@ -137,14 +149,20 @@ def _short(text: str, limit: int = EXAMPLE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _rest(lines: list[CodeLine], shown: int, result: AuditResult) -> str | None:
+def _rest(lines: list[CodeLine], count: int, shown: Shown) -> str | None:
     """How many codes are left out, and where every one is."""
-    left = lines[shown:]
+    left = lines[count:]
     if not left:
         return None
     by = Counter(line.code.severity for line in left)
     counts = ", ".join(_count(by[s], s.value) for s in Severity if by[s])
-    return f"... and {len(left)} more codes ({counts}): every one in {result.html_path}"
+    where = shown.html if shown.html is not None else "the JSON report"
+    return f"... and {len(left)} more codes ({counts}): every one in {where}"
+
+
+def _report_lines(shown: Shown) -> list[str]:
+    lines = [f"JSON report: {shown.json}"]
+    return lines + ([f"HTML report: {shown.html}"] if shown.html is not None else [])
 
 
 def indexability_line(result: AuditResult) -> str | None:
@@ -192,8 +210,15 @@ def _top(counts: dict[str, object]) -> list[tuple[str, object]]:
     return sorted(counts.items(), key=lambda pair: (-int(str(pair[1])), pair[0]))[:5]
 
 
-def plain_lines(result: AuditResult, *, no_check: bool, height: int = SCREEN_LINES) -> list[str]:
+def plain_lines(
+    result: AuditResult,
+    *,
+    no_check: bool,
+    height: int = SCREEN_LINES,
+    shown: Shown | None = None,
+) -> list[str]:
     """The summary as plain text, for a pipe or a log file; codes fitted to `height` rows."""
+    outputs = shown_of(result, shown)
     counts = result.summary.by_severity()
     lines = [
         headline(result, no_check=no_check),
@@ -204,34 +229,38 @@ def plain_lines(result: AuditResult, *, no_check: bool, height: int = SCREEN_LIN
     if (indexable := indexability_line(result)) is not None:
         lines.insert(2 if extensions_line(result) else 1, indexable)
     codes = code_lines(result)
-    shown = fitting(codes, height=height)
-    for line in codes[:shown]:
-        code, count = line.code, f"{line.count:,}"
-        lines.append(f"  {code.severity.value:<8}  {code.value:<28} {count:>7}  {line.title}")
+    count = fitting(codes, height=height)
+    for line in codes[:count]:
+        code, number = line.code, f"{line.count:,}"
+        lines.append(f"  {code.severity.value:<8}  {code.value:<28} {number:>7}  {line.title}")
         if line.example:
             cause = f" ({line.cause})" if line.cause else ""
             lines.append(f"{_INDENT}e.g. {line.example}{cause}")
         lines.append(f"{_INDENT}fix: {line.fix}")
-    if (rest := _rest(codes, shown, result)) is not None:
+    if (rest := _rest(codes, count, outputs)) is not None:
         lines.append(rest)
     lines += diff_lines(result)
-    lines.append(f"report: {result.json_path}")
-    lines.append(f"report: {result.html_path}")
+    lines += _report_lines(outputs)
     lines.append(result.verdict.line)
     return lines
 
 
 def rich_summary(
-    result: AuditResult, *, no_check: bool, height: int = SCREEN_LINES
+    result: AuditResult,
+    *,
+    no_check: bool,
+    height: int = SCREEN_LINES,
+    shown: Shown | None = None,
 ) -> RenderableType:
     """The summary for a terminal: counts, a table of the codes, paths, the verdict."""
+    outputs = shown_of(result, shown)
     counts = result.summary.by_severity()
     findings = Text("findings: ")
     for index, (severity, n) in enumerate(counts.items()):
         findings.append(_count(n, severity.value), style=_STYLES[severity] if n else "dim")
         findings.append(", " if index < len(counts) - 1 else "")
     codes = code_lines(result)
-    shown = fitting(codes, height=height)
+    count = fitting(codes, height=height)
     parts: list[RenderableType] = [Text(headline(result, no_check=no_check))]
     if (extensions := extensions_line(result)) is not None:
         parts.append(Text(extensions))
@@ -239,12 +268,11 @@ def rich_summary(
         parts.append(Text(indexable))
     parts.append(findings)
     if codes:
-        parts.append(_table(codes[:shown]))
-    if (rest := _rest(codes, shown, result)) is not None:
+        parts.append(_table(codes[:count]))
+    if (rest := _rest(codes, count, outputs)) is not None:
         parts.append(Text(rest, style="dim"))
     parts += [Text(line) for line in diff_lines(result)]
-    parts.append(Text(f"JSON report: {result.json_path}"))
-    parts.append(Text(f"HTML report: {result.html_path}"))
+    parts += [Text(line) for line in _report_lines(outputs)]
     verdict = result.verdict
     parts.append(Text(verdict.line, style=_VERDICT_STYLES[verdict.outcome]))
     return Group(*parts)

@@ -15,6 +15,8 @@ from pathlib import Path
 import aiofiles.os
 
 from auditor.config import AuditConfig
+from auditor.errors import ReportWriteError
+from auditor.files import write_atomically
 from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
@@ -23,6 +25,7 @@ from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, RegressionSource, write_junit
+from auditor.report.markdown import Where, markdown_summary
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
@@ -113,11 +116,31 @@ async def publish(
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
+    if config.markdown is not None:
+        await _write_markdown(config.markdown, run, json_path=writer.path, html_path=html_path)
     if config.metrics is not None:
         await _write_metrics(config.metrics, run)
     if config.junit is not None and junit is not None:
         await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=regressions)
     return html_path
+
+
+async def _write_markdown(
+    path: Path, run: FinishedRun, *, json_path: Path, html_path: Path
+) -> None:
+    examples = {
+        code: kept[0].url.value
+        for code, kept in run.samples.examples.items()
+        if kept and kept[0].url is not None
+    }
+    where = Where(run.config.targets[0].label, str(json_path), str(html_path))
+    text = markdown_summary(
+        run.summary, run.decision, where=where, examples=examples, diff=run.diff
+    )
+    try:
+        await asyncio.to_thread(write_atomically, path, text.encode())
+    except OSError as exc:
+        raise ReportWriteError(f"cannot write the Markdown summary {path}: {exc.strerror}") from exc
 
 
 async def _write_metrics(path: Path, run: FinishedRun) -> None:

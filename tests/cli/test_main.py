@@ -263,8 +263,8 @@ def test_html_goes_where_asked_and_the_summary_names_both_reports(
     assert main(argv) == ExitCode.OK
     out = capsys.readouterr().out.splitlines()
     assert html_path.read_text().startswith("<!DOCTYPE html>")
-    assert f"report: {json_path}" in out
-    assert f"report: {html_path}" in out
+    assert f"JSON report: {json_path}" in out
+    assert f"HTML report: {html_path}" in out
     assert out[-1].startswith("PASS: ")  # stdout is not a terminal: plain lines, verdict last
     # Each code says what it means, gives an example and the fix, each on its own line.
     at = next(n for n, line in enumerate(out) if "loc.duplicate" in line)
@@ -279,6 +279,90 @@ def test_quiet_prints_the_verdict_only(tmp_path: Path, capsys: pytest.CaptureFix
     out = capsys.readouterr().out.splitlines()
     assert len(out) == 1
     assert out[0].startswith("FAIL: ")
+
+
+@pytest.mark.parametrize(
+    ("flags", "failing", "lines"),
+    [
+        (["-q"], False, 0),  # cron mails nothing when all is well
+        (["-q"], True, 1),  # ...and the verdict when not
+        (["-qq"], True, 0),  # the exit code speaks
+        (["--quiet", "--quiet"], True, 0),
+    ],
+)
+def test_quiet_is_silent_on_success_and_qq_always(
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    flags: list[str],
+    failing: bool,
+    lines: int,
+) -> None:
+    locs = ["https://example.com/a", *(["ftp://example.com/b"] if failing else [])]
+    sitemap = write_sitemap(tmp_path / "s.xml", *locs)
+    code = main(["--no-check", *flags, "--json", str(tmp_path / "r.json"), str(sitemap)])
+    assert code == (ExitCode.FINDINGS if failing else ExitCode.OK)
+    captured = capsys.readouterr()
+    assert len(captured.out.splitlines()) == lines
+    assert captured.err == ""
+
+
+def test_short_flags(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a")
+    assert main(["-V"]) == ExitCode.OK
+    assert capsys.readouterr().out.startswith("sitemap-audit ")
+    report = tmp_path / "r.json"
+    assert (
+        main(["--no-check", "-q", "-o", str(tmp_path / "out"), "-j", str(report), str(sitemap)])
+        == 0
+    )
+    assert json.loads(report.read_text())["summary"]["urls"] == 1
+
+
+def test_markdown_goes_to_a_file_or_to_stdout(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a", "ftp://example.com/b")
+    summary = tmp_path / "summary.md"
+    argv = ["--no-check", "--json", str(tmp_path / "r.json"), "--markdown", str(summary)]
+    assert main([*argv, str(sitemap)]) == ExitCode.FINDINGS
+    text = summary.read_text()
+    assert text.startswith("## ")
+    assert "`loc.invalid`" in text
+    capsys.readouterr()
+    argv = ["--no-check", "--json", str(tmp_path / "r.json"), "--markdown", "-", str(sitemap)]
+    assert main(argv) == ExitCode.FINDINGS
+    captured = capsys.readouterr()
+    assert captured.out == text.replace(str(summary.parent / "r.json"), str(tmp_path / "r.json"))
+    assert captured.err.splitlines()[-1].startswith("FAIL: ")  # the summary on stderr
+
+
+def test_keep_holds_a_dated_history_beside_a_fixed_report(tmp_path: Path) -> None:
+    sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a")
+    out, latest = tmp_path / "history", tmp_path / "latest.json"
+    stale = [out / f"s-2026010{n}T000000Z.json" for n in range(1, 5)]
+    out.mkdir()
+    for path in stale:
+        path.write_text("{}")
+        path.with_suffix(".html").write_text("")
+    (out / "notes.json").write_text("{}")  # not a dated report: never touched
+    argv = ["--no-check", "-q", "--keep", "3", "--out", str(out), "--json", str(latest)]
+    assert main([*argv, str(sitemap)]) == ExitCode.OK
+    kept = sorted(path.name for path in out.glob("*.json"))
+    assert kept[0] == "notes.json"
+    assert kept[1:3] == [stale[2].name, stale[3].name]  # the newest two of the old ones
+    assert len(kept) == 4
+    assert json.loads((out / kept[3]).read_text()) == json.loads(latest.read_text())
+    assert (out / kept[3]).with_suffix(".html").exists()
+    assert not stale[0].with_suffix(".html").exists()
+
+
+def test_a_config_file_error_names_the_file_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nope.toml"
+    assert main(["--config", str(missing), "https://example.com/"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert err.count(str(missing)) == 1
 
 
 def test_html_on_a_folder_is_a_usage_error(
@@ -299,6 +383,9 @@ def test_csv_on_a_file_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFi
     sitemap = write_sitemap(tmp_path / "s.xml", "https://example.com/a")
     assert main(["--no-check", "--csv", str(sitemap), str(sitemap)]) == ExitCode.USAGE
     one_line_error(capsys)
+    assert main(["--no-check", "--csv", "-", str(sitemap)]) == ExitCode.USAGE  # no folder "-"
+    one_line_error(capsys)
+    assert not (tmp_path / "-").exists()
 
 
 @pytest.mark.slow
@@ -321,7 +408,7 @@ def test_json_dash_writes_the_report_to_stdout_and_the_summary_to_stderr(
     err = done.stderr.decode().splitlines()
     assert err[-1].startswith("FAIL: ")  # the verdict line, on stderr
     assert len(err) == 1 if quiet else len(err) > 1
-    assert [path.suffix for path in out.iterdir()] == [".html"]  # the JSON is not kept on disk
+    assert not out.exists()  # a pipe asked for the JSON alone: no file left behind
     assert b"Traceback" not in done.stderr
 
 

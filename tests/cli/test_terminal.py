@@ -52,8 +52,8 @@ async def test_plain_lines_cap_the_codes_and_end_with_the_verdict(tmp_path: Path
     lines = plain_lines(audited.result, no_check=True)
     assert lines[-1] == audited.result.verdict.line == "PASS: 1 sitemap and 1 URL, no findings"
     assert lines[-3:-1] == [
-        f"report: {audited.result.json_path}",
-        f"report: {audited.result.html_path}",
+        f"JSON report: {audited.result.json_path}",
+        f"HTML report: {audited.result.html_path}",
     ]
 
 
