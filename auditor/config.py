@@ -149,6 +149,7 @@ class AuditConfig:
     baseline: Path | None = None
     metrics: Path | None = None
     junit: Path | None = None
+    junit_failures_only: bool = False  # the failing cases alone, not one per URL
     state: Path | None = None
     allow_private: bool = False
     ca_file: Path | None = None  # also trust this CA (a staging site's own), beside the system's

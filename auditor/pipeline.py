@@ -131,7 +131,10 @@ async def audit(
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
         writer, csv = await open_outputs(config, json_path)
-        junit = JunitCases(config.fail_on) if config.junit is not None else None
+        junit = None
+        if config.junit is not None:
+            junit = await _junit_cases(config, json_path.parent)
+            await stack.enter_async_context(junit)
         run = _Run(
             config,
             clock,
@@ -139,11 +142,11 @@ async def audit(
             Summary(),
             samples=Samples(),
             on_progress=on_progress,
-            observers=[junit] if junit is not None else [],
+            observers=[],
             state=state,
             accept=accept,
         )
-        records = [item for item in (writer, csv, comparison) if item is not None]
+        records = [item for item in (writer, csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete)
@@ -238,6 +241,13 @@ async def _walk_or_fail(
             raise lost or exc from None
         log.exception("the audit failed")
         return False, True
+
+
+async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:
+    """`--junit`'s cases, spooled beside the report (made in a thread: it creates a file)."""
+    return await asyncio.to_thread(
+        JunitCases, folder, config.fail_on, failures_only=config.junit_failures_only
+    )
 
 
 async def _accept_rules(config: AuditConfig) -> AcceptRules:

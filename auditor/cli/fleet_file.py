@@ -30,6 +30,7 @@ from auditor.fleet.sites import FleetSite, folder_name
 NOT_PER_SITE = frozenset(
     {
         *("targets", "out", "json", "html", "csv", "metrics", "junit", "state", "baseline"),
+        "junit_failures_only",
         *("fleet", "scheduler", "fleet_workers", "fleet_concurrency"),
         *("quiet", "verbose", "no_progress", "no_color", "demo", "keep", "markdown"),
     }
@@ -243,6 +244,8 @@ def _site_config(
     folder = (args.out / folder_name(name)).absolute()
     site.out, site.json, site.html, site.csv, site.metrics = folder, None, None, None, None
     site.junit = folder / SITE_JUNIT if args.junit is not None else None
+    # The fleet gathers every site's cases into one file: the failing ones, not every URL's.
+    site.junit_failures_only = True
     site.state = (args.state / f"{folder_name(name)}.state").absolute() if args.state else None
     before = previous.get(name)
     site.baseline = before if before is not None and before.is_file() else None

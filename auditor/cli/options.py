@@ -185,7 +185,17 @@ def _monitoring_options(group: argparse._ArgumentGroup) -> None:
         help="known issues (lines: CODE, URL-REGEX, or both): reported, never failing",
     )
     add("--metrics", type=Path, metavar="PATH", help="Prometheus textfile")
-    add("--junit", type=Path, metavar="PATH", help="JUnit XML for CI")
+    add(
+        "--junit",
+        type=Path,
+        metavar="PATH",
+        help="JUnit XML for CI: a case per URL, a suite per sitemap",
+    )
+    add(
+        "--junit-failures-only",
+        action="store_true",
+        help="JUnit: the failing cases alone, not one per URL",
+    )
     add("--state", type=Path, metavar="PATH", help="sitemap validators kept between runs")
 
 
@@ -254,6 +264,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         ca_file=args.ca_file,
         metrics=args.metrics,
         junit=args.junit,
+        junit_failures_only=args.junit_failures_only,
         baseline=args.baseline,
         state=args.state,
         sitemap_concurrency=args.sitemap_concurrency,

@@ -1,63 +1,47 @@
 """`--junit PATH`: the run as JUnit XML, which GitLab, Jenkins and GitHub Actions show natively.
 
-One test case per target (discovery), per sitemap, and per failing URL (capped: the cap and
-the count left out are stated in a last test case). A case fails when it has a finding at or
-above `--fail-on` that is not accepted (`--accept-file`); the failure's `type` is its first
-such code. With `--baseline`, a suite of regressions holds one failing case per regression
-(a URL, a document or a target with something new: docs/explanation/design.md#regressions),
-named by what regressed and its code, with its sitemap as `file` and its line where known:
-every regression fails the run, so every one is a failing case, and their count is the run's
-regression count.
-The file is streamed (the regressions from the comparison's table) and replaced atomically.
+As CI dashboards read it: one suite per sitemap, holding a case for the document itself and one
+for each URL it lists first, passing cases included (lychee's form), so that "55 tests, 48
+failures" never stands for a site that is 1.6% broken; a suite for the targets (discovery) and
+one for the findings about the run's URLs taken together (hreflang return links). A case fails
+on a finding at or above `--fail-on` that is not accepted (`--accept-file`): its failure names
+the code, says what is wrong and how to fix it; the case's `file` is its sitemap and `line` the
+entry's. With `--baseline`, a suite of regressions holds one failing case per regression
+(docs/explanation/design.md#regressions): as many cases as the run has regressions.
+`--junit-failures-only` keeps the failing cases alone. At a million URLs the cases wait in a
+sqlite file beside the report, grouped by sitemap when the file is written: memory stays flat.
 """
 
 from __future__ import annotations
 
 import asyncio
+import os
+import sqlite3
+import tempfile
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
-from xml.etree import ElementTree as ET
+from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.errors import ReportWriteError
 from auditor.files import replaced_atomically
-from auditor.models import Finding, NotIndexable, Regression, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import (
+    Finding,
+    NotIndexable,
+    Regression,
+    RunFindings,
+    SitemapRecord,
+    TargetRecord,
+    UrlRecord,
+)
 
-MAX_URL_CASES = 1_000  # failing URLs listed; the rest are counted
 MAX_LINES = 20  # findings written out per failing case; all are counted
+FLUSH_CASES = 5_000  # cases gathered before a write (a thread hop each)
 REGRESSION = "regression"  # the failure type of a regression case
-_KNOWN = {code.value: code for code in Code}
-
-
-@dataclass(frozen=True, slots=True)
-class Case:
-    """One test case: what was tested, and what fails it (empty: it passed)."""
-
-    suite: str
-    name: str
-    failures: tuple[tuple[str, str], ...]  # at most MAX_LINES (type: a code, message)
-    failing: int  # failing lines in all, also those not kept
-
-
-@dataclass(slots=True)
-class Suite:
-    """One suite's cases; past `cap` cases, the rest are counted in a last one."""
-
-    name: str
-    cap: int | None = None
-    noun: str = ""  # of the cases past the cap
-    cases: list[Case] = field(default_factory=list)
-    left_out: int = 0
-
-    def add(self, case: Case) -> None:
-        """Keep a case, or count it past the cap."""
-        if self.cap is not None and len(self.cases) >= self.cap:
-            self.left_out += 1
-        else:
-            self.cases.append(case)
+_KEPT_IN_MEMORY = ("targets", "run")  # suites of few cases, never spooled
 
 
 class RegressionSource(Protocol):
@@ -69,101 +53,186 @@ class RegressionSource(Protocol):
         """Every regression (blocking)."""
 
 
+@dataclass(slots=True)
+class SuiteCounts:
+    """A suite's name and counts, known before its cases are written."""
+
+    name: str
+    tests: int = 0
+    failures: int = 0
+
+
 class JunitCases:
-    """Collects the cases as records pass the sink; bounded by the sitemap count and the caps."""
+    """The cases, made as records pass the sink: a RecordWriter (auditor.results.sink).
 
-    def __init__(self, fail_on: FailOn) -> None:
-        """Cases fail on findings at or above `fail_on`."""
+    Cases of sitemaps go to a spool (sqlite) a batch at a time; the suites' counts stay here,
+    one per sitemap. An async context manager: the spool goes when the run is done.
+    """
+
+    def __init__(self, folder: Path, fail_on: FailOn, *, failures_only: bool = False) -> None:
+        """A spool in `folder` (the report's); cases fail at `fail_on`."""
         self._fail_on = fail_on
-        self.targets = Suite("targets")
-        self.sitemaps = Suite("sitemaps")
-        self.urls = Suite("urls", cap=MAX_URL_CASES, noun="failing URLs")
+        self._failures_only = failures_only
+        self._suites: dict[str, SuiteCounts] = {}  # by sitemap URL, in the order first seen
+        self._ids: dict[str, int] = {}
+        self._memory: dict[str, list[str]] = {name: [] for name in _KEPT_IN_MEMORY}
+        self._batch: list[tuple[int, str]] = []
+        handle, name = tempfile.mkstemp(prefix=".junit-", suffix=".sqlite", dir=folder)
+        os.close(handle)
+        self.path = Path(name)
+        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+        self._db.executescript(
+            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE cases (suite, xml);"
+        )
 
-    def suites(self) -> list[Suite]:
-        """The suites gathered in memory (the regressions are streamed apart)."""
-        return [self.targets, self.sitemaps, self.urls]
+    async def __aenter__(self) -> JunitCases:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await asyncio.to_thread(self.discard)
+
+    def discard(self) -> None:
+        """Drop the spool (a second call does nothing)."""
+        self._db.close()
+        self.path.unlink(missing_ok=True)
+
+    # --- as records pass ---
 
     def add_target(self, record: TargetRecord) -> None:
         """A target: its discovery findings."""
-        self.targets.add(self._case("targets", record.input, record.findings, ()))
+        self._add("targets", record.input, record.findings, file=None, line=None)
 
     def add_sitemap(self, record: SitemapRecord) -> None:
-        """A document read (robots.txt too), with its own findings."""
-        omitted = (code for code, n in record.findings_omitted.items() for _ in range(n))
-        self.sitemaps.add(self._case("sitemaps", record.url, record.findings, omitted))
+        """A document read (robots.txt too): a case for itself, in its own suite."""
+        omitted = [(code, n) for code, n in record.findings_omitted.items()]
+        self._add(
+            record.url, record.url, record.findings, file=record.url, line=None, omitted=omitted
+        )
 
     def add_url(self, record: UrlRecord) -> None:
-        """A URL: a case only when it fails."""
+        """A URL, in the suite of the sitemap that listed it first."""
         findings = record.findings + (record.check.findings if record.check else ())
-        if any(self._fails(item) for item in findings):
-            self.urls.add(self._case("urls", record.loc, findings, ()))
+        suite = record.sitemaps[0] if record.sitemaps else (record.alternate_of or "alternates")
+        self._add(suite, record.loc, findings, file=suite, line=record.line)
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Findings about the run's URLs taken together: a case each (the kept ones)."""
+        for found in item.findings:
+            about = found.url or found.sitemap or ""
+            self._add("run", about, (found,), file=found.sitemap, line=None)
+
+    async def flush_if_full(self) -> None:
+        """Write the gathered cases once there are enough of them."""
+        if len(self._batch) >= FLUSH_CASES:
+            batch, self._batch = self._batch, []
+            await asyncio.to_thread(self._write, batch)
+
+    def _write(self, batch: list[tuple[int, str]]) -> None:
+        self._db.execute("BEGIN")
+        self._db.executemany("INSERT INTO cases VALUES (?, ?)", batch)
+        self._db.execute("COMMIT")
+
+    def _add(
+        self,
+        suite: str,
+        name: str,
+        findings: Sequence[Finding],
+        *,
+        file: str | None,
+        line: int | None,
+        omitted: Iterable[tuple[Code, int]] = (),
+    ) -> None:
+        failing = [item for item in findings if self._fails(item)]
+        counted = [(code, n) for code, n in omitted if self._fail_on.trips(code.severity)]
+        if self._failures_only and not failing and not counted:
+            return
+        counts = self._suites.get(suite)
+        if counts is None:
+            counts = self._suites[suite] = SuiteCounts(suite)
+            self._ids[suite] = len(self._ids)
+        counts.tests += 1
+        counts.failures += bool(failing or counted)
+        xml = case_xml(suite, name, failing, counted, file=file, line=line)
+        if suite in self._memory:
+            self._memory[suite].append(xml)
+        else:
+            self._batch.append((self._ids[suite], xml))
 
     def _fails(self, item: Finding) -> bool:
         return not item.accepted and self._fail_on.trips(item.severity)
 
-    def _case(
-        self, suite: str, name: str, findings: Sequence[Finding], omitted: Iterable[Code]
-    ) -> Case:
-        trips = self._fail_on.trips
-        failing = [(item.code.value, item.message) for item in findings if self._fails(item)]
-        failing += [(code.value, code.info.title) for code in omitted if trips(code.severity)]
-        return Case(suite, name, tuple(failing[:MAX_LINES]), len(failing))
+    # --- the file ---
+
+    def totals(self) -> tuple[int, int]:
+        """Cases and failing cases in every suite gathered (the regressions apart)."""
+        suites = self._suites.values()
+        return sum(c.tests for c in suites), sum(c.failures for c in suites)
+
+    def suites(self) -> Iterator[tuple[SuiteCounts, Iterator[str]]]:
+        """Every suite with its cases' XML, the targets first (blocking: it reads the spool)."""
+        if self._batch:
+            self._write(self._batch)
+            self._batch = []
+        self._db.execute("CREATE INDEX IF NOT EXISTS cases_by_suite ON cases (suite)")
+        named = {"targets": "targets", "run": "run (hreflang return links)"}
+        for name in ("targets", *(s for s in self._suites if s not in _KEPT_IN_MEMORY), "run"):
+            counts = self._suites.get(name)
+            if counts is None:
+                continue
+            cases = iter(self._memory[name]) if name in self._memory else self._spooled(name)
+            yield SuiteCounts(named.get(name, name), counts.tests, counts.failures), cases
+
+    def _spooled(self, suite: str) -> Iterator[str]:
+        query = "SELECT xml FROM cases WHERE suite = ? ORDER BY rowid"
+        for (xml,) in self._db.execute(query, (self._ids[suite],)):
+            yield xml
 
 
-def suite_element(listed: Suite) -> ET.Element:
-    """One suite gathered in memory, with consistent counts."""
-    suite = ET.Element("testsuite", name=listed.name)
-    rows = list(listed.cases)
-    if listed.cap is not None:
-        properties = ET.SubElement(suite, "properties")
-        name = f"max_{listed.name.removesuffix('s')}_cases"
-        ET.SubElement(properties, "property", name=name, value=str(listed.cap))
-    if listed.left_out:
-        more = f"{listed.left_out} more {listed.noun} (cap {listed.cap})"
-        rows.append(Case(listed.name, more, (("cap", more),), 1))
-    for case in rows:
-        _add_case(suite, case)
-    _counts(suite, tests=len(rows), failures=sum(1 for case in rows if case.failing))
-    return suite
+def case_xml(
+    suite: str,
+    name: str,
+    failing: Sequence[Finding],
+    counted: Sequence[tuple[Code, int]],
+    *,
+    file: str | None,
+    line: int | None,
+) -> str:
+    """One `<testcase>`: failing with its first code, what is wrong and how to fix it."""
+    where = (f" file={quoteattr(_clean(file))}" if file else "") + (
+        f' line="{line}"' if line is not None else ""
+    )
+    classname = quoteattr(_clean(f"sitemap-audit.{suite}"))
+    head = f"<testcase classname={classname} name={quoteattr(_clean(name))}{where}"
+    if not failing and not counted:
+        return head + "/>"
+    lines = [f"{item.code.value}: {item.message}\n  fix: {item.code.info.fix}" for item in failing]
+    lines += [f"{code.value}: {code.info.title} ({n:,} more, counted only)" for code, n in counted]
+    first = failing[0].code if failing else counted[0][0]
+    message = f"{first.value}: {failing[0].message if failing else first.info.title}"
+    shown = lines[:MAX_LINES]
+    if len(lines) > MAX_LINES:
+        shown.append(f"... {len(lines) - MAX_LINES} more")
+    return (
+        f"{head}><failure type={quoteattr(first.value)} message={quoteattr(_clean(message))}>"
+        f"{escape(_clean(chr(10).join(shown)))}</failure></testcase>"
+    )
 
 
-def _counts(element: ET.Element, *, tests: int, failures: int) -> None:
-    element.set("tests", str(tests))
-    element.set("failures", str(failures))
-    element.set("errors", "0")
-    element.set("skipped", "0")
-
-
-def _add_case(suite: ET.Element, case: Case) -> None:
-    element = ET.SubElement(suite, "testcase", classname=f"sitemap-audit.{case.suite}")
-    element.set("name", _clean(case.name))
-    if not case.failing:
-        return
-    kind, message = case.failures[0]
-    failure = ET.SubElement(element, "failure", type=kind)
-    failure.set("message", _clean(message if kind == "cap" else f"{kind}: {message}"))
-    lines = [f"{kind}: {message}" for kind, message in case.failures]
-    if case.failing > len(case.failures):
-        lines.append(f"... {case.failing - len(case.failures)} more")
-    failure.text = _clean("\n".join(lines))
-
-
-def regression_case(item: Regression) -> ET.Element:
+def regression_case(item: Regression) -> str:
     """One regression as a failing case: `URL code`, its sitemap as `file`, its line."""
-    element = ET.Element("testcase", classname=f"sitemap-audit.{REGRESSION}s")
-    element.set("name", _clean(f"{item.subject} {item.first_code}"))
     where = item.sitemap if item.kind == "url" else item.subject
-    if where:
-        element.set("file", _clean(where))
-    if item.line is not None:
-        element.set("line", str(item.line))
-    failure = ET.SubElement(element, "failure", type=REGRESSION)
     lines = [f"{code}: new since the baseline" for code in item.codes]
     if item.verdict is not None:
         lines.append(f"became not indexable: {NotIndexable(item.verdict).label}")
-    failure.set("message", _clean(f"{REGRESSION}: {item.first_code}"))
-    failure.text = _clean("\n".join(lines))
-    return element
+    attrs = f" file={quoteattr(_clean(where))}" if where else ""
+    attrs += f' line="{item.line}"' if item.line is not None else ""
+    message = f"{REGRESSION}: {item.first_code}"
+    return (
+        f'<testcase classname="sitemap-audit.{REGRESSION}s" '
+        f"name={quoteattr(_clean(f'{item.subject} {item.first_code}'))}{attrs}>"
+        f'<failure type="{REGRESSION}" message={quoteattr(_clean(message))}>'
+        f"{escape(_clean(chr(10).join(lines)))}</failure></testcase>"
+    )
 
 
 def _clean(text: str) -> str:
@@ -185,38 +254,33 @@ async def write_junit(
 def _write(
     path: Path, cases: JunitCases, duration_s: float, regressions: RegressionSource | None
 ) -> None:
-    suites = [suite_element(listed) for listed in cases.suites()]
-    tests = sum(int(suite.get("tests", "0")) for suite in suites)
-    failures = sum(int(suite.get("failures", "0")) for suite in suites)
+    tests, failures = cases.totals()
     if regressions is not None:
         tests += regressions.regressions
         failures += regressions.regressions
-    root = ET.Element("testsuites", name="sitemap-audit", time=f"{duration_s:.3f}")
-    _counts(root, tests=tests, failures=failures)
     try:
         with replaced_atomically(path) as out:
             out.write(b'<?xml version="1.0" encoding="utf-8"?>\n')
-            out.write(_opening(root))
-            for suite in suites:
-                out.write(ET.tostring(suite, encoding="utf-8", xml_declaration=False))
+            out.write(
+                f'<testsuites name="sitemap-audit" time="{duration_s:.3f}" tests="{tests}" '
+                f'failures="{failures}" errors="0">\n'.encode()
+            )
+            for counts, xml in cases.suites():
+                _write_suite(out, counts, xml)
             if regressions is not None:
-                _write_regressions(out, regressions)
+                rows = (regression_case(item) for item in regressions.regression_rows())
+                count = regressions.regressions
+                _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
             out.write(b"</testsuites>\n")
     except OSError as exc:
         raise ReportWriteError(f"cannot write the JUnit file {path}: {exc.strerror}") from exc
 
 
-def _write_regressions(out: BinaryIO, source: RegressionSource) -> None:
-    suite = ET.Element("testsuite", name=f"{REGRESSION}s")
-    _counts(suite, tests=source.regressions, failures=source.regressions)
-    out.write(_opening(suite))
-    for item in source.regression_rows():
-        out.write(ET.tostring(regression_case(item), encoding="utf-8", xml_declaration=False))
-    out.write(b"</testsuite>")
-
-
-def _opening(element: ET.Element) -> bytes:
-    """`<name attr="...">` of an element without children (ElementTree writes it closed)."""
-    text: bytes = ET.tostring(element, encoding="utf-8", xml_declaration=False)
-    assert text.endswith(b" />"), text
-    return text[: -len(b" />")] + b">"
+def _write_suite(out: BinaryIO, counts: SuiteCounts, cases: Iterable[str]) -> None:
+    out.write(
+        f'<testsuite name={quoteattr(_clean(counts.name))} tests="{counts.tests}" '
+        f'failures="{counts.failures}" errors="0" skipped="0">\n'.encode()
+    )
+    for xml in cases:
+        out.write(xml.encode("utf-8", "replace") + b"\n")
+    out.write(b"</testsuite>\n")

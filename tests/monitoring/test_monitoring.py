@@ -110,7 +110,7 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
         for failure in case.findall("failure")
     }
     assert failing == {  # the broken URL, and the regression: the URL and its new code
-        ("urls", f"{base}/p2", None, "http.not_found"),
+        (f"{base}/a.xml", f"{base}/p2", f"{base}/a.xml", "http.not_found"),
         ("regressions", f"{base}/p2 http.not_found", f"{base}/a.xml", "regression"),
     }
     assert second.result.verdict.line.startswith("FAIL: 1 regression since the baseline; ")

@@ -175,7 +175,8 @@ async def _compare(
         keys = reported_keys("sitemap", SITEMAP, sitemap_json(document(docs[0]))["findings"])  # type: ignore[arg-type]
         rows: list[BaselineRow] = [*facts, *keys, Document(SITEMAP), Field("summary")]
         await asyncio.to_thread(comparison.add_baseline, rows)
-        summary, samples, junit = Summary(), Samples(), JunitCases(FailOn.ERROR)
+        summary, samples = Summary(), Samples()
+        junit = await asyncio.to_thread(JunitCases, folder, FailOn.ERROR)
         current = document(docs[1])
         for target in (summary, samples, junit, comparison):
             target.add_sitemap(current)
@@ -187,6 +188,7 @@ async def _compare(
                 comparison.add_url(item)
         diff = await comparison.finish()
         await write_junit(folder / "junit.xml", junit, duration_s=1.0, regressions=comparison)
+        await asyncio.to_thread(junit.discard)
     return diff, comparison.regressions, summary, samples
 
 

@@ -1,58 +1,54 @@
-"""`--junit`: JUnit XML with the usual structure, counts consistent, failing URLs capped."""
+"""`--junit`: read back with a JUnit parser as CI dashboards read it.
+
+A suite per sitemap with a case for every URL (passing ones too), failures with code, message
+and fix, `file` and `line`; the counts consistent; streamed at any size.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import tracemalloc
 from pathlib import Path
-from xml.etree.ElementTree import Element
 
 import defusedxml.ElementTree as SafeET
 import pytest
+from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
+from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.report import junit
+from auditor.models import CheckResult, FoundBy, SitemapKind, SitemapRecord, UrlRecord, finding
+from auditor.report.junit import JunitCases, write_junit
 from tests.helpers import run_audit
 
 
-def check_structure(path: Path) -> Element:
-    """testsuites > testsuite > testcase > failure(message, type), with consistent counts."""
-    root = SafeET.parse(path).getroot()
-    assert root is not None
-    assert root.tag == "testsuites"
+def parsed(path: Path) -> dict[str, TestSuite]:
+    """The file's suites by name, their counts checked against their cases."""
+    SafeET.parse(path)  # well-formed, and nothing a hostile parser would refuse
+    xml = JUnitXml.fromfile(str(path))
+    suites: dict[str, TestSuite] = {}
     total = failed = 0
-    for suite in root:
-        assert suite.tag == "testsuite"
-        assert suite.get("name")
-        cases = suite.findall("testcase")
-        assert {child.tag for child in suite} <= {"testcase", "properties"}
-        failures = [case for case in cases if case.find("failure") is not None]
-        assert int(suite.get("tests", "-1")) == len(cases)
-        assert int(suite.get("failures", "-1")) == len(failures)
-        for case in cases:
-            assert case.get("name")
-            assert case.get("classname")
-            for failure in case.findall("failure"):
-                assert failure.get("message")
-                assert failure.get("type")
-        total, failed = total + len(cases), failed + len(failures)
-    assert int(root.get("tests", "-1")) == total
-    assert int(root.get("failures", "-1")) == failed
-    return root
+    for suite in xml:
+        cases = list(suite)
+        failing = [case for case in cases if _failure(case) is not None]
+        assert (suite.tests, suite.failures, suite.errors) == (len(cases), len(failing), 0)
+        total, failed = total + len(cases), failed + len(failing)
+        suites[suite.name] = suite
+    assert (xml.tests, xml.failures) == (total, failed)
+    return suites
 
 
-def cases(root: Element, suite: str) -> dict[str, str | None]:
-    """Case name -> failure type (None: passed) of one suite."""
-    found = root.find(f"testsuite[@name='{suite}']")
-    assert found is not None
-    out: dict[str, str | None] = {}
-    for case in found.findall("testcase"):
-        failure = case.find("failure")
-        out[case.get("name", "")] = failure.get("type") if failure is not None else None
-    return out
+def _failure(case: TestCase) -> Failure | None:
+    return next((result for result in case.result if isinstance(result, Failure)), None)
 
 
-async def test_one_case_per_sitemap_and_per_failing_url(tmp_path: Path) -> None:
+def outcome(suite: TestSuite) -> dict[str, str | None]:
+    """Case name -> its failure's type (None: passed)."""
+    return {case.name: (f.type if (f := _failure(case)) else None) for case in suite}
+
+
+async def test_a_suite_per_sitemap_and_a_case_per_url_passing_too(tmp_path: Path) -> None:
     def routes(base: str) -> dict[str, Page]:
         return {
             "/sitemap.xml": xml_page(urlset([url(f"{base}/ok"), url(f"{base}/gone")])),
@@ -67,44 +63,67 @@ async def test_one_case_per_sitemap_and_per_failing_url(tmp_path: Path) -> None:
             tmp_path, f"{base}/sitemap.xml", f"{base}/broken.xml", no_check=False, junit=path
         )
     assert audited.result.exit_code == 1
-    root = check_structure(path)
-    assert cases(root, "sitemaps") == {
-        f"{base}/sitemap.xml": None,
-        f"{base}/broken.xml": "sitemap.http_error",
+    suites = parsed(path)
+    sitemap = f"{base}/sitemap.xml"
+    assert outcome(suites[sitemap]) == {
+        sitemap: None,  # the document itself
+        f"{base}/ok": None,  # a passing URL is a passing case
+        f"{base}/gone": "http.not_found",
     }
-    assert cases(root, "urls") == {f"{base}/gone": "http.not_found"}
-    assert set(cases(root, "targets")) == {f"{base}/sitemap.xml", f"{base}/broken.xml"}
-    assert list(tmp_path.glob(".*.tmp")) == []
+    assert outcome(suites[f"{base}/broken.xml"]) == {f"{base}/broken.xml": "sitemap.http_error"}
+    assert set(outcome(suites["targets"])) == {sitemap, f"{base}/broken.xml"}
+    gone = next(case for case in suites[sitemap] if case.name.endswith("/gone"))
+    failure = _failure(gone)
+    assert failure is not None
+    assert failure.message.startswith("http.not_found: ")
+    assert f"fix: {Code.HTTP_NOT_FOUND.info.fix}" in (failure.text or "")
+    assert (gone._elem.get("file"), gone._elem.get("line")) == (sitemap, "4")
+    assert list(tmp_path.glob(".*")) == []  # no spool, no temporary file left
 
 
-async def test_failing_urls_are_capped_and_the_cap_is_stated(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    monkeypatch.setattr(junit, "MAX_URL_CASES", 2)
+async def test_failures_only_keeps_the_failing_cases(tmp_path: Path) -> None:
     sitemap = tmp_path / "s.xml"
-    sitemap.write_text(
-        urlset(
-            [url(f"https://example.com/{n}") for n in range(3)]
-            + [url("nope:a"), url("nope:b"), url("nope:c"), url("nope:d")]
-        )
-    )
+    sitemap.write_text(urlset([url("https://example.com/a"), url("nope:b")]))
     path = tmp_path / "junit.xml"
-    audited = await run_audit(tmp_path, str(sitemap), junit=path)
-    assert audited.codes()["loc.invalid"] == 4
-    root = check_structure(path)
-    urls = cases(root, "urls")
-    assert len(urls) == 3
-    assert list(urls.values()).count("loc.invalid") == 2
-    assert "2 more failing URLs (cap 2)" in urls
-    suite = root.find("testsuite[@name='urls']")
-    assert suite is not None
-    assert suite.find("properties/property[@name='max_url_cases']").get("value") == "2"  # type: ignore[union-attr]
+    await run_audit(tmp_path, str(sitemap), junit=path, junit_failures_only=True)
+    suites = parsed(path)
+    [listed] = [suite for name, suite in suites.items() if name != "targets"]
+    assert list(outcome(listed).values()) == ["loc.invalid"]  # the passing URL left out
 
 
-async def test_fail_on_never_fails_nothing(tmp_path: Path) -> None:
+async def test_fail_on_never_and_accepted_findings_fail_nothing(tmp_path: Path) -> None:
     sitemap = tmp_path / "s.xml"
     sitemap.write_text(urlset([url("nope:a")]))
     path = tmp_path / "junit.xml"
     await run_audit(tmp_path, str(sitemap), junit=path, fail_on=FailOn.NEVER)
-    root = check_structure(path)
-    assert root.get("failures") == "0"
+    assert JUnitXml.fromfile(str(path)).failures == 0
+    known = tmp_path / "known.txt"
+    known.write_text("loc.invalid\n")
+    await run_audit(tmp_path, str(sitemap), junit=path, accept_file=known)
+    assert JUnitXml.fromfile(str(path)).failures == 0
+
+
+@pytest.mark.slow
+async def test_a_hundred_thousand_urls_are_streamed(tmp_path: Path) -> None:
+    """Every case written, and the writing holds no more than a batch of them in memory."""
+    cases = await asyncio.to_thread(JunitCases, tmp_path, FailOn.ERROR)
+    sitemap = SitemapRecord(
+        "https://example.com/s.xml", SitemapKind.URLSET, None, 0, FoundBy.TARGET
+    )
+    cases.add_sitemap(sitemap)
+    for n in range(100_000):
+        loc = f"https://example.com/page/{n}"
+        found = (finding(Code.HTTP_NOT_FOUND, url=loc),) if n % 10 == 0 else ()
+        check = CheckResult(404 if found else 200, loc, findings=found)
+        cases.add_url(UrlRecord(loc, (sitemap.url,), n + 3, check=check))
+        await cases.flush_if_full()
+    path = tmp_path / "junit.xml"
+    tracemalloc.start()
+    await write_junit(path, cases, duration_s=1.0)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    await asyncio.to_thread(cases.discard)
+    assert peak < 8 << 20, peak  # the file is over 10 MB: it was never whole in memory
+    assert path.stat().st_size > 10 << 20
+    suites = parsed(path)
+    assert (suites[sitemap.url].tests, suites[sitemap.url].failures) == (100_001, 10_000)
