@@ -965,11 +965,32 @@ SCENARIOS: list[Scenario] = [
         exit_code=ExitCode.OK,
     ),
     Scenario(
-        "a feed that lists a URL twice",
+        "Nikola: a post filed under two categories is in both category feeds",
         routes(
-            lambda b: {"/rss.xml": Page(200, (_feed(b, 2) + "").replace("/p/1<", "/p/0<").encode())}
+            lambda b: {
+                "/sitemapindex.xml": xml_page(
+                    sitemapindex([f"{b}/sitemap.xml", f"{b}/cat/a.xml", f"{b}/cat/b.xml"])
+                ),
+                "/sitemap.xml": xml_page(pages(b, 5, start=10)),  # the feeds' posts are not in it
+                "/cat/a.xml": Page(200, _feed(b, 3).encode()),
+                "/cat/b.xml": Page(200, _feed(b, 4).encode()),
+            }
         ),
-        "/rss.xml",
+        "/sitemapindex.xml",
+        expect=(),
+        absent=("loc.duplicate",),  # loc.duplicate is for sitemaps proper
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "two sitemaps proper list the same URL",
+        routes(
+            lambda b: {
+                "/sitemapindex.xml": xml_page(sitemapindex([f"{b}/a.xml", f"{b}/b.txt"])),
+                "/a.xml": xml_page(pages(b, 2)),
+                "/b.txt": Page(200, f"{b}/p/1\n".encode()),
+            }
+        ),
+        "/sitemapindex.xml",
         expect=("loc.duplicate",),
         exit_code=ExitCode.OK,
     ),
