@@ -294,6 +294,8 @@ class _Run:
             walker = self._walker(
                 parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
             )
+            if config.insecure:
+                walker.verify_with(partial(client.certificate_problem, timeout_s=config.timeout_s))
             ticker = None
             if self._on_progress is not None:
                 ticker = group.create_task(self._tick(self._on_progress, dedup, stage))

@@ -23,7 +23,7 @@ from auditor.checks.page_head import (
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
-from auditor.discovery.robots import RobotsTxt
+from auditor.discovery.robots import RobotsTxt, robots_detail
 from auditor.errors import CompressionError, FetchError
 from auditor.models import AlreadyRead, CheckResult, Finding, Redirect, finding
 from auditor.net.body_pace import Read, floored
@@ -105,11 +105,11 @@ class Checker:
         """
         if robots is None or robots.allows(url, self._agent):
             return []
-        lands = {"lands": url} if url != loc else {}
-        agent = self._agent
-        return [
-            finding(Code.URL_BLOCKED_BY_ROBOTS, url=loc, robots=robots.url, agent=agent, **lands)
-        ]
+        said = robots_detail(robots, agent=self._agent)
+        if url != loc:
+            said["lands"] = url
+        code = Code.URL_BLOCKED_BY_ROBOTS
+        return [Finding(code, code.info.title, loc, None, said)]
 
     async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
         """A listed URL that redirects into a blocked path is blocked (PROTOCOL.md)."""

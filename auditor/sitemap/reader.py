@@ -11,7 +11,7 @@ from array import array
 from dataclasses import dataclass, replace
 
 from auditor.codes import Code
-from auditor.discovery.robots import RobotsTxt
+from auditor.discovery.robots import RobotsTxt, robots_detail
 from auditor.errors import FetchError
 from auditor.files import LocalFile
 from auditor.models import AlreadyRead, Finding, FoundBy, Relisted, SitemapRecord, finding
@@ -207,8 +207,9 @@ class _DocumentReader:
         # "Sitemap blocked by robots.txt" is Search Console's verdict: as --robots-agent reads it.
         agent = self._services.config.robots_agent
         if robots is not None and not robots.allows(self.job.url, agent):
-            blocked = finding(Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url, agent=agent)
-            self.tally.add(blocked)
+            code = Code.SITEMAP_BLOCKED_BY_ROBOTS
+            said = robots_detail(robots, agent=agent)
+            self.tally.add(Finding(code, code.info.title, None, None, said))
 
     async def _open(self, asked: dict[str, str] | None) -> Response | None:
         """The response to read (2xx, or the 304 to `asked`), or None when there is none."""
