@@ -132,6 +132,16 @@ class ExtensionFacts(NamedTuple):
     news: int
     cut: bool  # something was past a cap (alternates or items) or cut at its length
 
+    def counts(self) -> dict[str, int]:
+        """What it adds to the report's `summary.extensions` (the listing's extensions)."""
+        return {
+            "hreflang_urls": int(self.hreflang > 0),
+            "hreflang_links": self.hreflang,
+            "images": self.images,
+            "videos": self.videos,
+            "news": self.news,
+        }
+
 
 @dataclass(slots=True)  # not frozen, as CheckResult: one is made per URL read
 class UrlEntry:
@@ -305,6 +315,9 @@ class SitemapRecord:
     findings: tuple[Finding, ...] = ()
     findings_omitted: Mapping[Code, int] = field(default_factory=dict)  # over the kept cap
     from_state: bool = False  # answered 304: the body read was the copy kept by --state
+    # The extensions of its entries whose URL was listed before (no record of their own): they
+    # count in the report's `summary.extensions` all the same.
+    relisted_extensions: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from auditor.codes import Code
 from auditor.limits import MAX_ENTRIES
 from auditor.models import (
+    ExtensionFacts,
     Finding,
     FoundBy,
     Redirect,
@@ -63,6 +64,7 @@ class DocumentTally:
         self.news_sitemap = False  # it declares the news namespace
         self._news = 0  # <news:news> items
         self._dated = 0
+        self._relisted_extensions: Counter[str] = Counter()
 
     @property
     def codes(self) -> set[Code]:
@@ -96,6 +98,11 @@ class DocumentTally:
             if len(self._lastmods) < 2:
                 self._lastmods.add(lastmod)
 
+    def relisted(self, facts: ExtensionFacts | None) -> None:
+        """The extensions of an entry whose URL was listed before: counted all the same."""
+        if facts is not None:
+            self._relisted_extensions.update(facts.counts())
+
     def finish(self) -> SitemapRecord:
         """The document's record, with the findings only the whole document shows."""
         self._whole_document_findings()
@@ -116,6 +123,7 @@ class DocumentTally:
             findings=tuple(self._findings),
             findings_omitted=dict(self._omitted),
             from_state=self.from_state,
+            relisted_extensions=dict(self._relisted_extensions),
         )
 
     def _whole_document_findings(self) -> None:

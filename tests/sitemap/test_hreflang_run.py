@@ -200,3 +200,44 @@ async def test_news_sitemaps_hold_at_most_1000_articles_and_may_be_empty(tmp_pat
     # Google: an empty news sitemap (no article in two days) "won't cause any problems".
     assert audited.sitemap_codes("/quiet.xml") == Counter()
     assert audited.report["summary"]["extensions"]["news"] == 1001
+
+
+def own_languages(base: str) -> dict[str, Page]:
+    """One page under several values: x-default first, then en; and en-ie also the generic en."""
+    home, fr, ie = f"{base}/", f"{base}/fr/", f"{base}/ie/"
+    cluster = (("x-default", home), ("en", home), ("fr", fr))
+    regional = (("en-ie", ie), ("en", ie), ("de", f"{base}/de/"))
+    body = document(
+        entry(home, *cluster),
+        entry(fr, *cluster),
+        entry(ie, *regional),
+        entry(f"{base}/de/", ("de", f"{base}/de/"), ("en", ie)),  # names /ie/ by its generic value
+    )
+    return {"/sitemap.xml": Page(200, body, {"Content-Type": "application/xml"})}
+
+
+async def test_a_page_named_under_several_values_has_them_all(tmp_path: Path) -> None:
+    """Google: the generic page "can be one of the specific pages"; x-default may be one too."""
+    async with serve(own_languages) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml")
+    assert audited.codes() == Counter()
+
+
+def listed_twice(base: str) -> dict[str, Page]:
+    """Each URL listed first without alternates (a plain sitemap), then with them."""
+    en, fr = f"{base}/en/", f"{base}/fr/"
+    plain = document(entry(en), entry(fr))
+    linked = document(entry(en, ("en", en), ("fr", fr)), entry(fr, ("en", en), ("fr", fr)))
+    return {
+        "/sitemap.xml": xml_page(sitemapindex([f"{base}/plain.xml", f"{base}/linked.xml"])),
+        "/plain.xml": Page(200, plain, {"Content-Type": "application/xml"}),
+        "/linked.xml": Page(200, linked, {"Content-Type": "application/xml"}),
+    }
+
+
+async def test_links_from_every_entry_of_a_url_count(tmp_path: Path) -> None:
+    async with serve(listed_twice) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml", sitemap_concurrency=1)
+    assert audited.codes() == Counter({"loc.duplicate": 2})  # no hreflang.no_return_link
+    assert audited.report["summary"]["extensions"]["hreflang_links"] == 4
+    assert audited.report["summary"]["extensions"]["hreflang_urls"] == 2
