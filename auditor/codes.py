@@ -109,7 +109,7 @@ class Code(StrEnum):
     URL_NOINDEX = "url.noindex"
     URL_UNAVAILABLE_AFTER = "url.unavailable_after"
     URL_HEAD_CUT_SHORT = "url.head_cut_short"
-    URL_SOFT_404 = "url.soft_404"
+    URL_TITLE_NOT_FOUND = "url.title_not_found"
     URL_CANONICAL_ELSEWHERE = "url.canonical_elsewhere"
     URL_CANONICAL_CONFLICT = "url.canonical_conflict"
     URL_SLOW = "url.slow"

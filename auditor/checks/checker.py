@@ -8,18 +8,13 @@ run in several processes).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
-from auditor.checks.page_head import (
-    PageHead,
-    canonical_findings,
-    head_of,
-    header_canonicals,
-    header_noindex,
-    read_head,
-)
+from auditor.checks.page_head import PageHead, read_head
+from auditor.checks.page_rules import page_findings
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -30,12 +25,18 @@ from auditor.net.body_pace import Read, floored
 from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
 from auditor.net.redirects import chain_findings
+from auditor.net.transport import Response
 from auditor.urls import parse_http_url
 
 log = logging.getLogger(__name__)
 # A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
 # then lets go.
 MAX_BODY_PREFIX_BYTES = 64 * 1024
+# A head still open past that (inline CSS) is read on, as far as Google fetches: "Googlebot
+# crawls the first 2MB of a supported file type" (Search Central, "Googlebot"). Only those
+# pages pay for it, a few at a time (memory: this many pages of 2 MB).
+MAX_PAGE_BYTES = 2 * 1024 * 1024
+DEEP_READS = 4
 _ERROR_CHARS = 300
 # Content types that have an HTML head; a body without a Content-Type may have one too.
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -67,6 +68,7 @@ class Checker:
         self._clock = clock
         # The last origin's rules: most URLs follow one of their own host (no await for them).
         self._last_robots: tuple[str, RobotsTxt | None] | None = None
+        self._deep_reads = asyncio.Semaphore(DEEP_READS)
 
     async def check(self, loc: str, *, origin: str) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
@@ -138,13 +140,10 @@ class Checker:
         status, headers = response.status, response.headers
         robots_tags = response.header_values("X-Robots-Tag")
         links = response.header_values("Link")
-        body = b""
+        body, more = b"", False
         try:
             if opened.method is Method.GET:
-                read: Read = response.read
-                if response.streamed:  # a body read whole by the transport was bounded there
-                    read = floored(read, window_s=self._timeout_s, clock=self._clock)
-                body = await _read_prefix(read, response.body_encoding)
+                body, more = await self._read_body(response, MAX_BODY_PREFIX_BYTES)
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))
         finally:
@@ -154,39 +153,55 @@ class Checker:
         challenge = bot_challenge(status, headers, body)
         found += status_findings(status, url=loc, challenge=challenge)
         if 200 <= status < 300 and challenge is None:
-            found += self._page_findings(
+            page = None
+            if body and _has_head(headers.get("Content-Type")):
+                page = read_head(body, self._agents, complete=not more)
+                if not page.ended and more:
+                    page = await self._read_on(final_url, page)
+            found += page_findings(
                 loc,
                 final_url,
                 robots_tags=robots_tags,
                 links=links,
-                body=body,
-                content_type=headers.get("Content-Type"),
+                page=page,
+                agents=self._agents,
+                now=self._clock.now(),
             )
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
         return _result(opened, status, found, last_modified=_last_modified(headers))
 
-    def _page_findings(
-        self,
-        loc: str,
-        final_url: str,
-        *,
-        robots_tags: list[str],
-        links: list[str],
-        body: bytes,
-        content_type: str | None,
-    ) -> list[Finding]:
-        """Noindex and canonical: from the headers, and from the head of a page that was read."""
-        page: PageHead | None = None
-        if body and _has_head(content_type):
-            page = read_head(head_of(body) or body, self._agents)
-        found = []
-        if header_noindex(robots_tags, self._agents) or (page is not None and page.noindex):
-            found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url))
-        canonicals = header_canonicals(links)
-        found += canonical_findings(final_url, url=loc, header=canonicals, page=page)
-        return found
+    async def _read_body(self, response: Response, limit: int) -> tuple[bytes, bool]:
+        """At most `limit` bytes of the body, decoded; and whether more may follow."""
+        read: Read = response.read
+        if response.streamed:  # a body read whole by the transport was bounded there
+            read = floored(read, window_s=self._timeout_s, clock=self._clock)
+        return await _read_prefix(read, response.body_encoding, limit=limit)
+
+    async def _read_on(self, url: str, page: PageHead) -> PageHead:
+        """The head of a page whose first bytes did not end it, read up to MAX_PAGE_BYTES.
+
+        The page is asked again (libcurl hands a check's body back whole, cut at what it was
+        asked for); when that fails, what was read stands.
+        """
+        async with self._deep_reads:
+            try:
+                opened = await self._opener.open(url, method=Method.GET, max_body=MAX_PAGE_BYTES)
+            except FetchError:
+                return page
+            if isinstance(opened, Refused):
+                return page
+            response = opened.response
+            try:
+                if not 200 <= response.status < 300:
+                    return page
+                body, _ = await self._read_body(response, MAX_PAGE_BYTES)
+            except FetchError:
+                return page
+            finally:
+                response.close()
+        return read_head(body, self._agents)  # Google reads no further
 
 
 def _result(
@@ -221,23 +236,25 @@ def _last_modified(headers: Mapping[str, str]) -> str | None:
     return value if value is not None and value != headers.get("Date") else None
 
 
-async def _read_prefix(read: Read, encoding: str | None) -> bytes:
-    """At most MAX_BODY_PREFIX_BYTES of the body, its Content-Encoding undone where possible.
+async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> tuple[bytes, bool]:
+    """At most `limit` bytes of the body, decoded where possible; and whether more may follow.
 
     A short body is read to its end, so the connection goes back to the pool; a longer one is
     dropped with its connection when the response closes.
     """
     raw = bytearray()
-    while len(raw) < MAX_BODY_PREFIX_BYTES and (chunk := await read()):
+    while len(raw) < limit and (chunk := await read()):
         raw += chunk
+    more = len(raw) >= limit
     if not encoding and raw[:2] != b"\x1f\x8b":
-        return bytes(raw[:MAX_BODY_PREFIX_BYTES])
+        return bytes(raw[:limit]), more
     decoded = bytearray()
     try:
         for piece in BodyDecoder(encoding).feed(bytes(raw)):
             decoded += piece
-            if len(decoded) >= MAX_BODY_PREFIX_BYTES:
+            if len(decoded) >= limit:
+                more = True
                 break
     except CompressionError:
         pass  # a page, not a sitemap: a broken encoding only hides its head from us
-    return bytes(decoded[:MAX_BODY_PREFIX_BYTES])
+    return bytes(decoded[:limit]), more

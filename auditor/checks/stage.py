@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
-from auditor.checks.page_head import lastmod_behind
+from auditor.checks.lastmod_rules import lastmod_behind
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import CheckResult, UrlRecord

@@ -23,8 +23,12 @@ from tests.helpers import Report, run_audit
 pytestmark = pytest.mark.usefixtures("engine")
 
 
-def html(head: str = "", *, headers: dict[str, str] | None = None, body: str = "page") -> Page:
-    text = f"<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>"
+def html(
+    head: str = "", *, headers: dict[str, str] | None = None, body: str = "page", title: str = "t"
+) -> Page:
+    text = (
+        f"<!doctype html><html><head><title>{title}</title>{head}</head><body>{body}</body></html>"
+    )
     return Page(200, text.encode(), {"Content-Type": "text/html", **(headers or {})})
 
 
@@ -103,13 +107,107 @@ async def test_head_only_runs_judge_the_header_forms_alone(tmp_path: Path) -> No
     assert all(entry["method"] == "HEAD" for entry in entries.values())
 
 
-async def test_a_head_past_64_kib_is_read_as_far_as_64_kib(tmp_path: Path) -> None:
-    padding = '<meta name="x" content="' + "p" * 70_000 + '">'
-    early = html('<meta name="robots" content="noindex">' + padding)
-    late = html(padding + '<link rel="canonical" href="/elsewhere">')
-    entries = await check(tmp_path, {"/early": early, "/late": late})
+async def test_a_head_past_64_kib_is_read_to_its_end_up_to_2_mb(tmp_path: Path) -> None:
+    """Google fetches 2 MB of a page: a robots meta after 70 KB of inline CSS counts. Only the
+    pages whose head did not end within the first 64 KiB are asked again, for more."""
+    style = "<style>" + "p{color:red}" * 6_000 + "</style>"  # 72 KB
+    early = html('<meta name="robots" content="noindex">' + style)
+    late = html(style + '<link rel="canonical" href="/elsewhere">')
+    past = html(
+        "<style>" + "p{color:red}" * 180_000 + "</style>" + '<meta name="robots" content="noindex">'
+    )
+    long_body = html('<link rel="canonical" href="/long-body">', body="text " * 30_000)
+    entries, hits = await check_hits(
+        tmp_path, {"/early": early, "/late": late, "/past": past, "/long-body": long_body}
+    )
     assert codes(entries["/early"]) == ["url.noindex"]
-    assert codes(entries["/late"]) == []  # beyond what a check reads: never guessed
+    assert codes(entries["/late"]) == ["url.canonical_elsewhere"]
+    assert codes(entries["/past"]) == []  # past Google's 2 MB: never read, never guessed
+    assert codes(entries["/long-body"]) == []
+    assert (hits["/early"], hits["/late"], hits["/past"], hits["/long-body"]) == (2, 2, 2, 1)
+
+
+async def check_hits(
+    tmp_path: Path, pages: dict[str, Route], **overrides: Any
+) -> tuple[dict[str, Report], dict[str, int]]:
+    """`check`, and how often each page was requested."""
+
+    def routes(base: str) -> dict[str, Route]:
+        listed = [url(base + path) for path in pages]
+        return {**pages, "/s.xml": xml_page(urlset(listed))}
+
+    async with serve(routes) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, **overrides)
+        hits = dict(served.hits)
+    entries = {entry["loc"].removeprefix(served.base): entry for entry in audited.report["urls"]}
+    return entries, hits
+
+
+async def test_the_head_is_read_as_html(tmp_path: Path) -> None:
+    """Comments and scripts hold no tags; Google stops reading the head at an <img>."""
+    pages: dict[str, Route] = {
+        "/commented": html('<!-- <meta name="robots" content="noindex"> -->'),
+        "/scripted": html('<script>var c = \'<link rel="canonical" href="/x">\';</script>'),
+        "/cut-short": html('<img src="/logo.png"><link rel="canonical" href="/elsewhere">'),
+        "/noscript-pixel": html(
+            '<noscript><img src="/p.gif"></noscript><link rel=canonical href=/y>'
+        ),
+    }
+    entries = await check(tmp_path, pages)
+    assert {path: codes(entry) for path, entry in entries.items()} == {
+        "/commented": [],
+        "/scripted": [],
+        "/cut-short": ["url.head_cut_short"],  # its canonical is not Google's: no elsewhere
+        "/noscript-pixel": ["url.canonical_elsewhere"],
+    }
+    assert detail(entries["/cut-short"], "url.head_cut_short") == {
+        "by": "img",
+        "hidden": "canonical",
+    }
+
+
+async def test_refresh_unavailable_after_and_soft_404(tmp_path: Path) -> None:
+    pages: dict[str, Route] = {
+        "/refreshed": html('<meta http-equiv="refresh" content="0; url=/new">'),
+        "/delayed": html('<meta http-equiv="refresh" content="30; url=/new">'),
+        "/reloads": html('<meta http-equiv="refresh" content="0">'),
+        "/expired": html('<meta name="robots" content="unavailable_after: 2020-09-21">'),
+        "/not-yet": html('<meta name="robots" content="unavailable_after: 2099-01-01">'),
+        "/expired-header": html(
+            headers={"X-Robots-Tag": "unavailable_after: 25 Jun 2010 15:00:00 PST"}
+        ),
+        "/gone": html("", title="Page not found \u2013 Shop"),
+        "/about-404s": html("", title="How to fix 'Page not found' errors"),
+        "/new": html(),
+    }
+    entries = await check(tmp_path, pages)
+    assert {path: codes(entry) for path, entry in entries.items()} == {
+        "/refreshed": ["redirect.meta_refresh"],
+        "/delayed": [],
+        "/reloads": [],
+        "/expired": ["url.unavailable_after"],
+        "/not-yet": [],
+        "/expired-header": ["url.unavailable_after"],
+        "/gone": ["url.title_not_found"],
+        "/about-404s": [],
+        "/new": [],
+    }
+    assert str(detail(entries["/refreshed"], "redirect.meta_refresh")["to"]).endswith("/new")
+
+
+async def test_a_canonical_naming_the_listed_url_is_not_elsewhere(tmp_path: Path) -> None:
+    """Astro, Docusaurus: /a redirects to /a/, which names /a canonical: the redirect is the
+    fault. An IRI canonical and its percent-encoded URI are one URL (RFC 3987 §3.1)."""
+    pages: dict[str, Route] = {
+        "/a": redirect(301, "/a/"),
+        "/a/": html('<link rel="canonical" href="/a">'),
+        "/caf%C3%A9.html": html('<link rel="canonical" href="/café.html">'),
+        "/my%20page": html('<link rel="canonical" href="/my page">'),
+    }
+    entries = await check(tmp_path, pages)
+    assert codes(entries["/a"]) == ["redirect.permanent"]
+    assert codes(entries["/caf%C3%A9.html"]) == []
+    assert codes(entries["/my%20page"]) == []
 
 
 async def test_a_deep_url_sent_home_is_a_soft_404(tmp_path: Path) -> None:
