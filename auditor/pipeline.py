@@ -16,6 +16,7 @@ from functools import partial
 from pathlib import Path
 from typing import cast
 
+from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
@@ -252,6 +253,7 @@ class _Run:
         self._observers = observers
         self._state = state
         self.targets: tuple[TargetRecord, ...] = ()
+        self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
     async def walk(
         self, writer: RecordWriter, stop: asyncio.Event | None, *, links_path: Path
@@ -313,6 +315,8 @@ class _Run:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
                     ticker.cancel()
+            if (behind := self.behind.findings()) is not None:
+                await queue.put(behind)
             await queue.put(None)
         return finished
 
@@ -351,7 +355,7 @@ class _Run:
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
-        emit = records_checked(queue.put)
+        emit = records_checked(queue.put, behind=self.behind)
         checks: Checks
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit)

@@ -390,7 +390,8 @@ def _child_out_of_scope(audited: Audited, _hits: Mapping[str, int]) -> None:
 
 
 def _behind_once(audited: Audited, _hits: Mapping[str, int]) -> None:
-    behind = [loc for loc, codes in audited.url_codes() if "lastmod.behind_page" in codes]
+    run = audited.report.get("run_findings", [])
+    behind = [item["url"] for item in run if item["code"] == "lastmod.behind_page"]
     assert [loc.rsplit("/", 1)[1] for loc in behind] == ["old"]
 
 

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 from typing import Generic, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
-from auditor.checks.lastmod_rules import lastmod_behind
+from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import CheckResult, UrlRecord
@@ -161,20 +161,17 @@ class CheckLoop(Generic[K]):
 
 
 def records_checked(
-    emit: EmitUrls,
+    emit: EmitUrls, *, behind: BehindPages
 ) -> Callable[[list[tuple[UrlRecord, CheckResult]]], Awaitable[None]]:
-    """An emit for (record, result) pairs: each record with its check, on to `emit`."""
+    """An emit for (record, result) pairs: each record with its check, on to `emit`.
+
+    Each page's Last-Modified goes to `behind`, which judges lastmod.behind_page for the run.
+    """
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        return emit([_joined(record, result) for record, result in pairs])
+        for record, result in pairs:
+            if result.last_modified is not None:
+                behind.page(record.lastmod, result.last_modified, url=record.loc)
+        return emit([record.with_check(result) for record, result in pairs])
 
     return checked
-
-
-def _joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
-    """The record with its check, and what only both tell together: a lastmod behind the page."""
-    if record.lastmod is not None and result.last_modified is not None:
-        behind = lastmod_behind(record.lastmod, result.last_modified, url=record.loc)
-        if behind is not None:
-            result.findings += (behind,)
-    return record.with_check(result)
