@@ -16,9 +16,10 @@ from functools import partial
 from pathlib import Path
 from typing import cast
 
+from auditor.checks.alternate_targets import AlternateTargets
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
-from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
+from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
@@ -289,9 +290,9 @@ class _Run:
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
-            stage = None
+            stage, alternates = None, AlternateTargets(links)
             if not config.no_check:
-                stage = self._check_stage(parts, reach, queue, rng)
+                stage = self._check_stage(parts, reach, queue, rng, watchers=(alternates,))
             emit_urls = stage.submit if stage is not None else queue.put
             walker = self._walker(
                 parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
@@ -315,8 +316,10 @@ class _Run:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
                     ticker.cancel()
-            if (behind := self.behind.findings()) is not None:
-                await queue.put(behind)
+            # What needs every URL checked: deploys' Last-Modified, where alternates lead.
+            for found in (self.behind.findings(), await alternates.findings()):
+                if found is not None:
+                    await queue.put(found)
             await queue.put(None)
         return finished
 
@@ -351,11 +354,17 @@ class _Run:
         return Walker(services, frontier)
 
     def _check_stage(
-        self, parts: Openers, reach: Reach, queue: SinkQueue, rng: random.Random
+        self,
+        parts: Openers,
+        reach: Reach,
+        queue: SinkQueue,
+        rng: random.Random,
+        *,
+        watchers: Sequence[CheckWatcher],
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
-        emit = records_checked(queue.put, behind=self.behind)
+        emit = records_checked(queue.put, watchers=(self.behind, *watchers))
         checks: Checks
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit)

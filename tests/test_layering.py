@@ -51,6 +51,7 @@ PURE = {
     "auditor.checks.robots_rules",
     "auditor.checks.selection",
     "auditor.checks.soft_404",
+    "auditor.checks.target_rules",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",

@@ -66,10 +66,37 @@ def canonical_findings(
     as such), is no finding. Google ignores canonicals that disagree: several distinct ones are
     a conflict, not a choice.
     """
-    if not header and not html:  # most pages: nothing to compare
+    named = _named(final_url, header=header, html=html, base=base)
+    if len(named) > 1:
+        listed = " ".join(sorted(absolute for absolute, _ in named.values()))
+        return [finding(Code.URL_CANONICAL_CONFLICT, url=url, canonicals=listed[:_SHOWN_CHARS])]
+    elsewhere = _elsewhere(named, final_url=final_url, url=url)
+    if elsewhere is None:
         return []
+    absolute, where = elsewhere
+    canonical = absolute[:_SHOWN_CHARS]
+    return [finding(Code.URL_CANONICAL_ELSEWHERE, url=url, canonical=canonical, source=where)]
+
+
+def canonical_target(
+    final_url: str, *, url: str, header: tuple[str, ...], html: tuple[str, ...], base: str | None
+) -> str | None:
+    """The one canonical naming another URL than the page (None: none, or several)."""
+    named = _named(final_url, header=header, html=html, base=base)
+    if len(named) != 1:
+        return None
+    elsewhere = _elsewhere(named, final_url=final_url, url=url)
+    return elsewhere[0] if elsewhere is not None else None
+
+
+def _named(
+    final_url: str, *, header: tuple[str, ...], html: tuple[str, ...], base: str | None
+) -> dict[str, tuple[str, str]]:
+    """Each distinct canonical, by its comparable form: (absolute URL, where it was named)."""
+    named: dict[str, tuple[str, str]] = {}
+    if not header and not html:  # most pages: nothing to compare
+        return named
     html_base = urljoin(final_url, base) if base else final_url
-    named: dict[str, tuple[str, str]] = {}  # comparable form -> (absolute URL, where)
     for source, hrefs, against in (("header", header, final_url), ("html", html, html_base)):
         for href in hrefs:
             absolute = urljoin(against, href)
@@ -78,13 +105,11 @@ def canonical_findings(
                 known = named.get(key)
                 where = source if known is None or known[1] == source else "header+html"
                 named[key] = (absolute, where)
-    if len(named) > 1:
-        listed = " ".join(sorted(absolute for absolute, _ in named.values()))
-        return [finding(Code.URL_CANONICAL_CONFLICT, url=url, canonicals=listed[:_SHOWN_CHARS])]
+    return named
+
+
+def _elsewhere(
+    named: dict[str, tuple[str, str]], *, final_url: str, url: str
+) -> tuple[str, str] | None:
     own = {comparable(final_url), comparable(url)}
-    for key, (absolute, where) in named.items():
-        if key not in own:
-            canonical = absolute[:_SHOWN_CHARS]
-            code = Code.URL_CANONICAL_ELSEWHERE
-            return [finding(code, url=url, canonical=canonical, source=where)]
-    return []
+    return next((value for key, value in named.items() if key not in own), None)

@@ -13,8 +13,10 @@ import logging
 from collections.abc import Awaitable, Callable, Mapping
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
+from auditor.checks.canonical import canonical_target, comparable, header_canonicals
 from auditor.checks.page_head import PageHead, read_head
 from auditor.checks.page_rules import page_findings
+from auditor.checks.target_rules import Reason, not_indexable
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -37,6 +39,8 @@ MAX_BODY_PREFIX_BYTES = 64 * 1024
 # pages pay for it, a few at a time (memory: this many pages of 2 MB).
 MAX_PAGE_BYTES = 2 * 1024 * 1024
 DEEP_READS = 4
+MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
+_SHOWN_CHARS = 200
 _ERROR_CHARS = 300
 # Content types that have an HTML head; a body without a Content-Type may have one too.
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -69,9 +73,14 @@ class Checker:
         # The last origin's rules: most URLs follow one of their own host (no await for them).
         self._last_robots: tuple[str, RobotsTxt | None] | None = None
         self._deep_reads = asyncio.Semaphore(DEEP_READS)
+        # Canonicals checked: comparable URL -> (why not indexable, its status), once each.
+        self._targets: dict[str, asyncio.Future[tuple[Reason | None, int | None]]] = {}
 
-    async def check(self, loc: str, *, origin: str) -> CheckResult:
-        """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
+    async def check(self, loc: str, *, origin: str, follow: bool = True) -> CheckResult:
+        """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means.
+
+        `follow`: judge where the page's canonical leads too (not for that canonical itself).
+        """
         try:
             found = self._blocked(loc, loc, await self._robots_of(origin))
             try:
@@ -85,7 +94,7 @@ class Checker:
                 return self._refused(opened, found)
             if not found and opened.redirects:  # judged where it lands (PROTOCOL.md)
                 found += await self._blocked_on_the_way(loc, opened)
-            return await self._answered(loc, opened, found)
+            return await self._answered(loc, opened, found, follow=follow)
         except Exception as exc:  # a bug: report where, and go on (DESIGN §4 internal.error)
             log.exception("internal error while checking %s", loc)
             text = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
@@ -135,7 +144,9 @@ class Checker:
             findings=tuple(found),
         )
 
-    async def _answered(self, loc: str, opened: Opened, found: list[Finding]) -> CheckResult:
+    async def _answered(
+        self, loc: str, opened: Opened, found: list[Finding], *, follow: bool
+    ) -> CheckResult:
         response = opened.response
         status, headers = response.status, response.headers
         robots_tags = response.header_values("X-Robots-Tag")
@@ -158,7 +169,7 @@ class Checker:
                 page = read_head(body, self._agents, complete=not more)
                 if not page.ended and more:
                     page = await self._read_on(final_url, page)
-            found += page_findings(
+            said = page_findings(
                 loc,
                 final_url,
                 robots_tags=robots_tags,
@@ -167,10 +178,54 @@ class Checker:
                 agents=self._agents,
                 now=self._clock.now(),
             )
+            found += said
+            if follow and any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
+                html, base = (page.canonicals, page.base) if page is not None else ((), None)
+                header = header_canonicals(links)
+                target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
+                if target is not None:
+                    found += await self._canonical_leads(loc, target)
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
         return _result(opened, status, found, last_modified=_last_modified(headers))
+
+    async def _canonical_leads(self, loc: str, target: str) -> list[Finding]:
+        """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
+
+        Screaming Frog's "Non-Indexable Canonical": Google is pointed at a URL it will not
+        index. The canonical is checked once per run and checker (single flight, bounded).
+        """
+        key = comparable(target) or target
+        known = self._targets.get(key)
+        if known is not None:
+            verdict = known.result() if known.done() else await asyncio.shield(known)
+        else:
+            if len(self._targets) >= MAX_TARGETS_KEPT:
+                self._targets = {k: v for k, v in self._targets.items() if not v.done()}
+            future = self._targets[key] = asyncio.get_running_loop().create_future()
+            try:
+                verdict = await self._target_verdict(target)
+            except BaseException:
+                del self._targets[key]
+                future.cancel()
+                raise
+            future.set_result(verdict)
+        reason, status = verdict
+        if reason is None:
+            return []
+        code, canonical = Code.URL_CANONICAL_NOT_INDEXABLE, target[:_SHOWN_CHARS]
+        return [finding(code, url=loc, canonical=canonical, reason=reason.value, status=status)]
+
+    async def _target_verdict(self, target: str) -> tuple[Reason | None, int | None]:
+        """Why `target` is not indexable (None: it is), and its status, from its own check."""
+        origin = _origin_of(target)
+        if origin is None:
+            return None, None
+        result = await self.check(target, origin=origin, follow=False)
+        if any(item.code is Code.INTERNAL_ERROR for item in result.findings):
+            return None, None
+        return not_indexable(result), result.status
 
     async def _read_body(self, response: Response, limit: int) -> tuple[bytes, bool]:
         """At most `limit` bytes of the body, decoded; and whether more may follow."""

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from auditor.codes import Code
-from auditor.models import Finding, RunFindings, finding
+from auditor.models import CheckResult, Finding, RunFindings, UrlRecord, finding
 from auditor.sitemap.dates import parse_lastmod
 
 _SHOWN_CHARS = 200
@@ -93,6 +93,11 @@ class BehindPages:
         self._spread = 0  # values past MAX_MINUTES_KEPT distinct minutes
         self._kept: list[tuple[int, Finding]] = []
         self._beyond: Counter[int] = Counter()  # behind pages past MAX_KEPT, by minute
+
+    def checked(self, record: UrlRecord, result: CheckResult) -> None:
+        """One URL's check: its page's Last-Modified, when it sent one."""
+        if result.last_modified is not None:
+            self.page(record.lastmod, result.last_modified, url=record.loc)
 
     def page(self, lastmod: str | None, last_modified: str, *, url: str) -> None:
         """One checked page's Last-Modified (not its answer's Date), and its lastmod."""

@@ -7,11 +7,10 @@ that are not to be requested (filtered, not sampled, not an http(s) URL) go stra
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
-from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import CheckResult, UrlRecord
@@ -160,18 +159,25 @@ class CheckLoop(Generic[K]):
                 await self._emit(batch)
 
 
+class CheckWatcher(Protocol):
+    """Something that judges checked URLs together, once all are checked."""
+
+    def checked(self, record: UrlRecord, result: CheckResult) -> None:
+        """One URL's check, as it is done."""
+
+
 def records_checked(
-    emit: EmitUrls, *, behind: BehindPages
+    emit: EmitUrls, *, watchers: Sequence[CheckWatcher] = ()
 ) -> Callable[[list[tuple[UrlRecord, CheckResult]]], Awaitable[None]]:
     """An emit for (record, result) pairs: each record with its check, on to `emit`.
 
-    Each page's Last-Modified goes to `behind`, which judges lastmod.behind_page for the run.
+    Each pair is shown to `watchers` first (lastmod.behind_page, where alternates lead).
     """
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        for record, result in pairs:
-            if result.last_modified is not None:
-                behind.page(record.lastmod, result.last_modified, url=record.loc)
+        for watcher in watchers:
+            for record, result in pairs:
+                watcher.checked(record, result)
         return emit([record.with_check(result) for record, result in pairs])
 
     return checked

@@ -92,6 +92,7 @@ PROBLEM_PATHS = (
     "/expired-offer",  # unavailable_after in the past
     "/banner-head",  # an <img> ends the head before its robots meta
     "/lost",  # answers 200, titled "Page not found"
+    "/print/contact",  # names a canonical that answers 404
 )
 
 
@@ -228,6 +229,7 @@ def _pages(base: str) -> dict[str, Page]:
         "/members": Page(401, b"log in first", {"WWW-Authenticate": 'Basic realm="members"'}),
         "/discontinued": redirect(301, "/"),
         "/print/about": _html(f'<link rel="canonical" href="{base}/about">'),
+        "/print/contact": _html(f'<link rel="canonical" href="{base}/contact-us">'),  # a 404
         "/confused": Page(
             200,
             b'<html><head><link rel="canonical" href="/b"></head><body>?</body></html>',

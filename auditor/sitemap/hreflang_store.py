@@ -15,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +128,29 @@ GROUP BY a.page, m.target, m.lang
 """
 
 
+# Where alternates lead: each link to a URL whose check says it is not indexable, once per
+# (page naming it, URL). The written links name it, or (a closed cluster, whose links are not
+# written) it is a page of the cluster that names itself.
+_TARGETS = """
+SELECT MIN(a.loc), MIN(a.sitemap), MIN(m.lang), MIN(m.href), MIN(bad.reason) FROM bad
+CROSS JOIN members m ON m.target = bad.page
+CROSS JOIN {pages} a ON a.cluster = m.cluster AND a.page != m.target
+GROUP BY a.page, m.target
+UNION
+SELECT MIN(a.loc), MIN(a.sitemap), MIN(trim(b.own)), MIN(b.loc), MIN(bad.reason) FROM bad
+CROSS JOIN {pages} b ON b.page = bad.page AND b.own IS NOT NULL
+CROSS JOIN {pages} a ON a.cluster = b.cluster AND a.page != b.page
+WHERE NOT EXISTS (SELECT 1 FROM members m WHERE m.cluster = b.cluster AND m.target = b.page)
+GROUP BY a.page, b.page
+"""
+_TARGET_INDEXES = """
+CREATE INDEX IF NOT EXISTS {pages}_by_page ON {pages} (page);
+CREATE INDEX IF NOT EXISTS {pages}_by_cluster ON {pages} (cluster);
+CREATE INDEX IF NOT EXISTS members_by_target ON members (target);
+CREATE INDEX IF NOT EXISTS members_by_cluster ON members (cluster, target);
+"""
+
+
 class _Open:
     """A cluster being gathered: its links, and those no page has settled yet."""
 
@@ -165,6 +189,7 @@ class LinkVerdict:
     unlisted_count: int = 0
 
 
+MAX_BAD_KEPT = 1_000_000  # not-indexable URLs looked up among the alternates (9 MB at most)
 MAX_UNLISTED_KEPT = 100_000  # alternates no sitemap lists, checked and reported; the rest counted
 
 
@@ -190,6 +215,11 @@ class LinkStore:
         self._new_sitemaps: list[tuple[int, str]] = []
         self._lock = asyncio.Lock()
         self._again = False  # a URL was added twice: its rows make one page
+        # URLs whose check says they are not indexable: signed digests, and why (an index into
+        # _reasons): 9 bytes each.
+        self._bad = array("q")
+        self._bad_reasons = bytearray()
+        self._reasons: dict[str, int] = {}
         self.pages = 0
         self.links = 0
 
@@ -335,6 +365,43 @@ class LinkStore:
                     own=" ".join(sorted(set(own.split()))),
                 )
             )
+
+    def not_indexable(self, digest: int, reason: str) -> None:
+        """A checked URL that is not indexable (auditor.checks.target_rules): why.
+
+        The first MAX_BAD_KEPT are kept, as the run may name alternates later.
+        """
+        if len(self._bad) < MAX_BAD_KEPT:
+            self._bad.append(_signed(digest))
+            self._bad_reasons.append(self._reasons.setdefault(reason, len(self._reasons)))
+
+    async def judge_targets(self, *, report: Callable[[Finding], None]) -> None:
+        """hreflang.alternate_not_indexable for each alternate whose check said not indexable.
+
+        Screaming Frog's hreflang "non-200" and "noindex return links": Google is pointed at a
+        language version it will not index. Once every URL is checked.
+        """
+        if not self._bad or not self.links:
+            return
+        await self._flush(final=True)
+        names = {number: reason for reason, number in self._reasons.items()}
+        bad = [(page, names[n]) for page, n in zip(self._bad, self._bad_reasons, strict=True)]
+        self._bad, self._bad_reasons = array("q"), bytearray()
+        await asyncio.to_thread(self._judge_targets, bad, report)
+
+    def _judge_targets(self, bad: list[tuple[int, str]], report: Callable[[Finding], None]) -> None:
+        assert self._db is not None
+        db = self._db
+        near = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'every_page'").fetchone()
+        pages = "every_page" if near else "pages"
+        db.execute("CREATE TABLE IF NOT EXISTS bad (page INTEGER PRIMARY KEY, reason TEXT)")
+        db.executemany("INSERT OR IGNORE INTO bad VALUES (?, ?)", bad)
+        db.executescript(_TARGET_INDEXES.format(pages=pages))
+        sitemaps = {number: url for url, number in self._sitemaps.items()}
+        for loc, sitemap, lang, href, reason in db.execute(_TARGETS.format(pages=pages)):
+            code = Code.HREFLANG_ALTERNATE_NOT_INDEXABLE
+            said = {"alternate": href, "hreflang": lang, "reason": reason}
+            report(finding(code, url=loc, sitemap=sitemaps[sitemap], **said))
 
     async def __aenter__(self) -> Self:
         return self

@@ -101,7 +101,8 @@ async def test_head_only_runs_judge_the_header_forms_alone(tmp_path: Path) -> No
     assert found == {
         "/header-elsewhere": ["url.canonical_elsewhere"],
         "/both-agree": ["url.canonical_elsewhere"],
-        "/conflict": ["url.canonical_elsewhere"],  # the header's alone: no HTML read
+        # The header's alone (no HTML read): /b, which answers 404.
+        "/conflict": ["url.canonical_elsewhere", "url.canonical_not_indexable"],
         "/header-noindex": ["url.noindex"],
     }
     assert all(entry["method"] == "HEAD" for entry in entries.values())
@@ -112,7 +113,7 @@ async def test_a_head_past_64_kib_is_read_to_its_end_up_to_2_mb(tmp_path: Path) 
     pages whose head did not end within the first 64 KiB are asked again, for more."""
     style = "<style>" + "p{color:red}" * 6_000 + "</style>"  # 72 KB
     early = html('<meta name="robots" content="noindex">' + style)
-    late = html(style + '<link rel="canonical" href="/elsewhere">')
+    late = html(style + '<link rel="canonical" href="/long-body">')
     past = html(
         "<style>" + "p{color:red}" * 180_000 + "</style>" + '<meta name="robots" content="noindex">'
     )
@@ -124,7 +125,8 @@ async def test_a_head_past_64_kib_is_read_to_its_end_up_to_2_mb(tmp_path: Path) 
     assert codes(entries["/late"]) == ["url.canonical_elsewhere"]
     assert codes(entries["/past"]) == []  # past Google's 2 MB: never read, never guessed
     assert codes(entries["/long-body"]) == []
-    assert (hits["/early"], hits["/late"], hits["/past"], hits["/long-body"]) == (2, 2, 2, 1)
+    # /long-body's head ended within 64 KiB: asked once as listed, once as /late's canonical.
+    assert (hits["/early"], hits["/late"], hits["/past"], hits["/long-body"]) == (2, 2, 2, 2)
 
 
 async def check_hits(
@@ -150,7 +152,7 @@ async def test_the_head_is_read_as_html(tmp_path: Path) -> None:
         "/scripted": html('<script>var c = \'<link rel="canonical" href="/x">\';</script>'),
         "/cut-short": html('<img src="/logo.png"><link rel="canonical" href="/elsewhere">'),
         "/noscript-pixel": html(
-            '<noscript><img src="/p.gif"></noscript><link rel=canonical href=/y>'
+            '<noscript><img src="/p.gif"></noscript><link rel=canonical href=/commented>'
         ),
     }
     entries = await check(tmp_path, pages)
@@ -286,3 +288,46 @@ async def test_a_deploy_stamps_every_last_modified_and_says_nothing(tmp_path: Pa
         audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False)
     assert behind_pages(audited.report, served.base) == ["/edited"]
     assert audited.codes()["lastmod.behind_page"] == 1
+
+
+async def test_where_a_canonical_leads(tmp_path: Path) -> None:
+    """Screaming Frog's "Non-Indexable Canonical": a canonical that answers an error, redirects,
+    is noindex or names another canonical points Google at a URL it will not index."""
+    pages: dict[str, Route] = {
+        "/to-missing": html('<link rel="canonical" href="/missing">'),
+        "/to-missing-too": html('<link rel="canonical" href="/missing">'),
+        "/to-moved": html('<link rel="canonical" href="/moved">'),
+        "/to-hidden": html('<link rel="canonical" href="/hidden">'),
+        "/to-alternate": html('<link rel="canonical" href="/alternate">'),
+        "/to-good": html('<link rel="canonical" href="/good">'),
+    }
+    unlisted: dict[str, Route] = {
+        "/missing": Page(404, b"gone"),
+        "/moved": redirect(301, "/good"),
+        "/hidden": html('<meta name="robots" content="noindex">'),
+        "/alternate": html('<link rel="canonical" href="/good">'),
+        "/good": html('<link rel="canonical" href="/good">'),
+    }
+
+    def routes(base: str) -> dict[str, Route]:
+        listed = [url(base + path) for path in pages]
+        return {**pages, **unlisted, "/s.xml": xml_page(urlset(listed))}
+
+    async with serve(routes) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False)
+        hits = dict(served.hits)
+    entries = {e["loc"].removeprefix(served.base): e for e in audited.report["urls"]}
+    reasons = {
+        path: detail(entry, "url.canonical_not_indexable")["reason"]
+        for path, entry in entries.items()
+        if "url.canonical_not_indexable" in codes(entry)
+    }
+    assert reasons == {
+        "/to-missing": "client_error",
+        "/to-missing-too": "client_error",
+        "/to-moved": "redirected",
+        "/to-hidden": "noindex",
+        "/to-alternate": "canonicalised",
+    }
+    assert codes(entries["/to-good"]) == ["url.canonical_elsewhere"]
+    assert hits["/missing"] == 1  # asked once for both pages naming it
