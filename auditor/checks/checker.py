@@ -82,12 +82,15 @@ class Checker:
         `follow`: judge where the page's canonical leads too (not for that canonical itself).
         """
         try:
-            found = self._blocked(loc, loc, await self._robots_of(origin))
+            robots = await self._robots_of(origin)
+            found = self._blocked(loc, loc, robots)
             try:
                 opened = await self._opener.open(
                     loc, method=self._method, max_body=MAX_BODY_PREFIX_BYTES
                 )
             except FetchError as error:
+                if robots is not None and robots.silent:  # the host answers nothing at all
+                    found = []
                 found.append(error.finding(url=loc))
                 return CheckResult(None, findings=tuple(found))
             if isinstance(opened, Refused):

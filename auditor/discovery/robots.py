@@ -72,6 +72,15 @@ class RobotsTxt:
         return cls(url, (), frozenset(), None, disallow_all=True, status=status)
 
     @property
+    def silent(self) -> bool:
+        """Unreachable without an answer (a timeout).
+
+        A URL of its host that gets no answer either is not blocked for it (the URL's own
+        failure says the same); one that does get an answer is.
+        """
+        return self.disallow_all and self.status is None
+
+    @property
     def may_block(self) -> bool:
         """Whether any line of it can forbid a URL."""
         return self.disallow_all or self.blocking != ()

@@ -7,6 +7,7 @@ when the site could be read.
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 from collections.abc import AsyncIterator
@@ -15,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import trustme
+from aiohttp import web
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.demo.documents import Page, url, urlset, xml_page
@@ -111,3 +113,33 @@ async def test_last_success_moves_only_when_the_site_could_be_read(tmp_path: Pat
     gone = await run_audit(tmp_path, target, metrics=metrics, retries=0)  # the server is gone
     assert target_codes(gone) == ["target.connect"]
     assert last_success(metrics) == read_at
+
+
+async def test_a_robots_txt_that_times_out_blocks_what_answers(tmp_path: Path) -> None:
+    """RFC 9309 §2.3.1.4: no answer from robots.txt is complete disallow. A sitemap and pages
+    that answer are blocked; a page that gets no answer either says only that."""
+
+    async def silent(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(30)
+        return web.Response(text="late")
+
+    def routes(base: str) -> dict[str, Route]:
+        listed = urlset([url(f"{base}/ok"), url(f"{base}/hangs")])
+        return {
+            "/robots.txt": silent,
+            "/hangs": silent,
+            "/sitemap.xml": xml_page(listed),
+            "/ok": Page(200, b"ok"),
+        }
+
+    async with serve(routes) as served:
+        audited = await run_audit(
+            tmp_path, f"{served.base}/sitemap.xml", no_check=False, timeout_s=0.5, retries=0
+        )
+        base = served.base
+    by_path = {
+        entry["loc"].removeprefix(base): sorted(f["code"] for f in entry["findings"])
+        for entry in audited.report["urls"]
+    }
+    assert by_path == {"/ok": ["url.blocked_by_robots"], "/hangs": ["net.timeout"]}
+    assert "sitemap.blocked_by_robots" in audited.sitemap_codes("/sitemap.xml")
