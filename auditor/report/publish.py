@@ -15,6 +15,7 @@ from pathlib import Path
 import aiofiles.os
 
 from auditor.config import AuditConfig
+from auditor.discovery.probes import UNREACHED_CODES
 from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
@@ -133,6 +134,9 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
         regressions=run.decision.regressions,
+        reached=not any(
+            item.code in UNREACHED_CODES for target in run.targets for item in target.findings
+        ),
     )
     await write_metrics(path, run.summary, metrics)
 
