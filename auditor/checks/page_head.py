@@ -4,8 +4,9 @@ A sitemap should list only canonical, indexable pages
 (docs/explanation/rules.md#indexability). A page says noindex (or a past
 `unavailable_after`) in `<meta name="robots|googlebot">` or an `X-Robots-Tag` header, and names
 its canonical in `<link rel="canonical">` or a `Link: <...>; rel="canonical"` header (RFC 6596,
-RFC 8288). The head is read as HTML, by lexbor's HTML5 parser (selectolax; docs/explanation/dependencies.md):
-comments, scripts and styles hold no tags, and the head ends where the HTML standard ends it.
+RFC 8288). The head is read as HTML, by lexbor's HTML5 parser (selectolax;
+docs/explanation/dependencies.md): comments, scripts and styles hold no tags, and the head ends
+where the HTML standard ends it.
 Pure: no I/O.
 """
 
