@@ -326,7 +326,7 @@ async def test_where_a_canonical_leads(tmp_path: Path) -> None:
         "/to-missing": "client_error",
         "/to-missing-too": "client_error",
         "/to-moved": "redirected",
-        "/to-hidden": "noindex",
+        "/to-hidden": "noindex_meta",
         "/to-alternate": "canonicalised",
     }
     assert codes(entries["/to-good"]) == ["url.canonical_elsewhere"]

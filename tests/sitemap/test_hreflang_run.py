@@ -284,8 +284,8 @@ async def test_where_alternates_lead(tmp_path: Path, sitemap_concurrency: int) -
         if item["code"] == "hreflang.alternate_not_indexable"
     }
     assert said == {
-        ("/en/", "/fr/", "noindex"),
-        ("/de/", "/fr/", "noindex"),
+        ("/en/", "/fr/", "noindex_header"),
+        ("/de/", "/fr/", "noindex_header"),
         ("/en/", "/de/", "redirected"),
         ("/fr/", "/de/", "redirected"),
     }
