@@ -153,6 +153,7 @@ class AuditConfig:
     state: Path | None = None
     allow_private: bool = False
     ca_file: Path | None = None  # also trust this CA (a staging site's own), beside the system's
+    insecure: bool = False  # verify no certificate; a target's failing one is still a finding
     slow_s: float = 3.0  # url.slow: an answer slower than this (docs/explanation/rules.md#slow)
     # The sitemap side (docs/explanation/design.md#safety): every read is bounded.
     sitemap_concurrency: int = 4

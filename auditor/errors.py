@@ -137,11 +137,22 @@ class FetchError(SiteError):
 
 
 class GivenUpError(FetchError):
-    """The host was given up by the breaker: the request was not sent (never retried)."""
+    """The host was given up by the breaker: the request was not sent (never retried).
 
-    def __init__(self, host: str, *, code: Code, failures: int) -> None:
-        message = f"{host} given up after {failures} network failures in a row; not requested"
-        super().__init__(code, message, given_up_after=failures)
+    `tried`: this URL's own failure when it was requested before the host was given up (its
+    retry is what was not sent); the finding then says so.
+    """
+
+    def __init__(
+        self, host: str, *, code: Code, failures: int, tried: FetchError | None = None
+    ) -> None:
+        given_up = f"{host} given up after {failures} network failures in a row"
+        if tried is None:
+            super().__init__(code, f"{given_up}; not requested", given_up_after=failures)
+            return
+        message = f"{tried.message} (not retried: {given_up})"
+        detail = {**tried.detail, "given_up_after": failures, "requested": True}
+        super().__init__(tried.code, message, **detail)
 
 
 class CompressionError(SiteError):

@@ -77,6 +77,7 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
         spare=spare,
         reach=reach,
         ca_file=config.ca_file,
+        insecure=config.insecure,
     )
 
 
@@ -130,6 +131,7 @@ async def _curl_transport(
             spare=spare,
             reach=reach,
             ca_file=bundle,
+            insecure=config.insecure,
         ) as transport:
             yield transport
     finally:

@@ -133,6 +133,16 @@ class ExtensionFacts(NamedTuple):
     news: int
     cut: bool  # something was past a cap (alternates or items) or cut at its length
 
+    def counts(self) -> dict[str, int]:
+        """What it adds to the report's `summary.extensions` (the listing's extensions)."""
+        return {
+            "hreflang_urls": int(self.hreflang > 0),
+            "hreflang_links": self.hreflang,
+            "images": self.images,
+            "videos": self.videos,
+            "news": self.news,
+        }
+
 
 @dataclass(slots=True)  # not frozen, as CheckResult: one is made per URL read
 class UrlEntry:
@@ -219,7 +229,7 @@ class NotIndexable(StrEnum):
     """
 
     NO_RESPONSE = "no_response"  # no HTTP answer: network error, refused address
-    BOT_CHALLENGE = "bot_challenge"  # a bot shield answered instead of the page
+    REFUSED = "refused"  # refused to us: a bot shield's page, or 429 (maybe not to Google)
     CLIENT_ERROR = "client_error"  # 4xx, where the redirects ended
     SERVER_ERROR = "server_error"  # 5xx, where the redirects ended
     REDIRECTED = "redirected"  # the listed URL redirects (to its final URL)
@@ -227,6 +237,7 @@ class NotIndexable(StrEnum):
     NOINDEX_HEADER = "noindex_header"  # X-Robots-Tag
     NOINDEX_META = "noindex_meta"  # <meta name="robots">
     CANONICALISED = "canonicalised"  # its canonical names another URL
+    SOFT_404 = "soft_404"  # a 2xx page whose title says it was not found
 
     @property
     def label(self) -> str:
@@ -235,6 +246,8 @@ class NotIndexable(StrEnum):
 
 
 _REASON_LABELS = {
+    NotIndexable.REFUSED: "refused to us",
+    NotIndexable.SOFT_404: "soft 404",
     NotIndexable.NOINDEX_HEADER: "noindex (header)",
     NotIndexable.NOINDEX_META: "noindex (meta)",
     NotIndexable.BLOCKED_BY_ROBOTS: "blocked by robots.txt",
@@ -359,6 +372,9 @@ class SitemapRecord:
     findings: tuple[Finding, ...] = ()
     findings_omitted: Mapping[Code, int] = field(default_factory=dict)  # over the kept cap
     from_state: bool = False  # answered 304: the body read was the copy kept by --state
+    # The extensions of its entries whose URL was listed before (no record of their own): they
+    # count in the report's `summary.extensions` all the same.
+    relisted_extensions: Mapping[str, int] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

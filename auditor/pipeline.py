@@ -19,8 +19,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auditor.checks.alternate_targets import AlternateTargets
+from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
-from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
+from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
@@ -302,6 +304,7 @@ class _Run:
         self._state = state
         self.accept = accept
         self.targets: tuple[TargetRecord, ...] = ()
+        self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
     async def walk(
         self, writer: RecordWriter, stop: asyncio.Event | None, *, links_path: Path
@@ -338,13 +341,15 @@ class _Run:
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
-            stage = None
+            stage, alternates = None, AlternateTargets(links)
             if not config.no_check:
-                stage = self._check_stage(parts, reach, queue, rng)
+                stage = self._check_stage(parts, reach, queue, rng, watchers=(alternates,))
             emit_urls = stage.submit if stage is not None else queue.put
             walker = self._walker(
                 parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
             )
+            if config.insecure:
+                walker.verify_with(partial(client.certificate_problem, timeout_s=config.timeout_s))
             ticker = None
             if self._on_progress is not None:
                 ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
@@ -362,6 +367,10 @@ class _Run:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
                     ticker.cancel()
+            # What needs every URL checked: deploys' Last-Modified, where alternates lead.
+            for found in (self.behind.findings(), await alternates.findings()):
+                if found is not None:
+                    await queue.put(found)
             await queue.put(None)
         return finished
 
@@ -396,11 +405,17 @@ class _Run:
         return Walker(services, frontier)
 
     def _check_stage(
-        self, parts: Openers, reach: Reach, queue: SinkQueue, rng: random.Random
+        self,
+        parts: Openers,
+        reach: Reach,
+        queue: SinkQueue,
+        rng: random.Random,
+        *,
+        watchers: Sequence[CheckWatcher],
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
-        emit = records_checked(queue.put)
+        emit = records_checked(queue.put, watchers=(self.behind, *watchers))
         checks: Checks
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit)

@@ -47,8 +47,13 @@ FRONT = {"auditor", "auditor.__main__"}
 PURE = {
     "auditor.checks.answer_rules",
     "auditor.checks.indexability",
+    "auditor.checks.canonical",
+    "auditor.checks.lastmod_rules",
     "auditor.checks.page_head",
+    "auditor.checks.page_rules",
+    "auditor.checks.robots_rules",
     "auditor.checks.selection",
+    "auditor.checks.soft_404",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",

@@ -269,6 +269,15 @@ def _none_found_says_503(audited: Audited, _hits: Mapping[str, int]) -> None:
     assert none["detail"]["answers"].endswith("/sitemap.xml 503")
 
 
+def _blocked_by_unreachable_robots(audited: Audited, _hits: Mapping[str, int]) -> None:
+    """RFC 9309 §2.3.1.4: an unreachable robots.txt disallows every URL; the finding says so."""
+    urls = audited.report["urls"]
+    assert len(urls) == 2
+    for entry in urls:
+        [blocked] = [f for f in entry["findings"] if f["code"] == "url.blocked_by_robots"]
+        assert blocked["detail"]["robots_status"] == 503
+
+
 def _three_read(audited: Audited, hits: Mapping[str, int]) -> None:
     assert sum(hits.get(f"/s{n}.xml", 0) for n in range(10)) == 3
     assert audited.sitemap_codes("/robots.txt")["run.limit_reached"] == 1
@@ -382,7 +391,8 @@ def _child_out_of_scope(audited: Audited, _hits: Mapping[str, int]) -> None:
 
 
 def _behind_once(audited: Audited, _hits: Mapping[str, int]) -> None:
-    behind = [loc for loc, codes in audited.url_codes() if "lastmod.behind_page" in codes]
+    run = audited.report.get("run_findings", [])
+    behind = [item["url"] for item in run if item["code"] == "lastmod.behind_page"]
     assert [loc.rsplit("/", 1)[1] for loc in behind] == ["old"]
 
 
@@ -733,13 +743,45 @@ SCENARIOS: list[Scenario] = [
         check=_three_read,
     ),
     Scenario(
-        "robots.txt answers 500",
+        "robots.txt answers 503: Google crawls nothing of the site",
         routes(
-            lambda b: {"/robots.txt": Page(503, b"busy"), "/sitemap.xml": xml_page(pages(b, 1))}
+            lambda b: {"/robots.txt": Page(503, b"busy"), "/sitemap.xml": xml_page(pages(b, 2))}
         ),
         "/",
-        expect=("robots.unreachable",),
+        expect=("robots.unreachable", "sitemap.blocked_by_robots", "url.blocked_by_robots"),
         absent=("discovery.none_found",),
+        overrides={"no_check": False},
+        check=_blocked_by_unreachable_robots,
+    ),
+    Scenario(
+        "robots.txt answers 503, the target a sitemap",
+        routes(
+            lambda b: {"/robots.txt": Page(503, b"busy"), "/sitemap.xml": xml_page(pages(b, 2))}
+        ),
+        "/sitemap.xml",
+        expect=("sitemap.blocked_by_robots", "url.blocked_by_robots"),
+        overrides={"no_check": False},
+        check=_blocked_by_unreachable_robots,
+    ),
+    Scenario(
+        "robots.txt answers 500, the target is robots.txt",
+        routes(lambda b: {"/robots.txt": Page(500, b"oops")}),
+        "/robots.txt",
+        expect=("robots.unreachable",),
+        absent=("discovery.none_found", "robots.no_sitemap"),  # unread, not sitemap-less
+    ),
+    Scenario(
+        "a sitemap declares the protocol's namespace with https",
+        routes(
+            lambda b: {
+                "/s.xml": xml_page(
+                    pages(b, 2).replace("http://www.sitemaps.org/", "https://www.sitemaps.org/")
+                )
+            }
+        ),
+        "/s.xml",
+        expect=("sitemap.namespace_https",),
+        absent=("sitemap.bad_namespace",),
         exit_code=ExitCode.OK,
         slow=True,
     ),
@@ -974,11 +1016,32 @@ SCENARIOS: list[Scenario] = [
         exit_code=ExitCode.OK,
     ),
     Scenario(
-        "a feed that lists a URL twice",
+        "Nikola: a post filed under two categories is in both category feeds",
         routes(
-            lambda b: {"/rss.xml": Page(200, (_feed(b, 2) + "").replace("/p/1<", "/p/0<").encode())}
+            lambda b: {
+                "/sitemapindex.xml": xml_page(
+                    sitemapindex([f"{b}/sitemap.xml", f"{b}/cat/a.xml", f"{b}/cat/b.xml"])
+                ),
+                "/sitemap.xml": xml_page(pages(b, 5, start=10)),  # the feeds' posts are not in it
+                "/cat/a.xml": Page(200, _feed(b, 3).encode()),
+                "/cat/b.xml": Page(200, _feed(b, 4).encode()),
+            }
         ),
-        "/rss.xml",
+        "/sitemapindex.xml",
+        expect=(),
+        absent=("loc.duplicate",),  # loc.duplicate is for sitemaps proper
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "two sitemaps proper list the same URL",
+        routes(
+            lambda b: {
+                "/sitemapindex.xml": xml_page(sitemapindex([f"{b}/a.xml", f"{b}/b.txt"])),
+                "/a.xml": xml_page(pages(b, 2)),
+                "/b.txt": Page(200, f"{b}/p/1\n".encode()),
+            }
+        ),
+        "/sitemapindex.xml",
         expect=("loc.duplicate",),
         exit_code=ExitCode.OK,
     ),

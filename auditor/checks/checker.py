@@ -8,35 +8,39 @@ run in several processes).
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
+from auditor.checks.canonical import canonical_target, comparable, header_canonicals
 from auditor.checks.indexability import not_indexable
-from auditor.checks.page_head import (
-    PageHead,
-    canonical_findings,
-    head_of,
-    header_canonicals,
-    header_noindex,
-    read_head,
-)
+from auditor.checks.page_head import PageHead, read_head
+from auditor.checks.page_rules import page_findings
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
-from auditor.discovery.robots import RobotsTxt
+from auditor.discovery.robots import RobotsTxt, robots_detail
 from auditor.errors import CompressionError, FetchError
-from auditor.models import AlreadyRead, CheckResult, Finding, Redirect, finding
+from auditor.models import AlreadyRead, CheckResult, Finding, NotIndexable, Redirect, finding
 from auditor.net.body_pace import Read, floored
 from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
 from auditor.net.redirects import chain_findings
+from auditor.net.transport import Response
 from auditor.urls import parse_http_url
 
 log = logging.getLogger(__name__)
 # A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
 # then lets go.
 MAX_BODY_PREFIX_BYTES = 64 * 1024
+# A head still open past that (inline CSS) is read on, as far as Google fetches: "Googlebot
+# crawls the first 2MB of a supported file type" (Search Central, "Googlebot"). Only those
+# pages pay for it, a few at a time (memory: this many pages of 2 MB).
+MAX_PAGE_BYTES = 2 * 1024 * 1024
+DEEP_READS = 4
+MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
+_SHOWN_CHARS = 200
 _ERROR_CHARS = 300
 # Content types that have an HTML head; a body without a Content-Type may have one too.
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
@@ -68,21 +72,30 @@ class Checker:
         self._clock = clock
         # The last origin's rules: most URLs follow one of their own host (no await for them).
         self._last_robots: tuple[str, RobotsTxt | None] | None = None
+        self._deep_reads = asyncio.Semaphore(DEEP_READS)
+        # Canonicals checked: comparable URL -> (why not indexable, its status), once each.
+        self._targets: dict[str, asyncio.Future[tuple[NotIndexable | None, int | None]]] = {}
 
-    async def check(self, loc: str, *, origin: str) -> CheckResult:
-        """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
-        result = await self._check(loc, origin)
+    async def check(self, loc: str, *, origin: str, follow: bool = True) -> CheckResult:
+        """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means.
+
+        `follow`: judge where the page's canonical leads too (not for that canonical itself).
+        """
+        result = await self._check(loc, origin, follow=follow)
         result.not_indexable = not_indexable(result)
         return result
 
-    async def _check(self, loc: str, origin: str) -> CheckResult:
+    async def _check(self, loc: str, origin: str, *, follow: bool) -> CheckResult:
         try:
-            found = self._blocked(loc, loc, await self._robots_of(origin))
+            robots = await self._robots_of(origin)
+            found = self._blocked(loc, loc, robots)
             try:
                 opened = await self._opener.open(
                     loc, method=self._method, max_body=MAX_BODY_PREFIX_BYTES
                 )
             except FetchError as error:
+                if robots is not None and robots.silent:  # the host answers nothing at all
+                    found = []
                 found.append(error.finding(url=loc))
                 return CheckResult(None, findings=tuple(found))
             if isinstance(opened, Refused):
@@ -90,7 +103,7 @@ class Checker:
             # judged where it lands (docs/explanation/rules.md#robots-blocked)
             if not found and opened.redirects:
                 found += await self._blocked_on_the_way(loc, opened)
-            return await self._answered(loc, opened, found)
+            return await self._answered(loc, opened, found, follow=follow)
         except Exception as exc:
             # a bug: report where, and go on (docs/explanation/design.md#findings)
             log.exception("internal error while checking %s", loc)
@@ -113,11 +126,11 @@ class Checker:
         """
         if robots is None or robots.allows(url, self._agent):
             return []
-        lands = {"lands": url} if url != loc else {}
-        agent = self._agent
-        return [
-            finding(Code.URL_BLOCKED_BY_ROBOTS, url=loc, robots=robots.url, agent=agent, **lands)
-        ]
+        said = robots_detail(robots, agent=self._agent)
+        if url != loc:
+            said["lands"] = url
+        code = Code.URL_BLOCKED_BY_ROBOTS
+        return [Finding(code, code.info.title, loc, None, said)]
 
     async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
         """A listed URL that redirects into a blocked path is blocked.
@@ -144,18 +157,17 @@ class Checker:
             findings=tuple(found),
         )
 
-    async def _answered(self, loc: str, opened: Opened, found: list[Finding]) -> CheckResult:
+    async def _answered(
+        self, loc: str, opened: Opened, found: list[Finding], *, follow: bool
+    ) -> CheckResult:
         response = opened.response
         status, headers = response.status, response.headers
         robots_tags = response.header_values("X-Robots-Tag")
         links = response.header_values("Link")
-        body = b""
+        body, more = b"", False
         try:
             if opened.method is Method.GET:
-                read: Read = response.read
-                if response.streamed:  # a body read whole by the transport was bounded there
-                    read = floored(read, window_s=self._timeout_s, clock=self._clock)
-                body = await _read_prefix(read, response.body_encoding)
+                body, more = await self._read_body(response, MAX_BODY_PREFIX_BYTES)
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))
         finally:
@@ -165,43 +177,99 @@ class Checker:
         challenge = bot_challenge(status, headers, body)
         found += status_findings(status, url=loc, challenge=challenge)
         if 200 <= status < 300 and challenge is None:
-            found += self._page_findings(
+            page = None
+            if body and _has_head(headers.get("Content-Type")):
+                page = read_head(body, self._agents, complete=not more)
+                if not page.ended and more:
+                    page = await self._read_on(final_url, page)
+            said = page_findings(
                 loc,
                 final_url,
                 robots_tags=robots_tags,
                 links=links,
-                body=body,
-                content_type=headers.get("Content-Type"),
+                page=page,
+                agents=self._agents,
+                now=self._clock.now(),
             )
+            found += said
+            if follow and any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
+                html, base = (page.canonicals, page.base) if page is not None else ((), None)
+                header = header_canonicals(links)
+                target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
+                if target is not None:
+                    found += await self._canonical_leads(loc, target)
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
         return _result(opened, status, found, last_modified=_last_modified(headers))
 
-    def _page_findings(
-        self,
-        loc: str,
-        final_url: str,
-        *,
-        robots_tags: list[str],
-        links: list[str],
-        body: bytes,
-        content_type: str | None,
-    ) -> list[Finding]:
-        """Noindex and canonical: from the headers, and from the head of a page that was read."""
-        page: PageHead | None = None
-        if body and _has_head(content_type):
-            page = read_head(head_of(body) or body, self._agents)
-        found = []
-        # Which one said it: the header is read first (auditor.checks.indexability).
-        source = "header" if header_noindex(robots_tags, self._agents) else None
-        if source is None and page is not None and page.noindex:
-            source = "meta"
-        if source is not None:
-            found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url, source=source))
-        canonicals = header_canonicals(links)
-        found += canonical_findings(final_url, url=loc, header=canonicals, page=page)
-        return found
+    async def _canonical_leads(self, loc: str, target: str) -> list[Finding]:
+        """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
+
+        Screaming Frog's "Non-Indexable Canonical": Google is pointed at a URL it will not
+        index. The canonical is checked once per run and checker (single flight, bounded).
+        """
+        key = comparable(target) or target
+        known = self._targets.get(key)
+        if known is not None:
+            verdict = known.result() if known.done() else await asyncio.shield(known)
+        else:
+            if len(self._targets) >= MAX_TARGETS_KEPT:
+                self._targets = {k: v for k, v in self._targets.items() if not v.done()}
+            future = self._targets[key] = asyncio.get_running_loop().create_future()
+            try:
+                verdict = await self._target_verdict(target)
+            except BaseException:
+                del self._targets[key]
+                future.cancel()
+                raise
+            future.set_result(verdict)
+        reason, status = verdict
+        if reason is None:
+            return []
+        code, canonical = Code.URL_CANONICAL_NOT_INDEXABLE, target[:_SHOWN_CHARS]
+        return [finding(code, url=loc, canonical=canonical, reason=reason.value, status=status)]
+
+    async def _target_verdict(self, target: str) -> tuple[NotIndexable | None, int | None]:
+        """Why `target` is not indexable (None: it is), and its status, from its own check."""
+        origin = _origin_of(target)
+        if origin is None:
+            return None, None
+        result = await self.check(target, origin=origin, follow=False)
+        if any(item.code is Code.INTERNAL_ERROR for item in result.findings):
+            return None, None
+        return result.not_indexable, result.status
+
+    async def _read_body(self, response: Response, limit: int) -> tuple[bytes, bool]:
+        """At most `limit` bytes of the body, decoded; and whether more may follow."""
+        read: Read = response.read
+        if response.streamed:  # a body read whole by the transport was bounded there
+            read = floored(read, window_s=self._timeout_s, clock=self._clock)
+        return await _read_prefix(read, response.body_encoding, limit=limit)
+
+    async def _read_on(self, url: str, page: PageHead) -> PageHead:
+        """The head of a page whose first bytes did not end it, read up to MAX_PAGE_BYTES.
+
+        The page is asked again (libcurl hands a check's body back whole, cut at what it was
+        asked for); when that fails, what was read stands.
+        """
+        async with self._deep_reads:
+            try:
+                opened = await self._opener.open(url, method=Method.GET, max_body=MAX_PAGE_BYTES)
+            except FetchError:
+                return page
+            if isinstance(opened, Refused):
+                return page
+            response = opened.response
+            try:
+                if not 200 <= response.status < 300:
+                    return page
+                body, _ = await self._read_body(response, MAX_PAGE_BYTES)
+            except FetchError:
+                return page
+            finally:
+                response.close()
+        return read_head(body, self._agents)  # Google reads no further
 
 
 def _result(
@@ -236,23 +304,25 @@ def _last_modified(headers: Mapping[str, str]) -> str | None:
     return value if value is not None and value != headers.get("Date") else None
 
 
-async def _read_prefix(read: Read, encoding: str | None) -> bytes:
-    """At most MAX_BODY_PREFIX_BYTES of the body, its Content-Encoding undone where possible.
+async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> tuple[bytes, bool]:
+    """At most `limit` bytes of the body, decoded where possible; and whether more may follow.
 
     A short body is read to its end, so the connection goes back to the pool; a longer one is
     dropped with its connection when the response closes.
     """
     raw = bytearray()
-    while len(raw) < MAX_BODY_PREFIX_BYTES and (chunk := await read()):
+    while len(raw) < limit and (chunk := await read()):
         raw += chunk
+    more = len(raw) >= limit
     if not encoding and raw[:2] != b"\x1f\x8b":
-        return bytes(raw[:MAX_BODY_PREFIX_BYTES])
+        return bytes(raw[:limit]), more
     decoded = bytearray()
     try:
         for piece in BodyDecoder(encoding).feed(bytes(raw)):
             decoded += piece
-            if len(decoded) >= MAX_BODY_PREFIX_BYTES:
+            if len(decoded) >= limit:
+                more = True
                 break
     except CompressionError:
         pass  # a page, not a sitemap: a broken encoding only hides its head from us
-    return bytes(decoded[:MAX_BODY_PREFIX_BYTES])
+    return bytes(decoded[:limit]), more

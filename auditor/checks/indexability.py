@@ -17,6 +17,13 @@ from auditor.models import CheckResult, Finding, NotIndexable
 _BY_CODE = {
     Code.URL_BLOCKED_BY_ROBOTS: NotIndexable.BLOCKED_BY_ROBOTS,
     Code.URL_CANONICAL_ELSEWHERE: NotIndexable.CANONICALISED,
+    # Google treats an instant meta refresh as a permanent redirect (Search Central,
+    # "Redirects and Google Search").
+    Code.REDIRECT_META_REFRESH: NotIndexable.REDIRECTED,
+    # A page whose title says it was not found is a soft 404 (Search Central, "Soft 404 errors").
+    Code.URL_TITLE_NOT_FOUND: NotIndexable.SOFT_404,
+    # Refused to us, maybe not to Google: the page was not seen (auditor.checks.answer_rules).
+    Code.HTTP_BLOCKED: NotIndexable.REFUSED,
     # The answer, or its body, never came whole: nothing a search engine could index.
     Code.NET_TIMEOUT: NotIndexable.NO_RESPONSE,
     Code.NET_DNS: NotIndexable.NO_RESPONSE,
@@ -33,14 +40,16 @@ def not_indexable(check: CheckResult) -> NotIndexable | None:
 
     - no answer, or no whole answer, where the redirects ended (a network error, a refused
       address): NO_RESPONSE;
-    - a bot shield's page instead of the page (http.blocked with a challenge): BOT_CHALLENGE;
+    - refused to us (http.blocked: a bot shield's page, or 429 after retries): REFUSED;
     - where the redirects ended, 4xx or 5xx (a redirect to a 404 is a broken page first);
-    - the listed URL redirects, or answered a 3xx with nothing to follow: REDIRECTED;
+    - the listed URL redirects (an instant meta refresh too), or answered a 3xx with nothing
+      to follow: REDIRECTED;
     - robots.txt disallows it, or the URL it leads to (Search Central, "Introduction to
       robots.txt": a blocked page cannot be crawled, so its content cannot be indexed);
-    - noindex, in X-Robots-Tag or in the page's robots meta (Search Central, "Block Search
-      indexing with noindex"), the header first;
-    - its canonical names another URL (Search Central, "How to specify a canonical URL").
+    - noindex (or a past unavailable_after), in X-Robots-Tag or in the page's robots meta
+      (Search Central, "Block Search indexing with noindex"), the header first;
+    - its canonical names another URL (Search Central, "How to specify a canonical URL");
+    - its title says the page was not found: a soft 404.
     """
     reasons = [reason for item in check.findings if (reason := _reason_of(item)) is not None]
     final = check.final_status if check.final_status is not None else check.status
@@ -57,11 +66,11 @@ def not_indexable(check: CheckResult) -> NotIndexable | None:
 
 def _reason_of(item: Finding) -> NotIndexable | None:
     code = item.code
-    if code is Code.URL_NOINDEX:
+    # A past unavailable_after drops the page from Google's results as noindex does (Search
+    # Central, "Robots meta tag, data-nosnippet, and X-Robots-Tag specifications").
+    if code is Code.URL_NOINDEX or code is Code.URL_UNAVAILABLE_AFTER:
         source = item.detail.get("source") if item.detail else None
         return NotIndexable.NOINDEX_HEADER if source == "header" else NotIndexable.NOINDEX_META
-    if code is Code.HTTP_BLOCKED and item.detail and item.detail.get("challenge"):
-        return NotIndexable.BOT_CHALLENGE
     return _BY_CODE.get(code)
 
 

@@ -1,102 +1,203 @@
 """What a page says about its own indexing: robots rules and canonicals, in its head or headers.
 
-docs/explanation/rules.md#indexability: a sitemap should list only canonical, indexable pages. A
-page says noindex in `<meta name="robots|googlebot">` or an `X-Robots-Tag` header (answer_rules),
-and names its canonical in `<link rel="canonical">` or a `Link: <...>; rel="canonical"` header (RFC
-6596, RFC 8288). Reads the head only: up to `</head>`, or the start of the body. Pure: no I/O.
+A sitemap should list only canonical, indexable pages
+(docs/explanation/rules.md#indexability). A page says noindex (or a past
+`unavailable_after`) in `<meta name="robots|googlebot">` or an `X-Robots-Tag` header, and names
+its canonical in `<link rel="canonical">` or a `Link: <...>; rel="canonical"` header (RFC 6596,
+RFC 8288). The head is read as HTML, by lexbor's HTML5 parser (selectolax;
+docs/explanation/dependencies.md): comments, scripts and styles hold no tags, and the head ends
+where the HTML standard ends it.
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import functools
-import html
 import re
-from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import timedelta
-from email.utils import parsedate_to_datetime
-from urllib.parse import urljoin
 
-from auditor.codes import Code
-from auditor.models import Finding, finding
-from auditor.sitemap.dates import parse_lastmod
-from auditor.urls import parse_http_url
+from selectolax.lexbor import LexborHTMLParser, LexborNode
 
-# Where the head ends: its end tag, or the body's start (a head without an end tag).
-_HEAD_END = re.compile(rb"</head\s*>|<body[\s>]", re.IGNORECASE)
-_TAG = re.compile(rb"<(meta|link|base)\b[^>]*>", re.IGNORECASE)
-_ATTRIBUTE = re.compile(rb"""([a-z-]+)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
-# Robots rules that stop indexing (Google: noindex, or none = noindex, nofollow).
-NOINDEX_RULES = frozenset({"noindex", "none"})
-# An X-Robots-Tag value may start with the user agent it is for ("googlebot: noindex").
-_AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
-# Rule names that take a value after a colon: not user agents.
-_VALUED_RULES = frozenset(
-    {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
-    | {"indexifembedded"}
+from auditor.checks.canonical import is_canonical
+from auditor.checks.robots_rules import NO_RULES, RobotsRules, robots_rules
+from auditor.checks.soft_404 import HEAD_WORDS, says_not_found
+
+# Where the head may end: its end tag, or the body's start. Only a candidate: one written inside
+# a comment, a script or an attribute is no end (see `read_head`).
+_HEAD_END = re.compile(rb"</head\s*>|<body[\s>/]", re.IGNORECASE)
+_MAX_CANDIDATES = 8  # candidate ends tried before the whole prefix is parsed at once
+# Appended to what is parsed: where the parser puts it says where the bytes before it ended (in
+# the head, in a body the head gave way to, or inside a comment, a script or an attribute).
+_SENTINEL_NAME = "x-sitemap-audit-end"
+_SENTINEL = f'<meta name="{_SENTINEL_NAME}">'.encode()
+# A piece of every soft-404 title phrasing: one regex over the title (18 `in` tests cost 10x).
+_TITLE_WORDS = re.compile(b"|".join(re.escape(word) for word in HEAD_WORDS))
+# HTML standard, "shared declarative refresh steps": `<seconds>[; url=<url>]`.
+_REFRESH = re.compile(
+    r"[\t\n\f\r ]*(\d*)(?:\.[\d.]*)?(?:[\t\n\f\r ;,]+(?:url[\t\n\f\r ]*=[\t\n\f\r ]*)?(.*))?",
+    re.IGNORECASE | re.DOTALL,
 )
-# RFC 8288 §3: `<URI-Reference>; param; param`, several links separated by commas.
-_LINK_VALUE = re.compile(r"<([^>]*)>\s*((?:;[^,<]*)*)")
-_REL_PARAM = re.compile(r';\s*rel\s*=\s*(?:"([^"]*)"|([^\s;,"]+))', re.IGNORECASE)
-_SHOWN_CHARS = 200
-# lastmod.behind_page: more than a day newer (docs/explanation/rules.md#lastmod-behind-page). A date
-# (YYYY-MM-DD) ends at most 50 hours after it begins (UTC+14 to UTC-12); a time without a zone, 26
-# hours.
-_BEHIND_MARGIN = timedelta(days=1)
-_DAY_CHARS = len("YYYY-MM-DD")
-_DAY_SPREAD = timedelta(hours=50)
-_ZONE_SPREAD = timedelta(hours=26)
 
 
 @dataclass(frozen=True, slots=True)
 class PageHead:
-    """What a page's head says: noindex for the agents asked about, its canonical hrefs."""
+    """What a page's head says, as Google reads it."""
 
-    noindex: bool
+    robots: RobotsRules  # of `<meta name="robots">` and of the agents asked about
     canonicals: tuple[str, ...]  # hrefs as written (entities decoded), in document order
     base: str | None  # <base href>, against which relative hrefs resolve
+    refresh: str | None = None  # an instant `<meta http-equiv="refresh">`'s URL, as written
+    not_found_title: str | None = None  # the title, when it says the page was not found
+    # A head the HTML standard ends before its end tag (an <img>, a <div>, text): what ended it,
+    # and the robots meta or canonical after it, which Google ignores.
+    cut_by: str | None = None
+    hidden: tuple[str, ...] = ()
+    ended: bool = True  # the head ends within the bytes read (else more may follow)
+
+    @property
+    def noindex(self) -> bool:
+        """The head says noindex."""
+        return self.robots.noindex
 
 
-NOTHING_SAID = PageHead(noindex=False, canonicals=(), base=None)
+NOTHING_SAID = PageHead(NO_RULES, (), None)
 
 
-def head_of(body: bytes) -> bytes | None:
-    """The head of an HTML body prefix, or None when the prefix does not reach its end."""
+def read_head(body: bytes, agents: frozenset[str], *, complete: bool = True) -> PageHead:
+    """What the head of an HTML body (or of its first bytes) says, for `agents` (lower-case).
+
+    `complete`: `body` is the whole body; else more of it may tell where the head ends. A head
+    that names nothing that counts is not parsed. Google: "If you use an invalid element in the
+    <head> element, Google ignores any elements that appear after the invalid element" (Search
+    Central, "Use valid HTML to specify page metadata"); the HTML standard ends the head there.
+    """
     end = _HEAD_END.search(body)
-    return body[: end.start()] if end is not None else None
-
-
-def read_head(head: bytes, agents: frozenset[str]) -> PageHead:
-    """Meta robots (`robots` or one of `agents`, lower-case), canonical links and the base."""
     words = _words(agents)
-    if words is not None and b"&" not in head and not _mentions(head, words):
+    if words is not None and (end is not None or complete):
+        head = (body[: end.start()] if end is not None else body).lower()
         # Without a character reference, a name or rel that counts is written out: a head that
-        # holds none of them says nothing (most pages; the tags need no parsing).
-        return NOTHING_SAID
-    return _read_tags(head, agents, words)
+        # holds none of them (nor a soft-404 title's words), and plainly ends there, says
+        # nothing (most pages: not parsed).
+        if (
+            b"&" not in head
+            and not _mentions(head, words)
+            and _TITLE_WORDS.search(_titles(head)) is None
+            and _plainly_ends(head)
+        ):
+            return NOTHING_SAID
+    return _parse(body, agents, first_end=end)
 
 
-def _read_tags(head: bytes, agents: frozenset[str], words: tuple[bytes, ...] | None) -> PageHead:
-    """`read_head` tag by tag; a tag that names none of `words` (and has no "&") is skipped."""
-    noindex = False
-    canonicals: list[str] = []
-    base: str | None = None
-    for match in _TAG.finditer(head):
-        raw = match[0]
-        tag = match[1].lower()
-        if words is not None and b"&" not in raw and not _mentions(raw, words):
+# What a head's end tag may hide in: comments, and the elements whose text the HTML tokenizer
+# does not read as tags (HTML standard, "Parsing HTML documents": RAWTEXT, RCDATA, script data,
+# and noscript's text when scripting is on, as Google renders).
+_RAW = re.compile(
+    rb"<(!--|/?(?:script|style|noscript|template|title|textarea|iframe|xmp|noembed|noframes"
+    rb"|plaintext)(?=[\s/>]))"
+)
+
+
+def _plainly_ends(head: bytes) -> bool:
+    """Whether a head's bytes (lower-case) end outside any tag, comment and raw text.
+
+    Then the end tag after them is one. Else it may be written inside one (`document.write(
+    "</head>")`): the parser decides.
+    """
+    if head.rfind(b"<") > head.rfind(b">"):
+        return False  # inside a tag, or an attribute's value
+    at = 0
+    while (opened := _RAW.search(head, at)) is not None:
+        token = opened[1]
+        if token.startswith(b"/"):  # a closer with no opener: nothing to skip
+            at = opened.end()
             continue
-        attributes = _attributes(raw)
-        if tag == b"meta":
-            name = attributes.get("name", "").lower()
+        closer = b"-->" if token == b"!--" else b"</" + token
+        end = head.find(closer, opened.end()) if token != b"plaintext" else -1
+        if end < 0:
+            return False
+        at = end + len(closer)
+    return True
+
+
+def _parse(body: bytes, agents: frozenset[str], *, first_end: re.Match[bytes] | None) -> PageHead:
+    """The head through the HTML parser: up to the first candidate end that is one."""
+    if first_end is not None:
+        for number, end in enumerate(_HEAD_END.finditer(body, first_end.start())):
+            if number >= _MAX_CANDIDATES:
+                break
+            tree = LexborHTMLParser(body[: end.start()] + _SENTINEL, scripting=True)
+            if _sentinel_in(tree.head) or _sentinel_in(tree.body):
+                return _said(tree, agents, ended=True)
+            # The candidate is inside a comment, a script or an attribute: the next one.
+    tree = LexborHTMLParser(body + _SENTINEL, scripting=True)
+    return _said(tree, agents, ended=_sentinel_in(tree.body))
+
+
+def _sentinel_in(node: LexborNode | None) -> bool:
+    """Whether the sentinel is the last node in `node` (it comes last: at its deepest end)."""
+    while node is not None and node.last_child is not None:
+        node = node.last_child
+        if _is_sentinel(node):
+            return True
+    return False
+
+
+def _said(tree: LexborHTMLParser, agents: frozenset[str], *, ended: bool) -> PageHead:
+    """What the parsed head's elements say (Google reads these, and no others)."""
+    robots, canonicals = NO_RULES, []
+    base = refresh = title = None
+    head = tree.head
+    for node in head.iter() if head is not None else ():
+        tag, attributes = node.tag, node.attributes
+        if tag == "meta":
+            name = (attributes.get("name") or "").strip().lower()
             if name in agents or name == "robots":
-                noindex = noindex or _says_noindex(attributes.get("content", ""))
-        elif tag == b"link" and _is_canonical(attributes.get("rel", "")):
-            if "href" in attributes:
-                canonicals.append(attributes["href"])
-        elif tag == b"base" and base is None and "href" in attributes:
-            base = attributes["href"]
-    return PageHead(noindex, tuple(canonicals), base)
+                robots = robots | robots_rules(attributes.get("content") or "")
+            elif (attributes.get("http-equiv") or "").strip().lower() == "refresh":
+                refresh = refresh or instant_refresh(attributes.get("content") or "")
+        elif tag == "link" and is_canonical(attributes.get("rel") or ""):
+            href = attributes.get("href")
+            if href is not None:
+                canonicals.append(href.strip())
+        elif tag == "base" and base is None and attributes.get("href") is not None:
+            base = (attributes.get("href") or "").strip()
+        elif tag == "title" and title is None:
+            title = node.text()
+    not_found = title if title is not None and says_not_found(title) else None
+    cut_by, hidden = _cut_short(tree.body, agents)
+    return PageHead(robots, tuple(canonicals), base, refresh, not_found, cut_by, hidden, ended)
+
+
+def _cut_short(
+    body: LexborNode | None, agents: frozenset[str]
+) -> tuple[str | None, tuple[str, ...]]:
+    """The robots meta or canonical a head ended early left in the body, and what ended it."""
+    if body is None or body.child is None:
+        return None, ()
+    hidden: set[str] = set()
+    for node in body.css("meta[name], link[rel]"):
+        attributes = node.attributes
+        if node.tag == "link" and is_canonical(attributes.get("rel") or ""):
+            hidden.add("canonical")
+        elif node.tag == "meta":
+            name = (attributes.get("name") or "").strip().lower()
+            if name in agents or name == "robots":
+                hidden.add("robots")
+    if not hidden:
+        return None, ()
+    first = next(node for node in body.iter(include_text=True) if _counts(node))
+    return ("text" if first.tag == "-text" else first.tag), tuple(sorted(hidden))
+
+
+def _counts(node: LexborNode) -> bool:
+    """An element, or text that is not whitespace (comments end no head)."""
+    if node.tag == "-text":
+        return bool((node.text_content or "").strip())
+    return node.tag != "-comment"
+
+
+def _is_sentinel(node: LexborNode) -> bool:
+    return node.tag == "meta" and node.attributes == {"name": _SENTINEL_NAME}
 
 
 @functools.lru_cache(maxsize=16)
@@ -108,130 +209,39 @@ def _words(agents: frozenset[str]) -> tuple[bytes, ...] | None:
     """
     if not all(agent.isascii() and "k" not in agent for agent in agents):
         return None
-    return (b"robots", b"canonical", b"<base", *(agent.encode() for agent in sorted(agents)))
+    said = (b"robots", b"canonical", b"<base", b"refresh")
+    return (*said, *(agent.encode() for agent in sorted(agents)))
 
 
-def _mentions(text: bytes, words: tuple[bytes, ...]) -> bool:
-    """Whether `text`, lower-cased, holds one of `words`.
+def _titles(head: bytes) -> bytes:
+    """The part of a head (lower-case) from its first <title to its last </title."""
+    start = head.find(b"<title")
+    return head[start : head.rfind(b"</title")] if start >= 0 else b""
+
+
+def _mentions(low: bytes, words: tuple[bytes, ...]) -> bool:
+    """Whether `low` (lower-cased) holds one of `words`.
 
     A loop of `in` tests: a regex over the words took 3x as long, any() over a generator 1.5x.
     """
-    low = text.lower()
     for word in words:  # noqa: SIM110 - see above
         if word in low:
             return True
     return False
 
 
-def _attributes(tag: bytes) -> dict[str, str]:
-    found: dict[str, str] = {}
-    for name, quoted, single, bare in _ATTRIBUTE.findall(tag):
-        key = name.decode("ascii", "replace").lower()
-        if key not in found:  # HTML: the first of repeated attributes counts
-            value = (quoted or single or bare).decode("utf-8", "replace")
-            found[key] = html.unescape(value).strip()
-    return found
+def instant_refresh(content: str) -> str | None:
+    """The URL of a `<meta http-equiv="refresh">` that redirects at once (None: it does not).
 
-
-def _says_noindex(content: str) -> bool:
-    return any(rule.strip().lower() in NOINDEX_RULES for rule in content.split(","))
-
-
-def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:
-    """Whether X-Robots-Tag values forbid indexing to everyone or to one of `agents`.
-
-    Google (Search Central, "Robots meta tag and X-Robots-Tag"): `X-Robots-Tag: noindex`
-    applies to every crawler; `googlebot: noindex` to Googlebot only.
+    Google (Search Central, "Redirects and Google Search"): "Google Search interprets instant
+    meta refresh redirects as permanent redirects". The content is parsed as the HTML standard
+    says ("shared declarative refresh steps"): seconds, then the URL, quotes removed; no URL
+    reloads the page itself.
     """
-    for value in values:
-        rules = value
-        prefix = _AGENT_PREFIX.fullmatch(value)
-        if prefix is not None and prefix[1].lower() not in _VALUED_RULES:
-            if prefix[1].lower() not in agents:
-                continue
-            rules = prefix[2]
-        if any(rule.strip().lower() in NOINDEX_RULES for rule in rules.split(",")):
-            return True
-    return False
-
-
-def header_canonicals(values: Iterable[str]) -> tuple[str, ...]:
-    """The `rel="canonical"` targets of `Link` header values (RFC 8288; rel may list several)."""
-    return tuple(
-        target.strip()
-        for value in values
-        for target, params in _LINK_VALUE.findall(value)
-        if any(_is_canonical(rel[1] or rel[2]) for rel in _REL_PARAM.finditer(params))
-    )
-
-
-def _is_canonical(rel: str) -> bool:
-    """RFC 8288 §3.3: rel holds space-separated relation types, case-insensitive."""
-    return "canonical" in rel.lower().split()
-
-
-def canonical_findings(
-    final_url: str,
-    *,
-    url: str,
-    header: tuple[str, ...],
-    page: PageHead | None,
-) -> list[Finding]:
-    """url.canonical_elsewhere or url.canonical_conflict for the page at `final_url`.
-
-    Hrefs resolve against the page's <base> or its own URL (RFC 3986 §5), then compare in
-    normalised form (a canonical naming the page itself, written otherwise, is fine). Google
-    ignores canonicals that disagree: several distinct ones are a conflict, not a choice.
-    """
-    if not header and (page is None or not page.canonicals):  # most pages: nothing to compare
-        return []
-    base = urljoin(final_url, page.base) if page is not None and page.base else final_url
-    named: dict[str, tuple[str, str]] = {}  # key -> (absolute URL, where)
-    for source, hrefs in (("header", header), ("html", page.canonicals if page else ())):
-        for href in hrefs:
-            absolute = urljoin(base if source == "html" else final_url, href)
-            parsed = parse_http_url(absolute)
-            if parsed is not None:
-                known = named.get(parsed.key)
-                where = source if known is None or known[1] == source else "header+html"
-                named[parsed.key] = (absolute, where)
-    if len(named) > 1:
-        listed = " ".join(sorted(absolute for absolute, _ in named.values()))
-        return [finding(Code.URL_CANONICAL_CONFLICT, url=url, canonicals=listed[:_SHOWN_CHARS])]
-    own = parse_http_url(final_url)
-    for key, (absolute, where) in named.items():
-        if own is not None and key != own.key:
-            canonical = absolute[:_SHOWN_CHARS]
-            code = Code.URL_CANONICAL_ELSEWHERE
-            return [finding(code, url=url, canonical=canonical, source=where)]
-    return []
-
-
-def lastmod_behind(lastmod: str, last_modified: str, *, url: str) -> Finding | None:
-    """lastmod.behind_page: the page changed more than a day after its sitemap lastmod says.
-
-    Google uses lastmod only when it is "consistently and verifiably accurate" (Search Central,
-    "Build and submit a sitemap"). The caller leaves out a Last-Modified equal to the answer's
-    Date (dynamic pages say "now"). A lastmod is compared at the latest moment it can mean (a
-    day ends last at UTC-12); one coarser than a day, or unreadable, is left alone.
-    """
-    parsed = parse_lastmod(lastmod)
-    if parsed is None or len(lastmod) < _DAY_CHARS:
+    match = _REFRESH.fullmatch(content)
+    if match is None or not match[1] or int(match[1]) != 0:
         return None
-    try:
-        changed = parsedate_to_datetime(last_modified)  # RFC 9110 §5.6.7: an HTTP-date
-    except (TypeError, ValueError):
-        return None
-    if changed.tzinfo is None:
-        return None
-    latest = parsed.earliest + (_DAY_SPREAD if len(lastmod) == _DAY_CHARS else _ZONE_SPREAD)
-    if parsed.w3c_valid and len(lastmod) > _DAY_CHARS:
-        latest = parsed.earliest  # a time with its zone means one moment
-    if changed - latest <= _BEHIND_MARGIN:
-        return None
-    return finding(
-        Code.LASTMOD_BEHIND_PAGE,
-        url=url,
-        lastmod=lastmod[:_SHOWN_CHARS],
-        last_modified=last_modified,
-    )
+    url = (match[2] or "").strip()
+    if url[:1] in ("'", '"'):
+        url = url[1:].split(url[0], 1)[0]
+    return url.strip() or None

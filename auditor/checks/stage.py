@@ -9,11 +9,10 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Generic, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
-from auditor.checks.page_head import lastmod_behind
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import CheckResult, UrlRecord
@@ -162,21 +161,25 @@ class CheckLoop(Generic[K]):
                 await self._emit(batch)
 
 
+class CheckWatcher(Protocol):
+    """Something that judges checked URLs together, once all are checked."""
+
+    def checked(self, record: UrlRecord, result: CheckResult) -> None:
+        """One URL's check, as it is done."""
+
+
 def records_checked(
-    emit: EmitUrls,
+    emit: EmitUrls, *, watchers: Sequence[CheckWatcher] = ()
 ) -> Callable[[list[tuple[UrlRecord, CheckResult]]], Awaitable[None]]:
-    """An emit for (record, result) pairs: each record with its check, on to `emit`."""
+    """An emit for (record, result) pairs: each record with its check, on to `emit`.
+
+    Each pair is shown to `watchers` first (lastmod.behind_page, where alternates lead).
+    """
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        return emit([_joined(record, result) for record, result in pairs])
+        for watcher in watchers:
+            for record, result in pairs:
+                watcher.checked(record, result)
+        return emit([record.with_check(result) for record, result in pairs])
 
     return checked
-
-
-def _joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
-    """The record with its check, and what only both tell together: a lastmod behind the page."""
-    if record.lastmod is not None and result.last_modified is not None:
-        behind = lastmod_behind(record.lastmod, result.last_modified, url=record.loc)
-        if behind is not None:
-            result.findings += (behind,)
-    return record.with_check(result)

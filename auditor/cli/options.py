@@ -141,6 +141,11 @@ def _request_options(group: argparse._ArgumentGroup) -> None:
     )
     add("--header", action="append", default=[], metavar="'Name: value'", help="to targets' hosts")
     add("--ca-file", type=Path, metavar="PATH", help="also trust this CA (a staging site's)")
+    add(
+        "--insecure",
+        action="store_true",
+        help="verify no TLS certificate (a target's failing one is still reported)",
+    )
     add("--allow-private", action="store_true", help="allow private and link-local addresses")
 
 
@@ -262,6 +267,7 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         accept_file=args.accept_file,
         allow_private=args.allow_private,
         ca_file=args.ca_file,
+        insecure=args.insecure,
         metrics=args.metrics,
         junit=args.junit,
         junit_failures_only=args.junit_failures_only,

@@ -88,6 +88,11 @@ PROBLEM_PATHS = (
     "/discontinued",  # a deep URL sent to the home page
     "/print/about",  # names /about as its canonical
     "/confused",  # two canonicals that disagree
+    "/moved-by-meta",  # an instant meta refresh: a permanent redirect to Google
+    "/expired-offer",  # unavailable_after in the past
+    "/banner-head",  # an <img> ends the head before its robots meta
+    "/lost",  # answers 200, titled "Page not found"
+    "/print/contact",  # names a canonical that answers 404
 )
 
 
@@ -224,11 +229,16 @@ def _pages(base: str) -> dict[str, Page]:
         "/members": Page(401, b"log in first", {"WWW-Authenticate": 'Basic realm="members"'}),
         "/discontinued": redirect(301, "/"),
         "/print/about": _html(f'<link rel="canonical" href="{base}/about">'),
+        "/print/contact": _html(f'<link rel="canonical" href="{base}/contact-us">'),  # a 404
         "/confused": Page(
             200,
             b'<html><head><link rel="canonical" href="/b"></head><body>?</body></html>',
             {"Content-Type": "text/html", "Link": f'<{base}/a>; rel="canonical"'},
         ),
+        "/moved-by-meta": _html('<meta http-equiv="refresh" content="0; url=/about">'),
+        "/expired-offer": _html('<meta name="robots" content="unavailable_after: 2020-01-31">'),
+        "/banner-head": _html('<img src="/banner.png"><meta name="robots" content="noindex">'),
+        "/lost": Page(200, b"<title>Page not found</title><p>?</p>", {"Content-Type": "text/html"}),
         "/changelog": Page(
             200,
             b"<title>changelog</title>",

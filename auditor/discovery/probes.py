@@ -28,6 +28,24 @@ def probe_urls(site_url: str) -> list[str]:
     return [urljoin(site_url, path) for path in PROBE_PATHS]
 
 
+# Why nothing of a target could be read, as a finding on the target: each names what to check.
+_UNREACHED = {
+    Code.NET_DNS: Code.TARGET_DNS,
+    Code.NET_CONNECT: Code.TARGET_CONNECT,
+    Code.NET_TIMEOUT: Code.TARGET_TIMEOUT,
+    Code.NET_TLS: Code.TARGET_TLS,
+    Code.NET_PROTOCOL: Code.TARGET_PROTOCOL,
+}
+
+
+UNREACHED_CODES = frozenset(_UNREACHED.values())
+
+
+def unreached_code(cause: Code) -> Code:
+    """The target finding for a request that got no answer (`cause`: a net.* code)."""
+    return _UNREACHED.get(cause, cause)
+
+
 @dataclass(slots=True)
 class TargetState:
     """What discovery learns about one target while the run goes on."""
@@ -38,13 +56,36 @@ class TargetState:
     probes: list[ProbeResult] = field(default_factory=list)
     pending_probes: int = 0
     findings: list[Finding] = field(default_factory=list)
+    answered: bool = False  # some request to the target got an HTTP answer
+    failure: Finding | None = None  # the first request that got none: why (a net.* finding)
+
+    def heard(self, status: int | None, failure: Finding | None) -> None:
+        """One request to the target: its answer's status, or why none came."""
+        if status is not None:
+            self.answered = True
+        elif failure is not None and self.failure is None:
+            self.failure = failure
+
+    def unreached(self) -> bool:
+        """Whether nothing of the target answered: then say why, on the target, and True."""
+        if self.answered or self.failure is None:
+            return False
+        cause = self.failure
+        detail = dict(cause.detail or {})
+        detail["cause"] = cause.code.value
+        code = unreached_code(cause.code)
+        self.findings.append(Finding(code, cause.message, self.target.url, None, detail))
+        return True
 
     def none_found(self) -> None:
         """No sitemap in robots.txt nor at the known locations (docs/explanation/rules.md#probes).
 
-        A known location that answered other than 404/410 (a 503, a 403 from a bot shield) may
+        Said only of a site that answered: one that did not gets why instead (`unreached`). A
+        known location that answered other than 404/410 (a 503, a 403 from a bot shield) may
         hide one: the finding names those answers.
         """
+        if self.unreached():
+            return
         answers = "; ".join(
             f"{probe.url} {probe.status or 'no answer'}"
             for probe in sorted(self.probes, key=lambda probe: probe.url)
@@ -53,8 +94,9 @@ class TargetState:
         detail = {"answers": answers} if answers else {}
         self.findings.append(finding(Code.DISCOVERY_NONE_FOUND, url=self.target.url, **detail))
 
-    def probe_done(self, result: ProbeResult) -> None:
-        """Record one probe; the last one decides whether anything was found."""
+    def probe_done(self, result: ProbeResult, failure: Finding | None = None) -> None:
+        """Record one probe (`failure`: why no answer came); the last one decides."""
+        self.heard(result.status, failure)
         self.probes.append(result)
         self.pending_probes -= 1
         if self.pending_probes == 0 and not any(probe.found for probe in self.probes):

@@ -12,7 +12,8 @@ from urllib.parse import urljoin
 from protego import Protego
 
 from auditor.codes import Code
-from auditor.models import Finding, Redirect, finding
+from auditor.errors import FetchError
+from auditor.models import Finding, JsonScalar, Redirect, finding
 from auditor.urls import parse_http_url
 
 _SITEMAP_LINE = re.compile(r"\s*sitemap\s*:\s*(?P<value>[^#]*)", re.IGNORECASE)
@@ -25,6 +26,12 @@ _HARMLESS_LINE = re.compile(
 # A Disallow of plain characters: protego's quoting leaves it, and the start of a path without
 # `%`, as they are, so "this path starts with none of them" is its answer too.
 _PLAIN_DISALLOW = re.compile(r"\s*disallow\s*:\s*([A-Za-z0-9/_.~-]+)\s*(?:#.*)?", re.IGNORECASE)
+# A User-agent value that goes on past its product token ("Googlebot/2.1"): Google's parser
+# keeps the leading [a-zA-Z_-] characters only (google/robotstxt, robots.cc, ExtractUserAgent).
+_AGENT_LINE = re.compile(
+    r"^(?P<key>[ \t]*user[- ]?agent[ \t]*:?[ \t]*)(?P<token>[A-Za-z_-]+)(?P<rest>[^#\r\n]*)",
+    re.IGNORECASE | re.MULTILINE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,14 +55,40 @@ class RobotsTxt:
     # The Disallow values of every group when all are plain (a URL whose path starts with none
     # of them is allowed, whatever its group); None: protego decides every URL.
     blocking: tuple[str, ...] | None = None
+    # The file could not be read (5xx, 429, no answer): everything is disallowed (see
+    # `unreachable`); the status it answered, when it answered.
+    disallow_all: bool = False
+    status: int | None = None
+
+    @classmethod
+    def unreachable(cls, url: str, *, status: int | None = None) -> RobotsTxt:
+        """A robots.txt that could not be read: complete disallow.
+
+        RFC 9309 §2.3.1.4: "If the robots.txt file is unreachable due to server or network
+        errors, [...] the crawler MUST assume complete disallow." Google (Search Central, "How
+        Google interprets the robots.txt specification") stops crawling the site, and treats 429
+        as a server error.
+        """
+        return cls(url, (), frozenset(), None, disallow_all=True, status=status)
+
+    @property
+    def silent(self) -> bool:
+        """Unreachable without an answer (a timeout).
+
+        A URL of its host that gets no answer either is not blocked for it (the URL's own
+        failure says the same); one that does get an answer is.
+        """
+        return self.disallow_all and self.status is None
 
     @property
     def may_block(self) -> bool:
         """Whether any line of it can forbid a URL."""
-        return self.blocking != ()
+        return self.disallow_all or self.blocking != ()
 
     def allows(self, url: str, agent: str) -> bool:
         """Whether `agent` (its group, else `*`) may fetch `url` (longest match, `*` and `$`)."""
+        if self.disallow_all:
+            return _plain_path(url) == "/robots.txt"  # RFC 9309 §2.2.2: always allowed
         if self.rules is None or self.blocking == ():
             return True
         if self.blocking is not None:
@@ -71,6 +104,16 @@ class RobotsTxt:
     def without_rules(self) -> RobotsTxt:
         """Only what cross-submission needs: a large rule set costs megabytes once parsed."""
         return replace(self, sitemaps=(), rules=None)
+
+
+def robots_detail(robots: RobotsTxt, *, agent: str) -> dict[str, JsonScalar]:
+    """The detail of a finding that `robots` blocks a URL for `agent`: which file, and why."""
+    said: dict[str, JsonScalar] = {"robots": robots.url, "agent": agent}
+    if robots.disallow_all:
+        said["unreachable"] = True
+        if robots.status is not None:
+            said["robots_status"] = robots.status
+    return said
 
 
 def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
@@ -96,8 +139,23 @@ def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
             continue
         lines.append(SitemapLine(number, value, urljoin(url, value), relative=True))
         keys.add(resolved.key)
-    kept = Protego.parse(text) if rules else None
+    kept = Protego.parse(_product_tokens(text)) if rules else None
     return RobotsTxt(url, tuple(lines), frozenset(keys), kept, blocking=_blocking(text))
+
+
+def _product_tokens(text: str) -> str:
+    """User-agent values cut to their product token, as Google's parser reads them.
+
+    "User-agent: Googlebot/2.1" is Googlebot's group (google/robotstxt, robots.cc:
+    ExtractUserAgent keeps the leading [a-zA-Z_-]); protego would look for "googlebot/2.1".
+    """
+    return _AGENT_LINE.sub(_product_token, text)
+
+
+def _product_token(line: re.Match[str]) -> str:
+    if not line["rest"].strip():
+        return line[0]
+    return line["key"] + line["token"]
 
 
 def _blocking(text: str) -> tuple[str, ...] | None:
@@ -130,8 +188,9 @@ class RobotsFetch:
 
     url: str
     status: int | None = None
-    robots: RobotsTxt | None = None
-    problem: Finding | None = None  # robots.unreachable
+    robots: RobotsTxt | None = None  # None: no rules (a 4xx); RobotsTxt.unreachable: disallow all
+    problem: Finding | None = None  # robots.unreachable, or the redirect that could not be followed
+    error: FetchError | None = None  # no answer at all: why (the target's own finding)
     bytes: int = 0
     final_url: str | None = None
     redirects: tuple[Redirect, ...] = ()

@@ -13,7 +13,7 @@ from typing import Protocol
 
 from auditor.clock import Clock
 from auditor.codes import Code
-from auditor.discovery.robots import RobotsFetch, parse_robots
+from auditor.discovery.robots import RobotsFetch, RobotsTxt, parse_robots
 from auditor.errors import CompressionError, FetchError
 from auditor.files import LocalFile
 from auditor.limits import ROBOTS_MAX_BYTES
@@ -31,6 +31,10 @@ MAX_RULE_ORIGINS = 4
 MAX_QUICK_LOOKUPS = 8
 # RFC 6585 §4: Too Many Requests.
 TOO_MANY_REQUESTS = 429
+# No answer because the host itself cannot be reached: no name, no listener, a bad certificate.
+UNREACHABLE_HOST_CODES = frozenset(
+    {Code.NET_DNS, Code.NET_CONNECT, Code.NET_TLS, Code.NET_BLOCKED_ADDRESS}
+)
 
 
 async def fetch_robots(
@@ -38,37 +42,47 @@ async def fetch_robots(
 ) -> RobotsFetch:
     """Fetch and parse one robots.txt, its rules unless `rules` is False.
 
-    A 4xx answer but 429 means no rules at all (RFC 9309 §2.3.1.3).
+    A 4xx answer but 429 means no rules at all (RFC 9309 §2.3.1.3); a 5xx, a 429, no answer or
+    a body that breaks off means complete disallow (RobotsTxt.unreachable). A redirect chain
+    that cannot be followed counts as a 404 (Google, "How Google interprets the robots.txt
+    specification": after the hops it follows, "treats it as a 404").
     """
     started = clock.monotonic()
     try:
         opened = await follower.open(url)
     except FetchError as error:
-        return RobotsFetch(url, problem=_unreachable(url, error.message, error=error.code))
+        problem = _unreachable(url, error.message, error=error.code)
+        # A host that cannot be reached at all fails every request on its own, for the same
+        # reason: complete disallow would only repeat it. A timeout may be robots.txt's alone.
+        kept = None if error.code in UNREACHABLE_HOST_CODES else RobotsTxt.unreachable(url)
+        return RobotsFetch(url, robots=kept, problem=problem, error=error)
     if isinstance(opened, Refused):  # a redirect problem: no hop is vetoed for robots.txt
         reason = opened.reason
         assert isinstance(reason, Finding)
-        problem = _unreachable(url, reason.message, error=reason.code)
-        return RobotsFetch(url, problem=problem, redirects=opened.redirects)
+        return RobotsFetch(url, problem=reason, redirects=opened.redirects)
     async with opened.response as response:
-        fetched = RobotsFetch(
-            url, response.status, final_url=opened.final_url, redirects=opened.redirects
-        )
-        # Google treats 429 like 5xx (Search Central, "How Google interprets robots.txt"): the file
-        # is unreachable, never "no rules" as other 4xx are
+        status = response.status
+        fetched = RobotsFetch(url, status, final_url=opened.final_url, redirects=opened.redirects)
+        # Google treats 429 like 5xx (Search Central, "How Google interprets the robots.txt
+        # specification"): the file is unreachable, never "no rules" as other 4xx are
         # (docs/explanation/rules.md#robots-status).
-        if response.status >= 500 or response.status == TOO_MANY_REQUESTS:
-            problem = _unreachable(url, f"answered {response.status}", status=response.status)
-            return replace(fetched, problem=problem)
-        if not 200 <= response.status < 300:
+        if status >= 500 or status == TOO_MANY_REQUESTS:
+            problem = _unreachable(url, f"answered {status}", status=status)
+            return replace(
+                fetched, robots=RobotsTxt.unreachable(url, status=status), problem=problem
+            )
+        if not 200 <= status < 300:
             return fetched
         try:
             read: Read = response.read
             if response.streamed:  # a body the transport read whole was bounded there
                 read = floored(read, window_s=window_s, clock=clock)
             data = await _read_capped(read, response.body_encoding)
-        except (FetchError, CompressionError) as error:
-            return replace(fetched, problem=_unreachable(url, str(error)))
+        except (FetchError, CompressionError) as error:  # Google: incomplete data, a 5xx
+            problem = _unreachable(url, str(error), status=status)
+            return replace(
+                fetched, robots=RobotsTxt.unreachable(url, status=status), problem=problem
+            )
     elapsed_ms = round((clock.monotonic() - started) * 1000)
     robots = parse_robots(_text(data), url=url, rules=rules)
     return replace(fetched, robots=robots, bytes=len(data), elapsed_ms=elapsed_ms)

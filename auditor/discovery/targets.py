@@ -16,6 +16,9 @@ from auditor.errors import TargetError
 from auditor.urls import parse_http_url
 
 _HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
+# What a sitemap file is called (sitemaps.org: XML, gzipped XML, text): never a host name, as no
+# top-level domain is named xml, gz or txt; "sitemap.xml" is a file that is not there.
+_FILE_NAME = re.compile(r"[^/:]+\.(?:xml|xml\.gz|txt)", re.IGNORECASE)
 
 
 def parse_target(text: str, *, is_file: Callable[[Path], bool]) -> Target:
@@ -36,6 +39,8 @@ def _classify(text: str, *, is_file: Callable[[Path], bool]) -> Target:
     path = Path(text)
     if is_file(path):
         return _file_target(text, path, is_file=is_file)
+    if _FILE_NAME.fullmatch(text.split("/", 1)[0]):
+        raise TargetError(f"{text!r}: no such file (a URL starts with https://)")
     if _HOST_LIKE.fullmatch(text):  # "example.com" means its https site
         return _url_target(text, f"https://{text}")
     raise TargetError(f"{text!r} is neither an http(s) URL nor an existing file")

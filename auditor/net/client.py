@@ -215,9 +215,10 @@ async def is_private_host(host: str) -> bool:
     return any(not is_public_address(str(info[4][0])) for info in infos)
 
 
-def _tls_context(ca_file: Path) -> ssl.SSLContext:
+def _tls_context(ca_file: Path | None) -> ssl.SSLContext:
     context = ssl.create_default_context()  # the system's CAs; `cafile=` would replace them
-    context.load_verify_locations(cafile=ca_file)
+    if ca_file is not None:
+        context.load_verify_locations(cafile=ca_file)
     return context
 
 
@@ -235,6 +236,7 @@ class HttpClient:
         spare: int = 0,
         reach: Reach = Reach.ANY,
         ca_file: Path | None = None,
+        insecure: bool = False,
         resolver: AbstractResolver | None = None,
     ) -> None:
         """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
@@ -251,6 +253,7 @@ class HttpClient:
         self._spare = spare
         self._reach = reach
         self._ca_file = ca_file
+        self._insecure = insecure
         self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run
@@ -277,11 +280,38 @@ class HttpClient:
         return self
 
     async def _tls_context(self) -> ssl.SSLContext | bool:
-        """The system's CAs, plus `ca_file` when given (True: aiohttp's default context)."""
+        """The system's CAs, plus `ca_file` when given (True: aiohttp's default context).
+
+        False with `insecure`: certificates are not verified (certificate_problem says why
+        they would fail).
+        """
+        if self._insecure:
+            return False
         if self._ca_file is None:
             return True
         # Reading CA files is blocking I/O: off the event loop.
         return await asyncio.to_thread(_tls_context, self._ca_file)
+
+    async def certificate_problem(self, url: str, *, timeout_s: float) -> str | None:
+        """Why `url`'s certificate fails verification (None: it passes, or no TLS answer).
+
+        One HEAD request, verified as a run without --insecure would, through the same guard.
+        """
+        assert self._session is not None, "use the client as an async context manager"
+        timeout = aiohttp.ClientTimeout(total=timeout_s)
+        # A context of its own: a request's ssl=True would take the session's (unverified).
+        ssl_context = await asyncio.to_thread(_tls_context, self._ca_file)
+        try:
+            async with self._session.head(
+                url, ssl=ssl_context, timeout=timeout, allow_redirects=False
+            ):
+                return None
+        except aiohttp.ClientConnectorCertificateError as exc:
+            return str(exc.certificate_error)[:_MESSAGE_CHARS]
+        except aiohttp.ClientSSLError as exc:
+            return str(exc)[:_MESSAGE_CHARS]
+        except (aiohttp.ClientError, OSError, TimeoutError):
+            return None  # no certificate problem to speak of: the run's requests say what is
 
     async def __aexit__(
         self,

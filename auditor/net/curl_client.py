@@ -75,7 +75,9 @@ class _Slot:
         "timeouts", "truncated",
     )  # fmt: skip
 
-    def __init__(self, *, user_agent: str, reach: Reach, ca_file: Path | None) -> None:
+    def __init__(
+        self, *, user_agent: str, reach: Reach, ca_file: Path | None, insecure: bool = False
+    ) -> None:
         curl = pycurl.Curl()
         self.curl = curl
         self.reach = reach
@@ -104,6 +106,9 @@ class _Slot:
             setopt(pycurl.OPENSOCKETFUNCTION, self._open_socket)
         if ca_file is not None:
             setopt(pycurl.CAINFO, str(ca_file))
+        if insecure:  # --insecure: the certificate problem is the target's finding instead
+            setopt(pycurl.SSL_VERIFYPEER, 0)
+            setopt(pycurl.SSL_VERIFYHOST, 0)
 
     def prepare(
         self, url: str, method: str, lines: list[str], timeouts: Timeouts, max_body: int
@@ -275,6 +280,7 @@ class CurlTransport:
         spare: int = 0,
         reach: Reach = Reach.ANY,
         ca_file: Path | None = None,
+        insecure: bool = False,
         resolve: Resolve | None = None,
     ) -> None:
         """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
@@ -282,7 +288,8 @@ class CurlTransport:
         `spare`: connections beyond `concurrency` and `per_host` (robots.txt in a checker process).
 
         `ca_file`: a PEM bundle that replaces libcurl's (CURLOPT_CAINFO): give the system's CAs
-        and the extra one together (auditor.http_stack builds it). `resolve`: a test's answers
+        and the extra one together (auditor.http_stack builds it). `insecure`: certificates
+        are not verified (--insecure). `resolve`: a test's answers
         for some names, pinned with CURLOPT_RESOLVE; the guard judges them all the same.
         """
         self._user_agent = user_agent
@@ -291,6 +298,7 @@ class CurlTransport:
         self._header_hosts = header_hosts
         self._reach = reach
         self._ca_file = ca_file
+        self._insecure = insecure
         self._resolve = resolve
         self._free: list[_Slot] = []
         # Per `scheme://authority` as written: the header lines its requests get, or why none go.
@@ -388,7 +396,12 @@ class CurlTransport:
         slot.curl.setopt(pycurl.RESOLVE, entries)
 
     def _new_slot(self) -> _Slot:
-        slot = _Slot(user_agent=self._user_agent, reach=self._reach, ca_file=self._ca_file)
+        slot = _Slot(
+            user_agent=self._user_agent,
+            reach=self._reach,
+            ca_file=self._ca_file,
+            insecure=self._insecure,
+        )
         self._slots.append(slot)
         return slot
 

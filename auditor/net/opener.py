@@ -191,13 +191,14 @@ class Opener:
         policy, clock, host = self._policy, self._clock, netloc_of(url)
         verb, pacer, breaker = method.value.upper(), self._gate.pacer, self._gate.breaker
         attempt = 0
+        tried: FetchError | None = None  # this URL's last failure, once it was requested
         while True:
             asked: float | None = None
             held = False  # the open response holds the slot: closing it releases it
             await self._gate.acquire(host)
             try:
                 started = clock.monotonic()
-                self._refuse_given_up(host, started)
+                self._refuse_given_up(host, started, tried=tried)
                 response = await self._transport.open(
                     url, timeouts=policy.timeouts, method=verb, headers=headers, max_body=max_body
                 )
@@ -208,6 +209,7 @@ class Opener:
             except FetchError as error:
                 if not self._retryable(host, error) or attempt >= policy.retries:
                     raise
+                tried = error
             else:
                 breaker.answered(host)
                 if response.status in THROTTLE_STATUSES:
@@ -234,11 +236,15 @@ class Opener:
             await asyncio.sleep(delay)
             attempt += 1
 
-    def _refuse_given_up(self, host: str, now: float) -> None:
-        """Raise GivenUpError when the breaker gave the host up (and this is no probe)."""
+    def _refuse_given_up(self, host: str, now: float, *, tried: FetchError | None) -> None:
+        """Raise GivenUpError when the breaker gave the host up (and this is no probe).
+
+        `tried`: this URL's own failure, when an earlier try of it was sent.
+        """
         given_up = self._gate.breaker.refuse(host, now)
         if given_up is not None:
-            raise GivenUpError(host, code=given_up.code, failures=given_up.failures)
+            code, failures = given_up.code, given_up.failures
+            raise GivenUpError(host, code=code, failures=failures, tried=tried)
 
     def _retryable(self, host: str, error: FetchError) -> bool:
         """Count a failure with no answer for the breaker; whether another try may help."""

@@ -6,6 +6,7 @@ The caller owns the requests; this module only reads a status and a Location. Pu
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
@@ -120,15 +121,27 @@ def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[
     if first is not None and last is not None:
         if _place(first) != _place(last):
             found.append(finding(Code.REDIRECT_OTHER_HOST, url=loc, to=final_url, host=last.host))
-        # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft 404
-        # errors"; docs/explanation/rules.md#soft-404): the page is gone, and the sitemap says not.
-        if not _is_home(first) and _is_home(last):
+        # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft
+        # 404 errors"; docs/explanation/rules.md#soft-404): the page is gone, and the sitemap
+        # says not. The home page's own index document (/index.html) sent to / is the home
+        # page, canonicalised.
+        if not _is_home(first) and not _is_home_index(first) and _is_home(last):
             found.append(finding(Code.REDIRECT_TO_ROOT, url=loc, to=final_url))
     return found
 
 
 def _is_home(url: HttpUrl) -> bool:
     return url.path in ("", "/") and not url.query
+
+
+# The documents servers answer a folder with (Apache DirectoryIndex, IIS default documents);
+# Google's robots.txt matcher also reads /index.htm and /index.html as / (google/robotstxt,
+# robots.cc: "'index.htm' and 'index.html' are normalized to '/'").
+_INDEX_DOCUMENT = re.compile(r"/(?:index|default)\.(?:html?|php|aspx?|jsp|shtml|cgi)", re.I)
+
+
+def _is_home_index(url: HttpUrl) -> bool:
+    return not url.query and _INDEX_DOCUMENT.fullmatch(url.path) is not None
 
 
 def _place(url: HttpUrl) -> tuple[str, int | None]:

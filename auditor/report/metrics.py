@@ -31,6 +31,7 @@ class RunMetrics:
     duration_s: float
     finished_at_s: float  # Unix time
     regressions: int | None = None  # with --baseline
+    reached: bool = True  # every target could be read (no target.* finding)
 
 
 def metrics_registry(
@@ -47,9 +48,10 @@ def metrics_registry(
     gauge("last_run_timestamp_seconds", "When the last run ended.").labels(target).set(
         run.finished_at_s
     )
-    if run.complete:
+    if run.complete and run.reached:
         last_success_s = run.finished_at_s
-    if last_success_s is not None:  # an interrupted run keeps the previous success's time
+    # An interrupted run, or one that could not reach a target, keeps the previous success's.
+    if last_success_s is not None:
         gauge("last_success_timestamp_seconds", "When a run last finished.").labels(target).set(
             last_success_s
         )

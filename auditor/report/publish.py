@@ -15,6 +15,7 @@ from pathlib import Path
 import aiofiles.os
 
 from auditor.config import AuditConfig
+from auditor.discovery.probes import UNREACHED_CODES
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.models import TargetRecord
@@ -156,6 +157,9 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
         regressions=run.decision.regressions,
+        reached=not any(
+            item.code in UNREACHED_CODES for target in run.targets for item in target.findings
+        ),
     )
     await write_metrics(path, run.summary, metrics)
 

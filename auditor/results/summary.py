@@ -114,13 +114,7 @@ class Summary:
             self.count_for(sitemap, outcome)
 
     def _count_extensions(self, facts: ExtensionFacts) -> None:
-        counts = self.extensions
-        if facts.hreflang:
-            counts["hreflang_urls"] += 1
-            counts["hreflang_links"] += facts.hreflang
-        counts["images"] += facts.images
-        counts["videos"] += facts.videos
-        counts["news"] += facts.news
+        self.extensions.update(facts.counts())
 
     def count_for(self, sitemap: str, outcome: Outcome) -> None:
         """Count a checked URL for a sitemap that lists it."""
@@ -140,6 +134,7 @@ class Summary:
             self.entries += record.url_count
         self.add_findings(record.findings)
         self.by_code.update(record.findings_omitted)
+        self.extensions.update(record.relisted_extensions)
 
     def add_target(self, record: TargetRecord) -> None:
         """A target's own findings (discovery)."""

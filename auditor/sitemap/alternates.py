@@ -23,6 +23,27 @@ RECORDS_BATCH = 512
 EmitFindings = Callable[[RunFindings], Awaitable[None]]
 
 
+class CappedFindings:
+    """Run findings as they come: the first MAX_RUN_FINDINGS kept, all counted."""
+
+    def __init__(self) -> None:
+        self.kept: list[Finding] = []
+        self.omitted: Counter[Code] = Counter()
+
+    def add(self, item: Finding) -> None:
+        """One finding: kept, or counted past the cap."""
+        if len(self.kept) < MAX_RUN_FINDINGS:
+            self.kept.append(item)
+        else:
+            self.omitted[item.code] += 1
+
+    def run_findings(self) -> RunFindings | None:
+        """What to send to the sink (None: nothing was found)."""
+        if not self.kept and not self.omitted:
+            return None
+        return RunFindings(tuple(self.kept), dict(self.omitted))
+
+
 async def judge_alternates(
     store: LinkStore,
     *,
@@ -31,21 +52,14 @@ async def judge_alternates(
     emit_urls: EmitUrls,
 ) -> LinkVerdict:
     """Judge the clusters; send the findings and the unlisted alternates on, in batches."""
-    kept: list[Finding] = []
-    omitted: Counter[Code] = Counter()
-
-    def report(item: Finding) -> None:
-        if len(kept) < MAX_RUN_FINDINGS:
-            kept.append(item)
-        else:
-            omitted[item.code] += 1
-
-    verdict = await store.judge(listed=listed, report=report)
+    capped = CappedFindings()
+    verdict = await store.judge(listed=listed, report=capped.add)
     past_cap = verdict.unlisted_count - len(verdict.unlisted)  # counted, not checked
     if past_cap:
-        omitted[Code.HREFLANG_ALTERNATE_NOT_LISTED] += past_cap
-    if kept or omitted:
-        await emit_findings(RunFindings(tuple(kept), dict(omitted)))
+        capped.omitted[Code.HREFLANG_ALTERNATE_NOT_LISTED] += past_cap
+    found = capped.run_findings()
+    if found is not None:
+        await emit_findings(found)
     batch: list[UrlRecord] = []
     for alternate in verdict.unlisted:
         notice = finding(

@@ -120,9 +120,15 @@ def xsd_earliest(text: str) -> datetime | None:
         fields = (int(match[name] or 0) for name in ("y", "mo", "d", "h", "mi", "s"))
         year, month, day, hour, minute, second = fields
         micro = int((match["f"] or "0")[:6].ljust(6, "0"))
+        # XML Schema Part 2 (2nd ed.) §3.2.7: 24:00:00 is the end of the day, the next day's
+        # 00:00:00; W3C Datetime's hours stop at 23 (_W3C).
+        end_of_day = hour == 24 and minute == second == micro == 0
+        hour = 0 if end_of_day else hour
         moment = datetime(year, month, day, hour, minute, second, micro, tzinfo=zone)
     except ValueError:
         return None
+    if end_of_day:
+        moment += timedelta(days=1)
     return moment if abs(zone.utcoffset(None)) <= _XSD_MAX_ZONE else None
 
 

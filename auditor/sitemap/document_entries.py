@@ -89,6 +89,9 @@ class DocumentEntries:
             return None
         digest = entry.digest
         first = self._services.dedup.first_listing(digest, self._lister)
+        links = self._services.links
+        if entry.cluster is not None and links is not None:  # every listing's links count
+            await links.add(digest, entry.loc, self.job.url, entry.cluster, again=first is not None)
         if first is not None:
             if self._lister.repeats(first):
                 line = entry.line
@@ -98,12 +101,10 @@ class DocumentEntries:
                 self.tally.add(duplicate)
             for item in findings:
                 self.tally.add(item)
+            self.tally.relisted(entry.extensions)
             if first.url != self.job.url and not self._services.config.no_check:
                 self.relisted.add(digest)
             return None
-        links = self._services.links
-        if entry.cluster is not None and links is not None:
-            await links.add(digest, entry.loc, self.job.url, entry.cluster)
         return UrlRecord(
             entry.loc,
             (self.job.url,),

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 from auditor.codes import Code
 from auditor.limits import MAX_ENTRIES
 from auditor.models import (
+    ExtensionFacts,
     Finding,
     FoundBy,
     Redirect,
@@ -22,10 +23,16 @@ from auditor.models import (
 from auditor.sitemap.dates import parse_lastmod
 from auditor.sitemap.extensions.news import MAX_NEWS_PER_SITEMAP
 
-# Every lastmod the same recent moment is a build stamp, not a modification date
-# (docs/explanation/rules.md#lastmod-build-stamp).
-UNIFORM_LASTMOD_MIN_ENTRIES = 10
+# Every lastmod (or nearly every one) the same recent moment is a build stamp, not a
+# modification date (docs/explanation/rules.md#lastmod-build-stamp);
+# Google uses lastmod only when it is "consistently and verifiably accurate"
+# (Search Central, "Build and submit a sitemap"). "The same": within two clock hours (a build
+# that crosses an hour); "nearly every": this share of the dated entries, at least this many.
+UNIFORM_LASTMOD_MIN_ENTRIES = 5
+UNIFORM_LASTMOD_SHARE = 0.9
 UNIFORM_LASTMOD_RECENT = timedelta(days=7)
+MAX_STAMP_HOURS = 256  # distinct hours counted; past them, entries count as spread
+_HOUR_S = 3600
 
 
 class DocumentTally:
@@ -59,11 +66,13 @@ class DocumentTally:
         self.from_state = False
         self.elapsed_ms: int | None = None
         self.entries = 0
-        self._lastmods: set[str] = set()  # at most two values are ever kept
+        self._hours: Counter[int] = Counter()  # dated entries by their lastmod's hour
+        self._first_of_hour: dict[int, str] = {}  # each hour's first lastmod, as written
         self._same_as: str | None = None  # another probe found this very document
         self.news_sitemap = False  # it declares the news namespace
         self._news = 0  # <news:news> items
         self._dated = 0
+        self._relisted_extensions: Counter[str] = Counter()
 
     @property
     def codes(self) -> set[Code]:
@@ -84,7 +93,8 @@ class DocumentTally:
         self._findings.clear()
         self._omitted.clear()
         self.entries, self._dated = 0, 0
-        self._lastmods.clear()
+        self._hours.clear()
+        self._first_of_hour.clear()
         self._same_as = first
         self.add(finding(Code.DISCOVERY_SAME_DOCUMENT, same_as=first))
 
@@ -94,8 +104,18 @@ class DocumentTally:
         self._news += news
         if lastmod is not None:
             self._dated += 1
-            if len(self._lastmods) < 2:
-                self._lastmods.add(lastmod)
+            parsed = parse_lastmod(lastmod)
+            if parsed is None:
+                return
+            hour = int(parsed.earliest.timestamp()) // _HOUR_S
+            if hour in self._hours or len(self._hours) < MAX_STAMP_HOURS:
+                self._hours[hour] += 1
+                self._first_of_hour.setdefault(hour, lastmod)
+
+    def relisted(self, facts: ExtensionFacts | None) -> None:
+        """The extensions of an entry whose URL was listed before: counted all the same."""
+        if facts is not None:
+            self._relisted_extensions.update(facts.counts())
 
     def finish(self) -> SitemapRecord:
         """The document's record, with the findings only the whole document shows."""
@@ -117,6 +137,7 @@ class DocumentTally:
             findings=tuple(self._findings),
             findings_omitted=dict(self._omitted),
             from_state=self.from_state,
+            relisted_extensions=dict(self._relisted_extensions),
         )
 
     def _whole_document_findings(self) -> None:
@@ -135,21 +156,34 @@ class DocumentTally:
         empty = self.entries == 0 and not self.news_sitemap
         if empty and (self.kind is not None or not self.codes):
             self.add(finding(Code.SITEMAP_EMPTY))
-        if self._is_build_stamp():
+        stamp = self._build_stamp()
+        if stamp is not None:
+            value, same = stamp
+            share = round(same / self._dated, 3)
             self.add(
                 finding(
-                    Code.LASTMOD_UNIFORM, value=next(iter(self._lastmods)), entries=self.entries
+                    Code.LASTMOD_UNIFORM,
+                    value=value,
+                    entries=self._dated,
+                    same=same,
+                    share=share,
                 )
             )
 
-    def _is_build_stamp(self) -> bool:
+    def _build_stamp(self) -> tuple[str, int] | None:
+        """The build stamp (a lastmod as written) and how many entries carry it, if any."""
         # An index's lastmod is when each child file changed (sitemaps.org, sitemap index): a
-        # generator that writes every child in one build stamps them alike, and rightly so.
-        if self.kind is SitemapKind.SITEMAPINDEX:
-            return False
-        if self.entries < UNIFORM_LASTMOD_MIN_ENTRIES or self._dated != self.entries:
-            return False
-        if len(self._lastmods) != 1:
-            return False
-        parsed = parse_lastmod(next(iter(self._lastmods)))
-        return parsed is not None and parsed.earliest > self._now - UNIFORM_LASTMOD_RECENT
+        # generator that writes every child in one build stamps them alike, and rightly so. A
+        # news sitemap lists the last two days' articles (Google): its dates cluster by design.
+        if self.kind is SitemapKind.SITEMAPINDEX or self.news_sitemap:
+            return None
+        if self._dated < UNIFORM_LASTMOD_MIN_ENTRIES:
+            return None
+        hours = self._hours
+        same, hour = max(((hours[h] + hours.get(h + 1, 0), h) for h in hours), default=(0, 0))
+        if same < UNIFORM_LASTMOD_SHARE * self._dated:
+            return None
+        value = self._first_of_hour[hour]
+        parsed = parse_lastmod(value)
+        recent = parsed is not None and parsed.earliest > self._now - UNIFORM_LASTMOD_RECENT
+        return (value, same) if recent else None

@@ -5,7 +5,9 @@ both point to each other, the tags will be ignored." A site has millions of URLs
 alternates each: the pairs live in a temporary sqlite file beside the report (in memory only
 while a cluster's pages come, a batch at a time), and are joined once every sitemap is read.
 x-default names a fallback, often a language chooser that no sitemap lists (Django's): it owes
-no return link and is not reported.
+no return link and is not reported. A page's own languages are the set of values naming it
+(`x-default` beside `en`; Google: the generic page "can be one of the specific pages"), and a
+URL listed in several entries names the union of their links.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,8 +41,12 @@ _RECENT_CLUSTERS = 4096  # clusters written lately, and whether their links were
 # may be another set's return link. Tables are only appended to (a cluster met again after
 # others pushed it out of memory is written again); indexes are made when the walk is over,
 # and only when something is left to judge.
+# A page's `own` languages are written " en en-ie " (NULL: none), so that instr() finds one.
+# `again`: the row of a URL listed before (its rows, in several clusters, make one page).
 _SCHEMA = """
-CREATE TABLE pages (page INTEGER, loc TEXT, sitemap INTEGER, own TEXT, cluster INTEGER);
+CREATE TABLE pages (
+    page INTEGER, loc TEXT, sitemap INTEGER, own TEXT, cluster INTEGER, again INTEGER
+);
 CREATE TABLE members (cluster INTEGER, target INTEGER, lang TEXT, href TEXT, settled INTEGER);
 CREATE TABLE sitemaps (id INTEGER PRIMARY KEY, url TEXT);
 """
@@ -49,8 +56,11 @@ CREATE TABLE sitemaps (id INTEGER PRIMARY KEY, url TEXT);
 _NEAR = """
 ALTER TABLE pages RENAME TO every_page;
 CREATE TABLE pages AS SELECT * FROM every_page
-WHERE cluster IN (SELECT cluster FROM members) OR page IN (SELECT target FROM members);
+WHERE cluster IN (SELECT cluster FROM members) OR page IN (SELECT target FROM members){again};
 """
+# With URLs listed again, every row of theirs: a page naming a written cluster may also be in a
+# closed one (whose membership its rows answer).
+_NEAR_AGAIN = " OR page IN (SELECT page FROM every_page WHERE again = 1)"
 _NEAR_SHARE = 4  # copied out when the pages outnumber the written links this many times
 _INDEXES = """
 CREATE INDEX pages_by_page ON pages (page);
@@ -59,48 +69,85 @@ CREATE INDEX members_by_cluster ON members (cluster, target);
 """
 _UNSETTLED = "SELECT EXISTS (SELECT 1 FROM members WHERE settled = 0 AND lang != ?)"
 _SELFLESS = "SELECT EXISTS (SELECT 1 FROM pages WHERE own IS NULL)"
-# Page A names B (not x-default). The links that may owe a finding, each once (a cluster
-# written twice has its rows twice): B is no page naming alternates, names another set, or
-# calls itself another language. B naming the very set A names needs no look: A names itself.
+# Page A (a row of cluster C) names B as L (not x-default). The links that may owe a finding,
+# each once (a cluster written twice has its rows twice): all but those B settles itself by
+# naming the very set C under L (A, naming itself in C, is then named back).
 _SUSPECTS = """
 CREATE TABLE suspects AS
 SELECT m.cluster, m.target, m.lang, MIN(m.href) AS href FROM members m
-LEFT JOIN pages b ON b.page = m.target
 WHERE m.settled = 0 AND m.lang != ?
-AND (b.page IS NULL OR b.cluster != m.cluster OR b.own != m.lang)
+AND NOT EXISTS (
+    SELECT 1 FROM pages b WHERE b.page = m.target AND b.cluster = m.cluster
+    AND instr(b.own, ' ' || m.lang || ' ') > 0
+)
 GROUP BY m.cluster, m.target, m.lang
 """
-# B names another set, which does not hold A. Each query reads the suspects first (CROSS JOIN
-# keeps that order in SQLite), then their naming pages by index.
-_OTHER_SETS = """
-SELECT a.loc, s.url, m.lang, m.href FROM suspects m
-CROSS JOIN pages b ON b.page = m.target AND b.cluster != m.cluster
-CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
-CROSS JOIN sitemaps s ON s.id = a.sitemap
-WHERE NOT EXISTS (SELECT 1 FROM members r WHERE r.cluster = b.cluster AND r.target = a.page)
-"""
-# A does not name itself: B, naming the same set, cannot name A.
-_NOT_SELF = """
-SELECT a.loc, s.url, m.lang, MIN(m.href) FROM pages a
-CROSS JOIN members m ON m.cluster = a.cluster AND m.target != a.page
-CROSS JOIN pages b ON b.page = m.target AND b.cluster = m.cluster
-CROSS JOIN sitemaps s ON s.id = a.sitemap
-WHERE a.own IS NULL AND m.lang != ?
-GROUP BY a.page, m.target, m.lang
+# B, a page naming alternates, names A back in none of its clusters. The pairs to look at: the
+# suspects, and every link of a page that does not name itself (its set cannot hold it). A is
+# a member of B's cluster X when X's written links name it, or when A names itself in X (a
+# closed cluster's links are not written: its pages, each naming itself, are its members).
+_NO_RETURN = """
+WITH pairs AS (
+    SELECT a.page AS a_page, a.loc AS loc, a.sitemap AS sitemap, m.target AS target,
+        m.lang AS lang, m.href AS href
+    FROM suspects m CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
+    UNION ALL
+    SELECT a.page, a.loc, a.sitemap, m.target, m.lang, m.href FROM pages a
+    CROSS JOIN members m ON m.cluster = a.cluster AND m.target != a.page
+    WHERE a.own IS NULL AND m.lang != ?
+)
+SELECT MIN(loc), MIN(sitemap), lang, MIN(href) FROM pairs
+WHERE EXISTS (SELECT 1 FROM pages b WHERE b.page = target)
+AND NOT EXISTS (
+    SELECT 1 FROM pages b WHERE b.page = target AND (
+        EXISTS (SELECT 1 FROM members r WHERE r.cluster = b.cluster AND r.target = a_page)
+        OR EXISTS (
+            SELECT 1 FROM pages p
+            WHERE p.page = a_page AND p.cluster = b.cluster AND p.own IS NOT NULL
+        )
+    )
+)
+GROUP BY a_page, target, lang
 """
 # B is no page naming alternates: listed without hreflang (no return link), or nowhere.
 _NO_CLUSTER = """
-SELECT a.loc, s.url, m.target, m.lang, m.href FROM suspects m
+SELECT MIN(a.loc), MIN(a.sitemap), m.target, m.lang, MIN(m.href) FROM suspects m
 CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
-CROSS JOIN sitemaps s ON s.id = a.sitemap
 WHERE NOT EXISTS (SELECT 1 FROM pages b WHERE b.page = m.target)
+GROUP BY a.page, m.target, m.lang
 """
-# A names B as language L, where B calls itself M.
+# A names B as language L, where B calls itself M (and never L).
 _CONFLICTS = """
-SELECT a.loc, s.url, m.lang, b.own, m.href FROM suspects m
-CROSS JOIN pages b ON b.page = m.target AND b.own IS NOT NULL AND b.own != m.lang
+SELECT MIN(a.loc), MIN(a.sitemap), m.lang, group_concat(b.own, ''), MIN(m.href) FROM suspects m
+CROSS JOIN pages b ON b.page = m.target AND b.own IS NOT NULL
 CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
-CROSS JOIN sitemaps s ON s.id = a.sitemap
+WHERE NOT EXISTS (
+    SELECT 1 FROM pages c WHERE c.page = m.target AND instr(c.own, ' ' || m.lang || ' ') > 0
+)
+GROUP BY a.page, m.target, m.lang
+"""
+
+
+# Where alternates lead: each link to a URL whose check says it is not indexable, once per
+# (page naming it, URL). The written links name it, or (a closed cluster, whose links are not
+# written) it is a page of the cluster that names itself.
+_TARGETS = """
+SELECT MIN(a.loc), MIN(a.sitemap), MIN(m.lang), MIN(m.href), MIN(bad.reason) FROM bad
+CROSS JOIN members m ON m.target = bad.page
+CROSS JOIN {pages} a ON a.cluster = m.cluster AND a.page != m.target
+GROUP BY a.page, m.target
+UNION
+SELECT MIN(a.loc), MIN(a.sitemap), MIN(trim(b.own)), MIN(b.loc), MIN(bad.reason) FROM bad
+CROSS JOIN {pages} b ON b.page = bad.page AND b.own IS NOT NULL
+CROSS JOIN {pages} a ON a.cluster = b.cluster AND a.page != b.page
+WHERE NOT EXISTS (SELECT 1 FROM members m WHERE m.cluster = b.cluster AND m.target = b.page)
+GROUP BY a.page, b.page
+"""
+_TARGET_INDEXES = """
+CREATE INDEX IF NOT EXISTS {pages}_by_page ON {pages} (page);
+CREATE INDEX IF NOT EXISTS {pages}_by_cluster ON {pages} (cluster);
+CREATE INDEX IF NOT EXISTS members_by_target ON members (target);
+CREATE INDEX IF NOT EXISTS members_by_cluster ON members (cluster, target);
 """
 
 
@@ -142,6 +189,7 @@ class LinkVerdict:
     unlisted_count: int = 0
 
 
+MAX_BAD_KEPT = 1_000_000  # not-indexable URLs looked up among the alternates (9 MB at most)
 MAX_UNLISTED_KEPT = 100_000  # alternates no sitemap lists, checked and reported; the rest counted
 
 
@@ -159,18 +207,26 @@ class LinkStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self._db: sqlite3.Connection | None = None
-        self._pages: list[tuple[int, str, int, str | None, int]] = []
+        self._pages: list[tuple[int, str, int, str | None, int, int]] = []
         self._open: dict[int, _Open] = {}  # the clusters being gathered, by signed key
         self._rows = 0  # rows gathered: pages, and the links of the open clusters
         self._recent: dict[int, bool] = {}  # written lately: signed key -> closed
         self._sitemaps: dict[str, int] = {}  # one per sitemap of the run, as UrlDedup's
         self._new_sitemaps: list[tuple[int, str]] = []
         self._lock = asyncio.Lock()
+        self._again = False  # a URL was added twice: its rows make one page
+        # URLs whose check says they are not indexable: signed digests, and why (an index into
+        # _reasons): 9 bytes each.
+        self._bad = array("q")
+        self._bad_reasons = bytearray()
+        self._reasons: dict[str, int] = {}
         self.pages = 0
         self.links = 0
 
-    async def add(self, digest: int, loc: str, sitemap: str, cluster: Cluster) -> None:
-        """One URL's cluster (the first listing of a URL: a later one adds nothing)."""
+    async def add(
+        self, digest: int, loc: str, sitemap: str, cluster: Cluster, *, again: bool = False
+    ) -> None:
+        """One listing's cluster; `again`: the URL was listed before (links of both count)."""
         number = self._sitemaps.get(sitemap)
         if number is None:
             number = self._sitemaps[sitemap] = len(self._sitemaps)
@@ -180,19 +236,21 @@ class LinkStore:
         if opened is None and self._rows >= FLUSH_ROWS:  # between two clusters
             await self._flush()
         own = cluster.own
-        self._pages.append((_signed(digest), loc, number, own, key))
+        languages = f" {' '.join(own)} " if own else None
+        self._pages.append((_signed(digest), loc, number, languages, key, int(again)))
+        self._again = self._again or again
         self._rows += 1
         if opened is None:
             closed = self._recent.get(key)
             # Met again: nothing to add, unless it was closed and this page breaks it.
-            if closed is None or (closed and own is None):
+            if closed is None or (closed and not own):
                 opened = self._open[key] = _Open(cluster.links, self.pages)
                 self._rows += len(cluster.links)
         if opened is not None:
-            if own is None:  # it does not name itself: the whole cluster is judged
+            if not own:  # it does not name itself: the whole cluster is judged
                 opened.whole = True
-            else:
-                opened.waiting.discard((digest, own))
+            for language in own:
+                opened.waiting.discard((digest, language))
         self.pages += 1
         self.links += len(cluster.links)
         if self._rows >= _MAX_ROWS:
@@ -239,7 +297,7 @@ class LinkStore:
 
     def _write(
         self,
-        pages: list[tuple[int, str, int, str | None, int]],
+        pages: list[tuple[int, str, int, str | None, int, int]],
         members: list[tuple[int, int, str, str, int]],
         sitemaps: list[tuple[int, str]],
     ) -> None:
@@ -248,7 +306,7 @@ class LinkStore:
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         self._db.execute("BEGIN")  # one transaction per batch
-        self._db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?)", pages)
+        self._db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?, ?)", pages)
         self._db.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
         self._db.executemany("INSERT INTO sitemaps VALUES (?, ?)", sitemaps)
         self._db.execute("COMMIT")
@@ -282,31 +340,68 @@ class LinkStore:
             return  # every page names itself, and each link was settled as it was written
         written = db.execute("SELECT COUNT(*) FROM members").fetchone()[0]
         if written * _NEAR_SHARE < self.pages:
-            db.executescript(_NEAR)
+            db.executescript(_NEAR.format(again=_NEAR_AGAIN if self._again else ""))
         db.executescript(_INDEXES)
         db.execute(_SUSPECTS, (X_DEFAULT,))
-        for query, parameters in ((_OTHER_SETS, ()), (_NOT_SELF, (X_DEFAULT,))):
-            for loc, sitemap, lang, href in db.execute(query, parameters):
-                report(_no_return(loc, sitemap, lang, href))
+        sitemaps = {number: url for url, number in self._sitemaps.items()}
+        for loc, sitemap, lang, href in db.execute(_NO_RETURN, (X_DEFAULT,)):
+            report(_no_return(loc, sitemaps[sitemap], lang, href))
         unlisted = _UnlistedCount(db, verdict)
         for loc, sitemap, target, lang, href in db.execute(_NO_CLUSTER):
             digest = _unsigned(target)
             if listed(digest):  # listed without alternates: it names nobody back
-                report(_no_return(loc, sitemap, lang, href))
+                report(_no_return(loc, sitemaps[sitemap], lang, href))
             else:
-                unlisted.add(Unlisted(href, digest, loc, sitemap))
+                unlisted.add(Unlisted(href, digest, loc, sitemaps[sitemap]))
         unlisted.close()
         for loc, sitemap, lang, own, href in db.execute(_CONFLICTS):
             report(
                 finding(
                     Code.HREFLANG_CONFLICTING_LANGUAGE,
                     url=loc,
-                    sitemap=sitemap,
+                    sitemap=sitemaps[sitemap],
                     alternate=href,
                     hreflang=lang,
-                    own=own,
+                    own=" ".join(sorted(set(own.split()))),
                 )
             )
+
+    def not_indexable(self, digest: int, reason: str) -> None:
+        """A checked URL that is not indexable (its verdict, auditor.checks.indexability): why.
+
+        The first MAX_BAD_KEPT are kept, as the run may name alternates later.
+        """
+        if len(self._bad) < MAX_BAD_KEPT:
+            self._bad.append(_signed(digest))
+            self._bad_reasons.append(self._reasons.setdefault(reason, len(self._reasons)))
+
+    async def judge_targets(self, *, report: Callable[[Finding], None]) -> None:
+        """hreflang.alternate_not_indexable for each alternate whose check said not indexable.
+
+        Screaming Frog's hreflang "non-200" and "noindex return links": Google is pointed at a
+        language version it will not index. Once every URL is checked.
+        """
+        if not self._bad or not self.links:
+            return
+        await self._flush(final=True)
+        names = {number: reason for reason, number in self._reasons.items()}
+        bad = [(page, names[n]) for page, n in zip(self._bad, self._bad_reasons, strict=True)]
+        self._bad, self._bad_reasons = array("q"), bytearray()
+        await asyncio.to_thread(self._judge_targets, bad, report)
+
+    def _judge_targets(self, bad: list[tuple[int, str]], report: Callable[[Finding], None]) -> None:
+        assert self._db is not None
+        db = self._db
+        near = db.execute("SELECT 1 FROM sqlite_master WHERE name = 'every_page'").fetchone()
+        pages = "every_page" if near else "pages"
+        db.execute("CREATE TABLE IF NOT EXISTS bad (page INTEGER PRIMARY KEY, reason TEXT)")
+        db.executemany("INSERT OR IGNORE INTO bad VALUES (?, ?)", bad)
+        db.executescript(_TARGET_INDEXES.format(pages=pages))
+        sitemaps = {number: url for url, number in self._sitemaps.items()}
+        for loc, sitemap, lang, href, reason in db.execute(_TARGETS.format(pages=pages)):
+            code = Code.HREFLANG_ALTERNATE_NOT_INDEXABLE
+            said = {"alternate": href, "hreflang": lang, "reason": reason}
+            report(finding(code, url=loc, sitemap=sitemaps[sitemap], **said))
 
     async def __aenter__(self) -> Self:
         return self

@@ -24,10 +24,13 @@ EmitSitemap = Callable[[SitemapRecord | Relisted], Awaitable[None]]
 
 @dataclass(frozen=True, slots=True)
 class Lister:
-    """A document that lists URLs, as dedup sees it: listings of two kinds are no duplicates.
+    """A document that lists URLs, as dedup sees it: only sitemaps proper make duplicates.
 
-    A URL in a sitemap and in a feed is listed twice on purpose (Google: submit both); two
-    probed locations of one target are our guesses, not the site's submissions
+    Google asks for both (Search Central blog, "Best practices for XML sitemaps and RSS/Atom
+    feeds", 2014: "we recommend using both XML sitemaps and RSS/Atom feeds"): a URL in a sitemap
+    and in a feed, or in two feeds (a post filed under two category feeds), is listed twice on
+    purpose.
+    Two probed locations of one target are our guesses, not the site's submissions
     (docs/explanation/rules.md#probes).
     """
 
@@ -37,10 +40,10 @@ class Lister:
 
     def repeats(self, first: Lister) -> bool:
         """Whether listing a URL `first` listed makes a duplicate the site should fix."""
+        if first.feed or self.feed:  # loc.duplicate is for urlset and text sitemaps
+            return False
         if first.url == self.url:
             return True
-        if first.feed != self.feed:
-            return False
         return self.probed_for is None or first.probed_for != self.probed_for
 
 

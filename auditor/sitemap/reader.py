@@ -11,7 +11,7 @@ from array import array
 from dataclasses import dataclass, replace
 
 from auditor.codes import Code
-from auditor.discovery.robots import RobotsTxt
+from auditor.discovery.robots import RobotsTxt, robots_detail
 from auditor.errors import FetchError
 from auditor.files import LocalFile
 from auditor.models import AlreadyRead, Finding, FoundBy, Relisted, SitemapRecord, finding
@@ -119,6 +119,8 @@ class _DocumentReader:
         self.entries = DocumentEntries(job, services, self.tally)
         self._final: HttpUrl | None = None
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
+        # Blocked by a robots.txt that never answered: said once this document's host answers.
+        self._blocked_if_answered: Finding | None = None
         self._already_read = False  # it redirects to a document read through another listing
         self.fingerprint: str | None = None  # of a probe's document, once read
 
@@ -211,8 +213,13 @@ class _DocumentReader:
         # "Sitemap blocked by robots.txt" is Search Console's verdict: as --robots-agent reads it.
         agent = self._services.config.robots_agent
         if robots is not None and not robots.allows(self.job.url, agent):
-            blocked = finding(Code.SITEMAP_BLOCKED_BY_ROBOTS, robots=robots.url, agent=agent)
-            self.tally.add(blocked)
+            code = Code.SITEMAP_BLOCKED_BY_ROBOTS
+            said = robots_detail(robots, agent=agent)
+            blocked = Finding(code, code.info.title, None, None, said)
+            if robots.silent:
+                self._blocked_if_answered = blocked
+            else:
+                self.tally.add(blocked)
 
     async def _open(self, asked: dict[str, str] | None) -> Response | None:
         """The response to read (2xx, or the 304 to `asked`), or None when there is none."""
@@ -220,6 +227,8 @@ class _DocumentReader:
         opened = await self._services.opener.open(
             job.url, on_hop=lambda key: tree.check_hop(job, key), headers=asked
         )
+        if self._blocked_if_answered is not None:  # the host answers; its robots.txt did not
+            self.tally.add(self._blocked_if_answered)
         self.tally.redirects = opened.redirects
         hops = len(opened.redirects)
         if isinstance(opened, Refused):

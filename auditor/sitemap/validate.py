@@ -45,6 +45,7 @@ class EntryContext:
     now: datetime
     scope: Scope | None = None  # None: no location rule (a local file before its first URL)
     rfc822_dates: bool = False  # an RSS 2.0 feed: its pubDate is RFC 822, not W3C Datetime
+    feed: bool = False  # an RSS or Atom feed: an item may have no link
     latest: datetime = field(init=False)  # a lastmod after this is in the future
 
     def __post_init__(self) -> None:
@@ -70,9 +71,11 @@ def validate_loc(
     `cut`: the parser kept only the first limits.MAX_FIELD_CHARS characters of the value.
     """
     if not text:
+        # RSS 2.0 ("All elements of an item are optional") and Atom (RFC 4287 §4.1.1: an entry
+        # with content needs no link) allow an item without a link: it lists no URL.
+        code = Code.FEED_ITEM_WITHOUT_LINK if ctx.feed else Code.LOC_MISSING
         return LocVerdict(
-            None,
-            (finding(Code.LOC_MISSING, sitemap=ctx.sitemap, line=line, empty=text is not None),),
+            None, (finding(code, sitemap=ctx.sitemap, line=line, empty=text is not None),)
         )
     known = parse_known(text)
     url, digest = known if known is not None else (None, 0)

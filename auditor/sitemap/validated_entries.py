@@ -139,7 +139,8 @@ class DocumentValidator:
                 scope = self._spec.index_scope if index else self._spec.urlset_scope
                 # RSS 2.0 (a root without a namespace) dates its items in RFC 822, not W3C.
                 rss2 = event.kind is SitemapKind.RSS and event.namespace is None
-                context = replace(self._context, rfc822_dates=rss2)
+                feed = event.kind in (SitemapKind.RSS, SitemapKind.ATOM)
+                context = replace(self._context, rfc822_dates=rss2, feed=feed)
                 self._context = replace(context, scope=scope) if scope is not None else context
                 return event
             case _:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from auditor.codes import Code
@@ -15,7 +16,16 @@ from auditor.config import TargetKind
 from auditor.discovery.probes import TargetState, probe_urls
 from auditor.discovery.robots import RobotsFetch, robots_findings
 from auditor.discovery.robots_fetch import fetch_robots, read_robots_file
-from auditor.models import Finding, FoundBy, ProbeResult, SitemapKind, TargetRecord, finding
+from auditor.models import (
+    Finding,
+    FoundBy,
+    ProbeResult,
+    Redirect,
+    SitemapKind,
+    SitemapRecord,
+    TargetRecord,
+    finding,
+)
 from auditor.sitemap.read_services import ReadServices
 from auditor.sitemap.reader import read_sitemap
 from auditor.sitemap.tree_rules import Job
@@ -33,6 +43,8 @@ class RobotsJob:
     probe_base: str | None  # the site URL to probe under when robots.txt names no sitemap
 
 
+CertificateCheck = Callable[[str], Awaitable[str | None]]  # URL -> why its certificate fails
+
 # Documents waiting to be read. Not size-bounded as a queue (a reader must never block on it,
 # or readers would wait for each other): SitemapTree's sitemap cap bounds it.
 Frontier = asyncio.Queue[Job | RobotsJob]
@@ -49,6 +61,11 @@ class Walker:
         # known locations is known to be the same before the second one counts
         # (docs/explanation/rules.md#probes).
         self._probes: dict[int, list[Job]] = {}
+        self._certificate_problem: CertificateCheck | None = None
+
+    def verify_with(self, check: CertificateCheck) -> None:
+        """--insecure: `check` says why a URL's certificate would fail verification."""
+        self._certificate_problem = check
 
     def target_records(self) -> list[TargetRecord]:
         """What discovery found for each target (call when the walk is over)."""
@@ -60,6 +77,7 @@ class Walker:
 
     async def run(self) -> None:
         """Walk until every reachable document is read."""
+        await self._check_certificates()
         for index, state in enumerate(self._targets):
             self._start(index, state)
         async with asyncio.TaskGroup() as group:
@@ -70,6 +88,22 @@ class Walker:
             await self._frontier.join()
             for worker in workers:
                 worker.cancel()
+
+    async def _check_certificates(self) -> None:
+        """Check each https target's certificate once, as a run without --insecure would.
+
+        --insecure verifies no certificate: a failing one is still the target's finding.
+        """
+        check = self._certificate_problem
+        if check is None:
+            return
+        for state in self._targets:
+            url = state.target.url
+            if state.target.path is None and url.startswith("https:"):
+                problem = await check(url)
+                if problem is not None:
+                    said = finding(Code.TARGET_TLS, url=url, error=problem, insecure=True)
+                    state.findings.append(said)
 
     def _start(self, index: int, state: TargetState) -> None:
         target = state.target
@@ -112,12 +146,18 @@ class Walker:
             case Job(found_by=FoundBy.PROBE):
                 try:
                     outcome = await read_sitemap(job, self._services)
-                    probe = ProbeResult(job.url, outcome.found, outcome.record.status)
-                    self._targets[job.target].probe_done(probe)
+                    record = outcome.record
+                    probe = ProbeResult(job.url, outcome.found, record.status)
+                    self._targets[job.target].probe_done(probe, _no_answer(record))
                 finally:
                     waiting = self._probes.get(job.target)
                     if waiting:
                         self.enqueue(waiting.pop(0))
+            case Job(found_by=FoundBy.TARGET, path=None):
+                record = (await read_sitemap(job, self._services)).record
+                state = self._targets[job.target]
+                state.heard(_status(record.status, record.redirects), _no_answer(record))
+                state.unreached()
             case Job():
                 await read_sitemap(job, self._services)
 
@@ -145,8 +185,13 @@ class Walker:
         await self._services.emit_sitemap(tally.finish())
         if listed:
             return
+        failure = fetched.error.finding(url=job.url) if fetched.error is not None else None
+        state.heard(_status(fetched.status, fetched.redirects), failure)
+        if state.unreached():  # no answer at all: the known locations would get none either
+            return
         if job.probe_base is None:
-            state.none_found()
+            if robots is None or not robots.disallow_all:  # unread is not "without sitemaps"
+                state.none_found()
             return
         self._probe(job, state, job.probe_base)
 
@@ -189,6 +234,24 @@ class Walker:
             return
         self._probes[job.target] = admitted[1:]
         self.enqueue(admitted[0])
+
+
+# Requests that got no HTTP answer say why with one of these codes (auditor.net).
+_NO_ANSWER = frozenset(
+    {Code.NET_DNS, Code.NET_CONNECT, Code.NET_TIMEOUT, Code.NET_TLS, Code.NET_PROTOCOL}
+)
+
+
+def _no_answer(record: SitemapRecord) -> Finding | None:
+    """Why a document's request got no answer, if it got none."""
+    if record.status is not None or record.redirects:
+        return None
+    return next((item for item in record.findings if item.code in _NO_ANSWER), None)
+
+
+def _status(status: int | None, redirects: tuple[Redirect, ...]) -> int | None:
+    """The first status a request got (a redirect's, when it was redirected)."""
+    return redirects[0].status if redirects else status
 
 
 def _key(url: str) -> str:

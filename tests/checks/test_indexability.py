@@ -23,8 +23,12 @@ from tests.helpers import Report, run_audit
 pytestmark = pytest.mark.usefixtures("engine")
 
 
-def html(head: str = "", *, headers: dict[str, str] | None = None, body: str = "page") -> Page:
-    text = f"<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>"
+def html(
+    head: str = "", *, headers: dict[str, str] | None = None, body: str = "page", title: str = "t"
+) -> Page:
+    text = (
+        f"<!doctype html><html><head><title>{title}</title>{head}</head><body>{body}</body></html>"
+    )
     return Page(200, text.encode(), {"Content-Type": "text/html", **(headers or {})})
 
 
@@ -97,19 +101,115 @@ async def test_head_only_runs_judge_the_header_forms_alone(tmp_path: Path) -> No
     assert found == {
         "/header-elsewhere": ["url.canonical_elsewhere"],
         "/both-agree": ["url.canonical_elsewhere"],
-        "/conflict": ["url.canonical_elsewhere"],  # the header's alone: no HTML read
+        # The header's alone (no HTML read): /b, which answers 404.
+        "/conflict": ["url.canonical_elsewhere", "url.canonical_not_indexable"],
         "/header-noindex": ["url.noindex"],
     }
     assert all(entry["method"] == "HEAD" for entry in entries.values())
 
 
-async def test_a_head_past_64_kib_is_read_as_far_as_64_kib(tmp_path: Path) -> None:
-    padding = '<meta name="x" content="' + "p" * 70_000 + '">'
-    early = html('<meta name="robots" content="noindex">' + padding)
-    late = html(padding + '<link rel="canonical" href="/elsewhere">')
-    entries = await check(tmp_path, {"/early": early, "/late": late})
+async def test_a_head_past_64_kib_is_read_to_its_end_up_to_2_mb(tmp_path: Path) -> None:
+    """Google fetches 2 MB of a page: a robots meta after 70 KB of inline CSS counts. Only the
+    pages whose head did not end within the first 64 KiB are asked again, for more."""
+    style = "<style>" + "p{color:red}" * 6_000 + "</style>"  # 72 KB
+    early = html('<meta name="robots" content="noindex">' + style)
+    late = html(style + '<link rel="canonical" href="/long-body">')
+    past = html(
+        "<style>" + "p{color:red}" * 180_000 + "</style>" + '<meta name="robots" content="noindex">'
+    )
+    long_body = html('<link rel="canonical" href="/long-body">', body="text " * 30_000)
+    entries, hits = await check_hits(
+        tmp_path, {"/early": early, "/late": late, "/past": past, "/long-body": long_body}
+    )
     assert codes(entries["/early"]) == ["url.noindex"]
-    assert codes(entries["/late"]) == []  # beyond what a check reads: never guessed
+    assert codes(entries["/late"]) == ["url.canonical_elsewhere"]
+    assert codes(entries["/past"]) == []  # past Google's 2 MB: never read, never guessed
+    assert codes(entries["/long-body"]) == []
+    # /long-body's head ended within 64 KiB: asked once as listed, once as /late's canonical.
+    assert (hits["/early"], hits["/late"], hits["/past"], hits["/long-body"]) == (2, 2, 2, 2)
+
+
+async def check_hits(
+    tmp_path: Path, pages: dict[str, Route], **overrides: Any
+) -> tuple[dict[str, Report], dict[str, int]]:
+    """`check`, and how often each page was requested."""
+
+    def routes(base: str) -> dict[str, Route]:
+        listed = [url(base + path) for path in pages]
+        return {**pages, "/s.xml": xml_page(urlset(listed))}
+
+    async with serve(routes) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False, **overrides)
+        hits = dict(served.hits)
+    entries = {entry["loc"].removeprefix(served.base): entry for entry in audited.report["urls"]}
+    return entries, hits
+
+
+async def test_the_head_is_read_as_html(tmp_path: Path) -> None:
+    """Comments and scripts hold no tags; Google stops reading the head at an <img>."""
+    pages: dict[str, Route] = {
+        "/commented": html('<!-- <meta name="robots" content="noindex"> -->'),
+        "/scripted": html('<script>var c = \'<link rel="canonical" href="/x">\';</script>'),
+        "/cut-short": html('<img src="/logo.png"><link rel="canonical" href="/elsewhere">'),
+        "/noscript-pixel": html(
+            '<noscript><img src="/p.gif"></noscript><link rel=canonical href=/commented>'
+        ),
+    }
+    entries = await check(tmp_path, pages)
+    assert {path: codes(entry) for path, entry in entries.items()} == {
+        "/commented": [],
+        "/scripted": [],
+        "/cut-short": ["url.head_cut_short"],  # its canonical is not Google's: no elsewhere
+        "/noscript-pixel": ["url.canonical_elsewhere"],
+    }
+    assert detail(entries["/cut-short"], "url.head_cut_short") == {
+        "by": "img",
+        "hidden": "canonical",
+    }
+
+
+async def test_refresh_unavailable_after_and_soft_404(tmp_path: Path) -> None:
+    pages: dict[str, Route] = {
+        "/refreshed": html('<meta http-equiv="refresh" content="0; url=/new">'),
+        "/delayed": html('<meta http-equiv="refresh" content="30; url=/new">'),
+        "/reloads": html('<meta http-equiv="refresh" content="0">'),
+        "/expired": html('<meta name="robots" content="unavailable_after: 2020-09-21">'),
+        "/not-yet": html('<meta name="robots" content="unavailable_after: 2099-01-01">'),
+        "/expired-header": html(
+            headers={"X-Robots-Tag": "unavailable_after: 25 Jun 2010 15:00:00 PST"}
+        ),
+        "/gone": html("", title="Page not found \u2013 Shop"),
+        "/about-404s": html("", title="How to fix 'Page not found' errors"),
+        "/new": html(),
+    }
+    entries = await check(tmp_path, pages)
+    assert {path: codes(entry) for path, entry in entries.items()} == {
+        "/refreshed": ["redirect.meta_refresh"],
+        "/delayed": [],
+        "/reloads": [],
+        "/expired": ["url.unavailable_after"],
+        "/not-yet": [],
+        "/expired-header": ["url.unavailable_after"],
+        "/gone": ["url.title_not_found"],
+        "/about-404s": [],
+        "/new": [],
+    }
+    assert str(detail(entries["/refreshed"], "redirect.meta_refresh")["to"]).endswith("/new")
+
+
+async def test_a_canonical_naming_the_listed_url_is_not_elsewhere(tmp_path: Path) -> None:
+    """Astro, Docusaurus: /a redirects to /a/, which names /a canonical: the redirect is the
+    fault. An IRI canonical and its percent-encoded URI are one URL (RFC 3987 §3.1)."""
+    pages: dict[str, Route] = {
+        "/a": redirect(301, "/a/"),
+        "/a/": html('<link rel="canonical" href="/a">'),
+        "/caf%C3%A9.html": html('<link rel="canonical" href="/café.html">'),
+        "/my%20page": html('<link rel="canonical" href="/my page">'),
+    }
+    entries = await check(tmp_path, pages)
+    assert codes(entries["/a"]) == ["redirect.permanent"]
+    assert codes(entries["/caf%C3%A9.html"]) == []
+    assert codes(entries["/my%20page"]) == []
 
 
 async def test_a_deep_url_sent_home_is_a_soft_404(tmp_path: Path) -> None:
@@ -156,6 +256,78 @@ async def test_a_lastmod_behind_the_page(tmp_path: Path, lastmod: str, behind: b
 
     async with serve(routes) as served:
         audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False)
-    by_path = {e["loc"].removeprefix(served.base): codes(e) for e in audited.report["urls"]}
-    assert ("lastmod.behind_page" in by_path["/changed"]) is behind
-    assert "lastmod.behind_page" not in by_path["/dynamic"]  # Last-Modified = Date: "now"
+    assert behind_pages(audited.report, served.base) == (["/changed"] if behind else [])
+    # /dynamic: Last-Modified = Date, "now", says nothing
+
+
+def behind_pages(report: Report, base: str) -> list[str]:
+    """The pages lastmod.behind_page names (run findings: judged once every page is checked)."""
+    return sorted(
+        item["url"].removeprefix(base)
+        for item in report.get("run_findings", [])
+        if item["code"] == "lastmod.behind_page"
+    )
+
+
+def deployed(at: str) -> Page:
+    return Page(200, b"<title>page</title>", {"Content-Type": "text/html", "Last-Modified": at})
+
+
+async def test_a_deploy_stamps_every_last_modified_and_says_nothing(tmp_path: Path) -> None:
+    """Hugo, Sphinx, Jekyll: a deploy sets every page's Last-Modified within minutes. Those
+    values say when the site was copied; a page edited after the deploy still says more."""
+    deploy = [f"Tue, 03 Nov 2026 10:{minute:02d}:00 GMT" for minute in range(0, 40, 5)]
+    pages = {f"/p{n}": deployed(at) for n, at in enumerate(deploy)}
+    pages["/edited"] = deployed("Sun, 15 Nov 2026 09:00:00 GMT")
+
+    def routes(base: str) -> dict[str, Route]:
+        listed = [url(f"{base}{path}", lastmod="2026-01-05") for path in pages]
+        return {"/s.xml": xml_page(urlset(listed)), **pages}
+
+    async with serve(routes) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False)
+    assert behind_pages(audited.report, served.base) == ["/edited"]
+    assert audited.codes()["lastmod.behind_page"] == 1
+
+
+async def test_where_a_canonical_leads(tmp_path: Path) -> None:
+    """Screaming Frog's "Non-Indexable Canonical": a canonical that answers an error, redirects,
+    is noindex or names another canonical points Google at a URL it will not index."""
+    pages: dict[str, Route] = {
+        "/to-missing": html('<link rel="canonical" href="/missing">'),
+        "/to-missing-too": html('<link rel="canonical" href="/missing">'),
+        "/to-moved": html('<link rel="canonical" href="/moved">'),
+        "/to-hidden": html('<link rel="canonical" href="/hidden">'),
+        "/to-alternate": html('<link rel="canonical" href="/alternate">'),
+        "/to-good": html('<link rel="canonical" href="/good">'),
+    }
+    unlisted: dict[str, Route] = {
+        "/missing": Page(404, b"gone"),
+        "/moved": redirect(301, "/good"),
+        "/hidden": html('<meta name="robots" content="noindex">'),
+        "/alternate": html('<link rel="canonical" href="/good">'),
+        "/good": html('<link rel="canonical" href="/good">'),
+    }
+
+    def routes(base: str) -> dict[str, Route]:
+        listed = [url(base + path) for path in pages]
+        return {**pages, **unlisted, "/s.xml": xml_page(urlset(listed))}
+
+    async with serve(routes) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/s.xml", no_check=False)
+        hits = dict(served.hits)
+    entries = {e["loc"].removeprefix(served.base): e for e in audited.report["urls"]}
+    reasons = {
+        path: detail(entry, "url.canonical_not_indexable")["reason"]
+        for path, entry in entries.items()
+        if "url.canonical_not_indexable" in codes(entry)
+    }
+    assert reasons == {
+        "/to-missing": "client_error",
+        "/to-missing-too": "client_error",
+        "/to-moved": "redirected",
+        "/to-hidden": "noindex_meta",
+        "/to-alternate": "canonicalised",
+    }
+    assert codes(entries["/to-good"]) == ["url.canonical_elsewhere"]
+    assert hits["/missing"] == 1  # asked once for both pages naming it

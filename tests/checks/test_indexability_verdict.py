@@ -51,15 +51,15 @@ ROWS = [
     (
         "a bot shield's 403",
         answered(403, found(Code.HTTP_BLOCKED, status=403, challenge="cloudflare")),
-        "bot_challenge",
+        "refused",
     ),
     (
         "a bot shield's page with 200",
         answered(200, found(Code.HTTP_BLOCKED, status=200, challenge="datadome")),
-        "bot_challenge",
+        "refused",
     ),
+    ("429 after retries", answered(429, found(Code.HTTP_BLOCKED, status=429)), "refused"),
     ("404", answered(404, found(Code.HTTP_NOT_FOUND)), "client_error"),
-    ("429 without a shield", answered(429, found(Code.HTTP_BLOCKED, status=429)), "client_error"),
     (
         "a redirect to a 404: broken first",
         answered(404, found(Code.REDIRECT_PERMANENT), hops=MOVED),
@@ -88,6 +88,11 @@ ROWS = [
     ),
     ("a 300 without Location", answered(300, found(Code.REDIRECT_BAD_LOCATION)), "redirected"),
     (
+        "an instant meta refresh",
+        answered(200, found(Code.REDIRECT_META_REFRESH, to=OTHER, delay=0)),
+        "redirected",
+    ),
+    (
         "blocked by robots.txt, and noindex",
         answered(200, found(Code.URL_BLOCKED_BY_ROBOTS), found(Code.URL_NOINDEX, source="meta")),
         "blocked_by_robots",
@@ -107,9 +112,23 @@ ROWS = [
         "noindex_meta",
     ),
     (
-        "a canonical naming another URL",
-        answered(200, found(Code.URL_CANONICAL_ELSEWHERE, canonical=OTHER, source="html")),
+        "a past unavailable_after in X-Robots-Tag",
+        answered(200, found(Code.URL_UNAVAILABLE_AFTER, date="2020-01-01", source="header")),
+        "noindex_header",
+    ),
+    (
+        "a canonical naming another URL, and a title saying not found",
+        answered(
+            200,
+            found(Code.URL_TITLE_NOT_FOUND, title="Page not found"),
+            found(Code.URL_CANONICAL_ELSEWHERE, canonical=OTHER, source="html"),
+        ),
         "canonicalised",
+    ),
+    (
+        "a title saying not found",
+        answered(200, found(Code.URL_TITLE_NOT_FOUND, title="404")),
+        "soft_404",
     ),
 ]
 

@@ -1,25 +1,22 @@
-"""What a page says about its own indexing: noindex and canonicals, in headers or its head."""
+"""What a page says about its own indexing: its head read as HTML, robots rules, canonicals."""
 
 from __future__ import annotations
+
+from datetime import UTC, datetime
 
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.checks import page_head
-from auditor.checks.page_head import (
-    NOTHING_SAID,
-    PageHead,
-    canonical_findings,
-    head_of,
-    header_canonicals,
-    header_noindex,
-    read_head,
-)
+from auditor.checks.canonical import canonical_findings, header_canonicals
+from auditor.checks.page_head import NOTHING_SAID, instant_refresh, read_head
+from auditor.checks.robots_rules import RobotsRules, header_noindex, header_robots, robots_rules
 from auditor.codes import Code
 
 AGENTS = frozenset({"googlebot"})
 PAGE = "https://example.com/shoes/red"
+NOW = datetime(2026, 11, 23, 12, 0, tzinfo=UTC)
 
 
 @pytest.mark.parametrize(
@@ -78,20 +75,73 @@ def test_link_header_canonicals(values: list[str], expected: tuple[str, ...]) ->
     assert header_canonicals(values) == expected
 
 
-def test_the_head_ends_at_its_end_tag_or_the_body() -> None:
-    assert head_of(b"<head><title>t</title></head><body>x") == b"<head><title>t</title>"
-    assert head_of(b"<head><title>t</title><BODY class=a>x") == b"<head><title>t</title>"
-    assert head_of(b"<head><title>unfinished") is None
-
-
-def test_read_head_finds_canonical_links_and_the_base() -> None:
+def test_read_head_finds_canonical_links_the_base_and_the_title() -> None:
     head = (
-        b'<base href="https://cdn.example.com/"><link rel="stylesheet" href="s.css">'
-        b"<LINK REL='Canonical' HREF='/shoes/red?a=1&amp;b=2'>"
+        b'<head><base href="https://cdn.example.com/"><link rel="stylesheet" href="s.css">'
+        b"<LINK REL='Canonical' HREF='/shoes/red?a=1&amp;b=2'><title>Red &amp; shoes</title>"
     )
-    assert read_head(head, AGENTS) == PageHead(
-        noindex=False, canonicals=("/shoes/red?a=1&b=2",), base="https://cdn.example.com/"
-    )
+    said = read_head(head + b"</head><body>x", AGENTS)
+    assert said.canonicals == ("/shoes/red?a=1&b=2",)
+    assert said.base == "https://cdn.example.com/"
+    assert (said.ended, said.cut_by, said.hidden) == (True, None, ())
+
+
+# --- the head is HTML (Google: "Use valid HTML to specify page metadata") ---------------------
+
+
+@pytest.mark.parametrize(
+    "head",
+    [
+        b'<!-- <meta name="robots" content="noindex"> --><link rel="canonical" href="/x">',
+        (
+            b'<script>var t = \'<meta name="robots" content="noindex">\';</script>'
+            b'<link rel="canonical" href="/x">'
+        ),
+        b'<style>/* <meta name="robots" content="noindex"> */</style><link rel=canonical href=/x>',
+        b'<template><meta name="robots" content="noindex"></template><link rel=canonical href=/x>',
+        b'<noscript><img src="/pixel.gif"></noscript><link rel="canonical" href="/x">',
+        b'<title><meta name="robots" content="noindex"></title><link rel=canonical href=/x>',
+        # A "</head>" inside a script is no end of the head.
+        b'<script>document.write("</head>")</script><link rel="canonical" href="/x">',
+        b'<meta content="</head>" name="description"><link rel="canonical" href="/x">',
+    ],
+)
+def test_comments_scripts_and_styles_hold_no_tags(head: bytes) -> None:
+    said = read_head(b"<!doctype html><html><head>" + head + b"</head><body>page", AGENTS)
+    assert not said.noindex
+    assert said.canonicals == ("/x",)
+    assert said.cut_by is None
+
+
+@pytest.mark.parametrize(
+    ("head", "cut_by", "hidden"),
+    [
+        (b'<img src="/logo.png"><link rel="canonical" href="/x">', "img", ("canonical",)),
+        (b'<div>ad</div><meta name="robots" content="noindex">', "div", ("robots",)),
+        (b'<iframe src="/t"></iframe><meta name=googlebot content=noindex>', "iframe", ("robots",)),
+        (b'stray text<link rel="canonical" href="/x">', "text", ("canonical",)),
+        (b'<img src="/logo.png"><meta name="description" content="d">', None, ()),  # hid nothing
+    ],
+)
+def test_an_element_that_does_not_belong_ends_the_head(
+    head: bytes, cut_by: str | None, hidden: tuple[str, ...]
+) -> None:
+    """Google ignores any elements that appear after the invalid element."""
+    said = read_head(b"<html><head><title>t</title>" + head + b"</head><body>page", AGENTS)
+    assert not said.noindex
+    assert said.canonicals == ()
+    assert (said.cut_by, said.hidden) == (cut_by, hidden)
+    assert said.ended
+
+
+def test_a_head_still_open_at_the_end_of_what_was_read() -> None:
+    start = b"<html><head><title>t</title><style>" + b"p{color:red}" * 100
+    assert not read_head(start, AGENTS, complete=False).ended
+    assert read_head(start + b"</style></head><body>", AGENTS, complete=False).ended
+    body_started = b"<html><head><title>t</title><p>" + b"text " * 100
+    assert read_head(body_started, AGENTS, complete=False).ended  # <p> ended it
+    in_comment = b"<html><head><title>t</title><!-- </head><body> " + b"x" * 100
+    assert not read_head(in_comment, AGENTS, complete=False).ended
 
 
 # Pieces of heads: the tags that count, written every way the parser reads them (cases,
@@ -104,8 +154,11 @@ _PIECES = [
     '<link rel="canonical" href="/a">', "<LINK REL=Canonical HREF='/b?x=1&amp;y=2'>",
     '<link rel="&#99;anonical" href="/c">', '<link rel="stylesheet" href="/canonical.css">',
     '<link rel="alternate" hreflang="fr" href="/fr">', '<base href="/base/">', "<BASE HREF=/B/>",
-    "<title>Robots &amp; canonicals</title>", "<title>A page</title>", "noindex", "<", ">",
-    " ", "&",
+    "<title>Robots &amp; canonicals</title>", "<title>A page</title>", "<title>404</title>",
+    "<title>Page not found</title>", '<meta http-equiv="refresh" content="0; url=/new">',
+    "<img src=x>", "<!-- <link rel=canonical href=/d> -->", "<script>'<base href=/s/>'</script>",
+    "<!-- </head> -->", "<script>'</head>'</script>", '<meta content="</head>">', "<title>",
+    "noindex", "<", ">", " ", "&",
 ]  # fmt: skip
 
 
@@ -116,16 +169,96 @@ _PIECES = [
 def test_the_shortcut_reads_every_head_as_the_full_parse(
     pieces: list[str], agents: frozenset[str]
 ) -> None:
-    """read_head skips heads and tags that name nothing that counts: never one that does."""
-    head = "".join(pieces).encode()
-    assert read_head(head, agents) == page_head._read_tags(head, agents, None)
+    """read_head skips heads that name nothing that counts: never one that does."""
+    body = b"<html><head>" + "".join(pieces).encode() + b"</head><body>x"
+    end = page_head._HEAD_END.search(body)
+    assert read_head(body, agents) == page_head._parse(body, agents, first_end=end)
 
 
 def test_most_heads_say_nothing_and_are_not_parsed() -> None:
     head = b'<meta charset=utf-8><title>A page</title><link rel="stylesheet" href="s.css">'
-    assert read_head(head, AGENTS) is NOTHING_SAID
-    assert read_head(head + b"<meta name=robots content=noindex>", AGENTS).noindex
+    assert read_head(head + b"</head>", AGENTS) is NOTHING_SAID
+    assert read_head(head + b"<meta name=robots content=noindex></head>", AGENTS).noindex
     assert page_head._words(frozenset({"duckduckbot"})) is None  # U+212A lower()s to k
+
+
+# --- robots rules: unavailable_after -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "said"),
+    [
+        ("unavailable_after: 2020-09-21", RobotsRules(unavailable_after="2020-09-21")),
+        (
+            "noindex, unavailable_after: 25 Jun 2010 15:00:00 PST",
+            RobotsRules(noindex=True, unavailable_after="25 Jun 2010 15:00:00 PST"),
+        ),
+        (  # RFC 850: the day's name is followed by a comma
+            "unavailable_after: Friday, 25-Jun-10 15:00:00 GMT, nofollow",
+            RobotsRules(unavailable_after="Friday, 25-Jun-10 15:00:00 GMT"),
+        ),
+        (
+            "unavailable_after: 2030-01-01T00:00:00+01:00",
+            RobotsRules(unavailable_after="2030-01-01T00:00:00+01:00"),
+        ),
+        ("unavailable_after: soon", RobotsRules()),  # unreadable: nothing said
+        ("index, follow", RobotsRules()),
+    ],
+)
+def test_robots_rules_read_unavailable_after(content: str, said: RobotsRules) -> None:
+    assert robots_rules(content) == said
+
+
+@pytest.mark.parametrize(
+    ("date", "expired"),
+    [
+        ("2020-09-21", True),
+        ("25 Jun 2010 15:00:00 PST", True),
+        ("2030-01-01T00:00:00+01:00", False),
+        ("2026-11-23", False),  # today: not over before its last moment anywhere
+        ("2026-11-22", False),  # ends at UTC-12, on Nov 23 12:00Z: not yet past at 12:00Z
+        ("2026-11-21", True),
+        ("2026-11-23T11:00:00Z", True),
+    ],
+)
+def test_an_unavailable_after_date_passes_at_its_latest_moment(date: str, expired: bool) -> None:
+    assert RobotsRules(unavailable_after=date).expired(NOW) is expired
+
+
+def test_the_header_says_unavailable_after_for_its_agent() -> None:
+    said = header_robots(["googlebot: unavailable_after: 25 Jun 2010 15:00:00 PST"], AGENTS)
+    assert said.expired(NOW)
+    assert header_robots(["otherbot: unavailable_after: 2010-06-25"], AGENTS) == RobotsRules()
+    assert header_robots(["unavailable_after: 2010-06-25"], AGENTS).expired(NOW)
+
+
+# --- meta refresh ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("content", "url"),
+    [
+        ("0; url=https://example.com/new", "https://example.com/new"),
+        ("0;URL='/new'", "/new"),
+        ('0, url="/new"', "/new"),
+        ("0 /new", "/new"),
+        ("0.5; url=/new", "/new"),  # the whole seconds count: 0
+        ("0", None),  # reloads the page itself
+        ("5; url=/new", None),  # delayed: Google reads it as temporary, not instant
+        ("; url=/new", None),
+        ("", None),
+    ],
+)
+def test_instant_refresh(content: str, url: str | None) -> None:
+    assert instant_refresh(content) == url
+
+
+def test_the_head_says_its_instant_refresh() -> None:
+    head = b'<html><head><meta http-equiv="Refresh" content="0; url=/moved"></head>'
+    assert read_head(head, AGENTS).refresh == "/moved"
+
+
+# --- canonicals -----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize(
@@ -174,16 +307,39 @@ def test_canonical_findings(
     expected: list[Code],
     detail: dict[str, str] | None,
 ) -> None:
-    page = PageHead(noindex=False, canonicals=html, base=None) if html else None
-    found = canonical_findings(PAGE, url=PAGE, header=header, page=page)
+    found = canonical_findings(PAGE, url=PAGE, header=header, html=html, base=None)
     assert [item.code for item in found] == expected
     if detail is not None:
         assert found[0].detail == detail
 
 
 def test_a_base_changes_where_relative_canonicals_point() -> None:
-    page = PageHead(noindex=False, canonicals=("red",), base="https://example.com/shoes/")
-    assert canonical_findings(PAGE, url=PAGE, header=(), page=page) == []
-    moved = PageHead(noindex=False, canonicals=("red",), base="https://example.com/boots/")
-    [found] = canonical_findings(PAGE, url=PAGE, header=(), page=moved)
+    base = "https://example.com/shoes/"
+    assert canonical_findings(PAGE, url=PAGE, header=(), html=("red",), base=base) == []
+    moved = "https://example.com/boots/"
+    [found] = canonical_findings(PAGE, url=PAGE, header=(), html=("red",), base=moved)
     assert found.code is Code.URL_CANONICAL_ELSEWHERE
+
+
+@pytest.mark.parametrize(
+    ("listed", "final", "canonical"),
+    [
+        # Astro, Docusaurus: /a redirects to /a/, whose canonical is /a: the redirect is the fault.
+        ("http://h/a", "http://h/a/", "http://h/a"),
+        # RFC 3987 §3.1: an IRI and its percent-encoded URI are one URL.
+        ("http://h/café.html", "http://h/café.html", "http://h/caf%C3%A9.html"),
+        ("http://h/caf%C3%A9.html", "http://h/caf%C3%A9.html", "http://h/café.html"),
+        ("http://h/caf%c3%a9.html", "http://h/caf%c3%a9.html", "http://h/café.html"),
+        ("http://h/my page", "http://h/my page", "http://h/my%20page"),
+        ("http://h/q?x=é", "http://h/q?x=é", "http://h/q?x=%C3%A9"),
+    ],
+)
+def test_a_canonical_naming_the_listed_url_itself_is_no_finding(
+    listed: str, final: str, canonical: str
+) -> None:
+    assert canonical_findings(final, url=listed, header=(), html=(canonical,), base=None) == []
+
+
+def test_a_canonical_elsewhere_after_a_redirect_is_still_one() -> None:
+    found = canonical_findings("http://h/a/", url="http://h/a", header=(), html=("/b",), base=None)
+    assert [item.code for item in found] == [Code.URL_CANONICAL_ELSEWHERE]

@@ -61,6 +61,7 @@ def one_line_error(captured: pytest.CaptureFixture[str]) -> None:
         ["--no-check", "--sitemap-timeout", "nan", "https://example.com/"],
         ["--no-check", "--json", ".", "https://example.com/"],  # a folder
         ["--no-check", "--json", "r.json", "--html", "./r.json", "https://example.com/"],
+        ["--no-check", "no-such-sitemap.xml"],  # a file that is not there, not a host
     ],
 )
 def test_usage_errors_exit_2_with_one_line(

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.discovery.robots import SitemapLine, parse_robots
+from auditor.discovery.robots import RobotsTxt, SitemapLine, parse_robots, robots_detail
 
 ROBOTS_URL = "https://example.com/robots.txt"
 ROBOTS = """# a comment line
@@ -79,6 +79,41 @@ def test_robots_without_sitemap_lines(text: str) -> None:
 )
 def test_robots_allows(url: str, agent: str, allowed: bool) -> None:
     assert parse_robots(ROBOTS, url=ROBOTS_URL).allows(url, agent) is allowed
+
+
+@pytest.mark.parametrize(
+    ("group", "applies"),
+    [
+        ("Googlebot/2.1", True),  # Google's parser keeps the product token: Googlebot
+        ("googlebot/2.1 # the crawler", True),
+        ("Googlebot 2.1", True),
+        ("Googlebot", True),
+        ("Googlebot-Image/1.0", False),  # another crawler's token
+        ("Mozilla/5.0 (compatible; Googlebot/2.1)", False),  # Mozilla's group, as for Google
+    ],
+)
+def test_a_versioned_user_agent_is_its_product_token(group: str, applies: bool) -> None:
+    """google/robotstxt (robots.cc, ExtractUserAgent): a value counts up to its [a-zA-Z_-]."""
+    text = f"User-agent: {group}\nDisallow: /g/\n\nUser-agent: *\nDisallow: /all/\n"
+    robots = parse_robots(text, url=ROBOTS_URL)
+    assert robots.allows("https://example.com/g/x", "Googlebot") is not applies
+    assert robots.allows("https://example.com/all/x", "Googlebot") is applies
+
+
+def test_an_unreachable_robots_txt_disallows_everything_but_itself() -> None:
+    """RFC 9309 §2.3.1.4: server or network errors mean complete disallow."""
+    robots = RobotsTxt.unreachable(ROBOTS_URL, status=503)
+    assert not robots.allows("https://example.com/", "Googlebot")
+    assert not robots.allows("https://example.com/sitemap.xml", "auditor")
+    assert robots.allows("https://example.com/robots.txt", "Googlebot")
+    assert robots.may_block
+    assert not robots.without_rules().allows("https://example.com/", "x")
+    assert robots_detail(robots, agent="Googlebot") == {
+        "robots": ROBOTS_URL,
+        "agent": "Googlebot",
+        "unreachable": True,
+        "robots_status": 503,
+    }
 
 
 @pytest.mark.parametrize(

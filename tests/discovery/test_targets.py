@@ -86,6 +86,13 @@ def test_url_target_label_is_the_host() -> None:
         "http://[::1",
         "",
         "example",
+        # A file name that is no existing file, never a host (no domain ends in .xml or .txt).
+        "sitemap.xml",
+        "sitemap.xml.gz",
+        "SITEMAP.XML",
+        "urls.txt",
+        "sitemap.xml/",
+        "sitemap_index.xml/extra",
     ],
 )
 def test_target_errors(text: str) -> None:

@@ -4,6 +4,7 @@ given up while the host answers (a healthy busy host with slow pages keeps being
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -62,11 +63,8 @@ def slow_or_fast(hang: set[str]) -> Route:
     return handler
 
 
-@pytest.mark.slow
-async def test_a_busy_host_with_slow_pages_is_never_given_up(tmp_path: Path) -> None:
-    """Every third page never answers, on one busy host: 40 timeouts, never 32 in a row."""
-    paths = [f"/p/{n}" for n in range(120)]
-    hang = set(paths[::3])
+def hanging(paths: list[str], hang: set[str]) -> Callable[[str], dict[str, Route]]:
+    """A sitemap of `paths` on one host; those in `hang` never answer."""
 
     def routes(base: str) -> dict[str, Route]:
         table: dict[str, Route] = {path: slow_or_fast(hang) for path in paths}
@@ -74,7 +72,15 @@ async def test_a_busy_host_with_slow_pages_is_never_given_up(tmp_path: Path) -> 
         table["/robots.txt"] = Page(404)
         return table
 
-    async with serve(routes) as served:
+    return routes
+
+
+@pytest.mark.slow
+async def test_a_busy_host_with_slow_pages_is_never_given_up(tmp_path: Path) -> None:
+    """Every third page never answers, on one busy host: 40 timeouts, never 32 in a row."""
+    paths = [f"/p/{n}" for n in range(120)]
+    hang = set(paths[::3])
+    async with serve(hanging(paths, hang)) as served:
         audited = await run_audit(
             tmp_path, f"{served.base}/s.xml", no_check=False, timeout_s=0.4, retries=0,
             per_host=16, method=Method.GET,
@@ -85,3 +91,26 @@ async def test_a_busy_host_with_slow_pages_is_never_given_up(tmp_path: Path) -> 
     assert all(entry["status"] == 200 for path, entry in by_path.items() if path not in hang)
     details = [f.get("detail") or {} for e in by_path.values() for f in e["findings"]]
     assert not any("given_up_after" in detail for detail in details)
+
+
+@pytest.mark.slow
+async def test_a_given_up_host_says_which_urls_were_requested(tmp_path: Path) -> None:
+    """Every page hangs: the host is given up mid-run. A URL tried before that reports its own
+    failure and that its retry was not sent; one never sent says so; never both alike."""
+    paths = [f"/p/{n}" for n in range(40)]
+    async with serve(hanging(paths, set(paths))) as served:
+        audited = await run_audit(
+            tmp_path, f"{served.base}/s.xml", no_check=False, timeout_s=0.3, retries=2,
+            per_host=8, method=Method.GET,
+        )  # fmt: skip
+        hits = dict(served.hits)
+    given_up = {
+        entry["loc"].removeprefix(served.base): finding["detail"]
+        for entry in audited.report["urls"]
+        for finding in entry["findings"]
+        if "given_up_after" in (finding.get("detail") or {})
+    }
+    requested = {path for path in given_up if hits.get(path, 0) > 0}
+    assert requested  # some were tried, then not retried
+    assert requested != set(given_up)  # and some were never sent
+    assert {path for path, detail in given_up.items() if detail.get("requested")} == requested

@@ -143,6 +143,20 @@ def test_is_redirect(status: int, redirect: bool) -> None:
             "http://a.example:8080/x",
             ["redirect.permanent", "redirect.other_host"],
         ),
+        (
+            [("http://a.example/old/product", 301)],
+            "http://a.example/",
+            ["redirect.permanent", "redirect.to_root"],
+        ),
+        # The home page's own index document sent to its folder: canonicalisation, no soft 404.
+        ([("http://a.example/index.html", 301)], "http://a.example/", ["redirect.permanent"]),
+        ([("http://a.example/Index.PHP", 301)], "http://a.example/", ["redirect.permanent"]),
+        ([("http://a.example/default.aspx", 302)], "http://a.example/", ["redirect.temporary"]),
+        (
+            [("http://a.example/en/index.html", 301)],
+            "http://a.example/",
+            ["redirect.permanent", "redirect.to_root"],
+        ),
     ],
 )
 def test_chain_findings(chain: list[tuple[str, int]], final: str, codes: list[str]) -> None:

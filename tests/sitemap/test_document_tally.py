@@ -98,29 +98,51 @@ def test_tally_not_empty_when_unreadable_or_robots() -> None:
 RECENT = "2026-11-22T08:00:00Z"
 
 
+OTHER = "2026-11-21T08:00:00Z"  # a day earlier
+
+
 @pytest.mark.parametrize(
-    ("lastmods", "uniform"),
+    ("lastmods", "same"),
     [
-        ([RECENT] * 10, True),
-        ([RECENT] * 50, True),
-        (["2026-11-23"] * 10, True),
-        ([RECENT] * 9, False),  # too few entries to tell
-        ([RECENT] * 9 + ["2026-11-21T08:00:00Z"], False),  # differing
-        ([RECENT] * 9 + [None], False),  # one undated entry
-        (["2020-01-01T00:00:00Z"] * 10, False),  # old: a real date, maybe
-        (["not a date"] * 10, False),
+        ([RECENT] * 10, 10),
+        ([RECENT] * 50, 50),
+        (["2026-11-23"] * 10, 10),
+        ([RECENT] * 8, 8),  # a build stamp on 8 entries is still one
+        ([RECENT] * 794 + [OTHER] * 6, 794),  # nearly every one: 99%
+        ([RECENT] * 9 + [None], 9),  # an undated entry does not hide it
+        (["2026-11-22T08:00:00Z", "2026-11-22T08:01:07Z", "2026-11-22T09:59:00Z"] * 3, 9),
+        ([RECENT] * 4, None),  # too few entries to tell
+        ([RECENT] * 9 + [OTHER] * 2, None),  # 82%: not nearly every one
+        (["2026-11-22T08:00:00Z", "2026-11-22T10:00:00Z"] * 5, None),  # three hours apart
+        (["2020-01-01T00:00:00Z"] * 10, None),  # old: a real date, maybe
+        (["not a date"] * 10, None),
     ],
 )
-def test_tally_lastmod_uniform(lastmods: list[str | None], uniform: bool) -> None:
+def test_tally_lastmod_uniform(lastmods: list[str | None], same: int | None) -> None:
     counted = tally()
     for lastmod in lastmods:
         counted.count_entry(lastmod)
     record = counted.finish()
-    if uniform:
-        assert record_codes(record) == [Code.LASTMOD_UNIFORM]
-        assert record.findings[0].detail == {"value": lastmods[0], "entries": len(lastmods)}
-    else:
+    if same is None:
         assert record.findings == ()
+        return
+    dated = sum(lastmod is not None for lastmod in lastmods)
+    assert record_codes(record) == [Code.LASTMOD_UNIFORM]
+    assert record.findings[0].detail == {
+        "value": lastmods[0],
+        "entries": dated,
+        "same": same,
+        "share": round(same / dated, 3),
+    }
+
+
+def test_a_news_sitemap_dates_cluster_by_design() -> None:
+    """Google: a news sitemap lists the last two days' articles."""
+    counted = tally()
+    counted.news_sitemap = True
+    for _ in range(20):
+        counted.count_entry(RECENT)
+    assert counted.finish().findings == ()
 
 
 def test_tally_record_carries_the_response_facts() -> None:

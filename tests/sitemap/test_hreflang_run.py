@@ -72,6 +72,7 @@ async def test_return_links_are_judged_across_every_sitemap(tmp_path: Path) -> N
             "hreflang.no_return_link": 1,
             "hreflang.conflicting_language": 1,
             "hreflang.alternate_not_listed": 2,
+            "hreflang.alternate_not_indexable": 1,  # /en/ names /es/, which answers 404
             "http.not_found": 1,
         }
     )
@@ -82,6 +83,7 @@ async def test_return_links_are_judged_across_every_sitemap(tmp_path: Path) -> N
     assert run_findings == {
         ("hreflang.no_return_link", f"{base}/en/a", f"{base}/fr/a", "fr"),
         ("hreflang.conflicting_language", f"{base}/en/b", f"{base}/fr/b", "fr"),
+        ("hreflang.alternate_not_indexable", f"{base}/en/", f"{base}/es/", "es"),
     }
     assert audited.report["run_findings_omitted"] == {}
     # Named by /en/, listed nowhere: reported once each and checked; x-default owes nothing.
@@ -94,7 +96,7 @@ async def test_return_links_are_judged_across_every_sitemap(tmp_path: Path) -> N
     assert summary["extensions"]["hreflang_urls"] == 6
     assert summary["extensions"]["hreflang_links"] == 14
     # The alternate's 404 fails the run, and is not counted among its listed URLs' errors.
-    assert audited.result.verdict.line == "FAIL: 1 error; 2 warnings, 2 notices"
+    assert audited.result.verdict.line == "FAIL: 1 error; 3 warnings, 2 notices"
     assert list(tmp_path.glob(".*hreflang*")) == []  # the store is gone with the run
     # Read back, the report gives the same decision and keeps every finding.
     decision, found, summary_back = await asyncio.to_thread(read_back, audited.result.json_path)
@@ -200,3 +202,96 @@ async def test_news_sitemaps_hold_at_most_1000_articles_and_may_be_empty(tmp_pat
     # Google: an empty news sitemap (no article in two days) "won't cause any problems".
     assert audited.sitemap_codes("/quiet.xml") == Counter()
     assert audited.report["summary"]["extensions"]["news"] == 1001
+
+
+def own_languages(base: str) -> dict[str, Page]:
+    """One page under several values: x-default first, then en; and en-ie also the generic en."""
+    home, fr, ie = f"{base}/", f"{base}/fr/", f"{base}/ie/"
+    cluster = (("x-default", home), ("en", home), ("fr", fr))
+    regional = (("en-ie", ie), ("en", ie), ("de", f"{base}/de/"))
+    body = document(
+        entry(home, *cluster),
+        entry(fr, *cluster),
+        entry(ie, *regional),
+        entry(f"{base}/de/", ("de", f"{base}/de/"), ("en", ie)),  # names /ie/ by its generic value
+    )
+    return {"/sitemap.xml": Page(200, body, {"Content-Type": "application/xml"})}
+
+
+async def test_a_page_named_under_several_values_has_them_all(tmp_path: Path) -> None:
+    """Google: the generic page "can be one of the specific pages"; x-default may be one too."""
+    async with serve(own_languages) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml")
+    assert audited.codes() == Counter()
+
+
+def listed_twice(base: str) -> dict[str, Page]:
+    """Each URL listed first without alternates (a plain sitemap), then with them."""
+    en, fr = f"{base}/en/", f"{base}/fr/"
+    plain = document(entry(en), entry(fr))
+    linked = document(entry(en, ("en", en), ("fr", fr)), entry(fr, ("en", en), ("fr", fr)))
+    return {
+        "/sitemap.xml": xml_page(sitemapindex([f"{base}/plain.xml", f"{base}/linked.xml"])),
+        "/plain.xml": Page(200, plain, {"Content-Type": "application/xml"}),
+        "/linked.xml": Page(200, linked, {"Content-Type": "application/xml"}),
+    }
+
+
+async def test_links_from_every_entry_of_a_url_count(tmp_path: Path) -> None:
+    async with serve(listed_twice) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml", sitemap_concurrency=1)
+    assert audited.codes() == Counter({"loc.duplicate": 2})  # no hreflang.no_return_link
+    assert audited.report["summary"]["extensions"]["hreflang_links"] == 4
+    assert audited.report["summary"]["extensions"]["hreflang_urls"] == 2
+
+
+def leading_nowhere(base: str) -> dict[str, Page]:
+    """A cluster whose every page names the others; two of them are not indexable."""
+    en, fr, de = f"{base}/en/", f"{base}/fr/", f"{base}/de/"
+    cluster = (("en", en), ("fr", fr), ("de", de))
+    body = document(entry(en, *cluster), entry(fr, *cluster), entry(de, *cluster))
+    noindex = Page(
+        200, b"<title>fr</title>", {"Content-Type": "text/html", "X-Robots-Tag": "noindex"}
+    )
+    return {
+        "/sitemap.xml": Page(200, body, {"Content-Type": "application/xml"}),
+        "/en/": HTML,
+        "/fr/": noindex,
+        "/de/": Page(301, b"", {"Location": f"{base}/de/index.html"}),
+        "/de/index.html": HTML,
+    }
+
+
+@pytest.mark.parametrize("sitemap_concurrency", [1, 4])
+async def test_where_alternates_lead(tmp_path: Path, sitemap_concurrency: int) -> None:
+    """Screaming Frog's hreflang "non-200" and "noindex return links": each page naming an
+    alternate Google will not index says so, the reason named; a closed cluster too."""
+    async with serve(leading_nowhere) as served:
+        audited = await run_audit(
+            tmp_path,
+            f"{served.base}/sitemap.xml",
+            no_check=False,
+            sitemap_concurrency=sitemap_concurrency,
+        )
+        base = served.base
+    said = {
+        (
+            item["url"].removeprefix(base),
+            item["detail"]["alternate"].removeprefix(base),
+            item["detail"]["reason"],
+        )
+        for item in audited.report["run_findings"]
+        if item["code"] == "hreflang.alternate_not_indexable"
+    }
+    assert said == {
+        ("/en/", "/fr/", "noindex_header"),
+        ("/de/", "/fr/", "noindex_header"),
+        ("/en/", "/de/", "redirected"),
+        ("/fr/", "/de/", "redirected"),
+    }
+
+
+async def test_without_checks_alternates_are_not_judged(tmp_path: Path) -> None:
+    async with serve(leading_nowhere) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml")
+    assert audited.codes()["hreflang.alternate_not_indexable"] == 0

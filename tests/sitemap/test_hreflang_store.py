@@ -60,51 +60,59 @@ def sites(draw: st.DrawFn) -> list[Listing]:
     return draw(st.permutations(site)) if draw(st.booleans()) else site
 
 
-def clusters_of(site: list[Listing]) -> tuple[list[tuple[int, str, str, Cluster]], set[int]]:
-    """What the walk gives the store: each URL's first listing with a cluster; every listed URL."""
-    added: list[tuple[int, str, str, Cluster]] = []
+def clusters_of(site: list[Listing]) -> tuple[list[tuple[int, str, str, Cluster, bool]], set[int]]:
+    """What the walk gives the store: every listing with a cluster (marked when its URL was
+    listed before); every listed URL."""
+    added: list[tuple[int, str, str, Cluster, bool]] = []
     listed: set[int] = set()
     for number, sitemap, links in site:
         loc = url(number)
         own = digest(loc)
-        if own in listed:
-            continue  # a later listing adds nothing
+        again = own in listed
         listed.add(own)
         alternates = tuple(Alternate(lang, url(target), "alternate") for lang, target in links)
         _, cluster = read_alternates(alternates, loc=loc, own_digest=own, sitemap=sitemap)
         if cluster is not None:
-            added.append((own, loc, sitemap, cluster))
+            added.append((own, loc, sitemap, cluster, again))
     return added, listed
 
 
-def expected(added: list[tuple[int, str, str, Cluster]], listed: set[int]) -> Counter[Said]:
-    """Each page A, each alternate B it names (not itself, not x-default), judged alone."""
-    pages = {page: cluster for page, _, _, cluster in added}
-    said: Counter[Said] = Counter()
-    for page, loc, _, cluster in added:
+def expected(added: list[tuple[int, str, str, Cluster, bool]], listed: set[int]) -> Counter[Said]:
+    """Each page A, each alternate B it names (not itself, not x-default), judged alone.
+
+    A URL listed in several entries is one page: the union of their links, the set of the
+    languages naming it.
+    """
+    names: dict[int, set[int]] = {}  # page -> every URL its listings name
+    own: dict[int, set[str]] = {}  # page -> every language its listings give itself
+    named: dict[tuple[int, int, str], str] = {}  # (A, B, language) -> href, A's listings' links
+    locs: dict[int, str] = {}
+    for page, loc, _, cluster, _ in added:
+        locs[page] = loc
+        names.setdefault(page, set()).update(link.digest for link in cluster.links)
+        own.setdefault(page, set()).update(cluster.own)
         for link in cluster.links:
-            if link.hreflang == X_DEFAULT or link.digest == page:
-                continue
-            named = pages.get(link.digest)
-            if named is None:
-                if link.digest in listed:  # listed without alternates: it names nobody back
-                    said[("no_return", loc, link.hreflang, link.href, None)] += 1
-                continue
-            if named.key != cluster.key:
-                if all(back.digest != page for back in named.links):
-                    said[("no_return", loc, link.hreflang, link.href, None)] += 1
-            elif cluster.own is None:  # the same set, which A is not in
-                said[("no_return", loc, link.hreflang, link.href, None)] += 1
-            if named.own is not None and named.own != link.hreflang:
-                said[("conflict", loc, link.hreflang, link.href, named.own)] += 1
+            if link.hreflang != X_DEFAULT and link.digest != page:
+                named[(page, link.digest, link.hreflang)] = link.href
+    said: Counter[Said] = Counter()
+    for (page, target, lang), href in named.items():
+        loc = locs[page]
+        if target not in names:
+            if target in listed:  # listed without alternates: it names nobody back
+                said[("no_return", loc, lang, href, None)] += 1
+            continue
+        if page not in names[target]:
+            said[("no_return", loc, lang, href, None)] += 1
+        if own[target] and lang not in own[target]:
+            said[("conflict", loc, lang, href, " ".join(sorted(own[target])))] += 1
     return said
 
 
-def unlisted_of(added: list[tuple[int, str, str, Cluster]], listed: set[int]) -> set[int]:
-    pages = {page for page, _, _, _ in added}
+def unlisted_of(added: list[tuple[int, str, str, Cluster, bool]], listed: set[int]) -> set[int]:
+    pages = {page for page, _, _, _, _ in added}
     return {
         link.digest
-        for page, _, _, cluster in added
+        for page, _, _, cluster, _ in added
         for link in cluster.links
         if link.hreflang != X_DEFAULT and link.digest != page
         if link.digest not in pages and link.digest not in listed
@@ -144,14 +152,57 @@ async def test_the_store_judges_as_each_page_read_alone(
     said: list[Finding] = []
     path = tmp_path / "store.sqlite"
     async with LinkStore(path) as store:
-        for page, loc, sitemap, cluster in added:
-            await store.add(page, loc, sitemap, cluster)
+        for page, loc, sitemap, cluster, again in added:
+            await store.add(page, loc, sitemap, cluster, again=again)
         verdict = await store.judge(listed=listed.__contains__, report=said.append)
     assert Counter(as_said(item) for item in said) == expected(added, listed)
     assert {item.digest for item in verdict.unlisted} == unlisted_of(added, listed)
     assert verdict.unlisted_count == len(verdict.unlisted)
     assert (verdict.pages, verdict.links) == (
         len(added),
-        sum(len(cluster.links) for _, _, _, cluster in added),
+        sum(len(cluster.links) for _, _, _, cluster, _ in added),
     )
     assert not path.exists()
+
+
+@pytest.mark.parametrize("near_share", [0, 1000])
+async def test_a_url_listed_again_is_still_a_member_of_its_closed_cluster(
+    near_share: int, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A and B name each other (a cluster closed as it was written); A, listed again in
+    another cluster, names D there. B's cluster is not written: A's own row answers for it."""
+    monkeypatch.setattr(store_module, "FLUSH_ROWS", 2)
+    monkeypatch.setattr(store_module, "_NEAR_SHARE", near_share)
+    listings = [
+        (1, [("en", 1), ("fr", 2)]),
+        (2, [("en", 1), ("fr", 2)]),
+        (1, [("en", 1), ("de", 4)]),
+        (4, [("en", 1), ("de", 4)]),
+        (3, [("it", 3), ("fr", 2)]),  # names B, which does not name it back
+    ]
+    site = [(number, SITEMAPS[0], links) for number, links in listings]
+    added, listed = clusters_of(site)
+    said: list[Finding] = []
+    async with LinkStore(tmp_path / "store.sqlite") as store:
+        for page, loc, sitemap, cluster, again in added:
+            await store.add(page, loc, sitemap, cluster, again=again)
+        await store.judge(listed=listed.__contains__, report=said.append)
+    assert Counter(as_said(item) for item in said) == expected(added, listed)
+    assert [as_said(item)[:2] for item in said] == [("no_return", url(3))]
+
+
+async def test_a_page_listed_again_without_itself_keeps_its_first_membership(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A's second listing names only B: B, whose closed cluster holds A, names A back."""
+    monkeypatch.setattr(store_module, "FLUSH_ROWS", 2)
+    monkeypatch.setattr(store_module, "_NEAR_SHARE", 0)
+    listings = [(1, [("en", 1), ("fr", 2)]), (2, [("en", 1), ("fr", 2)]), (1, [("fr", 2)])]
+    added, listed = clusters_of([(number, SITEMAPS[0], links) for number, links in listings])
+    said: list[Finding] = []
+    async with LinkStore(tmp_path / "store.sqlite") as store:
+        for page, loc, sitemap, cluster, again in added:
+            await store.add(page, loc, sitemap, cluster, again=again)
+        await store.judge(listed=listed.__contains__, report=said.append)
+    assert expected(added, listed) == Counter()
+    assert said == []

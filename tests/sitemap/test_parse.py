@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.codes import Code
+from auditor.codes import Code, Severity
 from auditor.limits import MAX_FIELD_CHARS
 from auditor.models import (
     Alternate,
@@ -615,6 +615,20 @@ def test_bad_namespace(
     locs = [entry.loc for entry in url_entries(events)] + [
         entry.loc for entry in index_entries(events)
     ]
+    assert locs == ["https://e.com/"]
+
+
+@pytest.mark.parametrize("root", ["urlset", "sitemapindex"])
+def test_an_https_namespace_is_a_notice(root: str) -> None:
+    """Google's own example writes https://www.sitemaps.org/... (Search Central blog, 2014)."""
+    entry = "url" if root == "urlset" else "sitemap"
+    namespace = "https://www.sitemaps.org/schemas/sitemap/0.9"
+    document = f'<{root} xmlns="{namespace}"><{entry}><loc>https://e.com/</loc></{entry}></{root}>'
+    events = parse_document(document.encode())
+    problems = [event.code for event in events if isinstance(event, Finding)]
+    assert problems == [Code.SITEMAP_NAMESPACE_HTTPS]
+    assert Code.SITEMAP_NAMESPACE_HTTPS.severity is Severity.NOTICE
+    locs = [e.loc for e in url_entries(events)] + [e.loc for e in index_entries(events)]
     assert locs == ["https://e.com/"]
 
 

@@ -113,7 +113,8 @@ def test_the_six_w3c_forms(text: str, earliest: datetime, xsd_valid: bool) -> No
         "2023-02-29",
         "2024-13-01",  # month 13
         "2024-00-10",
-        "2024-05-06T24:00:00Z",  # hour 24
+        "2024-05-06T24:00:01Z",  # hour 24 is only the end of the day, 24:00:00
+        "2024-05-06T24:30:00Z",
         "2024-05-06T10:60Z",
         "2024-05-06T10:20:61Z",
         "",
@@ -213,6 +214,20 @@ def test_lastmod_xsd_mismatch_notice(text: str, expected: list[Code]) -> None:
     for item in found:
         if item.code is Code.LASTMOD_XSD_MISMATCH:
             assert item.detail == {"value": text, "valid_for": "w3c"}
+
+
+@pytest.mark.parametrize(
+    ("text", "next_day"),
+    [
+        ("2024-05-01T24:00:00Z", datetime(2024, 5, 2, tzinfo=UTC)),
+        ("2024-12-31T24:00:00.000+02:00", datetime(2024, 12, 31, 22, tzinfo=UTC)),
+    ],
+)
+def test_the_end_of_a_day_is_the_xsds_alone(text: str, next_day: datetime) -> None:
+    """XML Schema Part 2 §3.2.7 allows 24:00:00 (the next day's start); W3C hours stop at 23."""
+    assert parse_lastmod(text) == Lastmod(next_day, w3c_valid=False, xsd_valid=True)
+    found = validate_lastmod(text, folder_ctx(), url=None)
+    assert view(found) == [(Code.LASTMOD_XSD_MISMATCH, {"value": text, "valid_for": "xsd"})]
 
 
 @pytest.mark.parametrize(

@@ -68,6 +68,20 @@ def test_an_rss_pubdate_is_rfc_822_not_w3c() -> None:
     assert codes(validated(future)) == [Code.LASTMOD_FUTURE]
 
 
+def test_a_feed_item_without_a_link_is_a_notice() -> None:
+    """RSS 2.0: "All elements of an item are optional"; Atom (RFC 4287 §4.1.1) likewise."""
+    feed = b'<?xml version="1.0"?><rss version="2.0"><channel><item><title>t</title></item>'
+    assert codes(validated(feed + b"</channel></rss>")) == [Code.FEED_ITEM_WITHOUT_LINK]
+    atom = (
+        b'<feed xmlns="http://www.w3.org/2005/Atom"><entry><title>t</title>'
+        b"<content>c</content></entry></feed>"
+    )
+    assert codes(validated(atom)) == [Code.FEED_ITEM_WITHOUT_LINK]
+    assert codes(validated(urlset(["<url><lastmod>2024-05-01</lastmod></url>"]).encode())) == [
+        Code.LOC_MISSING
+    ]
+
+
 def test_an_rss_1_0_date_is_w3c() -> None:
     body = (
         b'<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"'

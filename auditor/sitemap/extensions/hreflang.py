@@ -45,13 +45,15 @@ class Link(NamedTuple):
 
 
 class Cluster(NamedTuple):
-    """What one entry says of its language versions: its own language and the links it names.
+    """What one entry says of its language versions: its own languages and the links it names.
 
-    A NamedTuple: one per URL crosses from a parse helper, and a frozen dataclass with slots
-    unpickles field by field (dataclasses._dataclass_setstate), four times slower.
+    A page may be named under several values: `x-default` beside `en`, or the generic `en`
+    beside `en-ie` (Google: the generic page "can be one of the specific pages"); all are its
+    own. A NamedTuple: one per URL crosses from a parse helper, and a frozen dataclass with
+    slots unpickles field by field (dataclasses._dataclass_setstate), four times slower.
     """
 
-    own: str | None  # the hreflang the entry gives itself; None: it does not list itself
+    own: tuple[str, ...]  # the hreflang values naming the entry itself; (): it lists not itself
     links: tuple[Link, ...]  # every valid link, itself included
     key: int  # the same for every entry naming the same links, in any order (cluster_key)
 
@@ -122,8 +124,8 @@ def read_alternates(
     found = [finding(code, url=loc, sitemap=sitemap, **detail) for code, detail in judged.said]
     if not judged.links:
         return found, None
-    own = judged.languages.get(own_digest) if own_digest is not None else None
-    if own is None:
+    own = judged.languages.get(own_digest, ()) if own_digest is not None else ()
+    if not own:
         found.append(finding(Code.HREFLANG_MISSING_SELF, url=loc, sitemap=sitemap))
     return found, Cluster(own, judged.links, judged.key)
 
@@ -134,7 +136,7 @@ class _Judged:
 
     links: tuple[Link, ...]  # the first valid link for each language
     key: int  # cluster_key(links)
-    languages: dict[int, str]  # digest -> the first language naming it
+    languages: dict[int, tuple[str, ...]]  # digest -> every language naming it, in order
     said: tuple[tuple[Code, dict[str, str]], ...]  # each problem once per value
 
 
@@ -152,9 +154,9 @@ def _judge(alternates: tuple[Alternate, ...]) -> _Judged:
         first = links.setdefault(link.hreflang, link)
         if first.digest != link.digest:
             said.say(Code.HREFLANG_DUPLICATE_LANGUAGE, link.hreflang, hreflang=link.hreflang)
-    languages: dict[int, str] = {}
+    languages: dict[int, tuple[str, ...]] = {}
     for link in links.values():
-        languages.setdefault(link.digest, link.hreflang)
+        languages[link.digest] = (*languages.get(link.digest, ()), link.hreflang)
     kept = tuple(links.values())
     return _Judged(kept, cluster_key(kept), languages, tuple(said.found))
 

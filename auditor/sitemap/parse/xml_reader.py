@@ -26,6 +26,9 @@ from auditor.sitemap.parse.extensions import FAMILIES, XHTML_LINK, ExtensionRead
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LEGACY_NS = "http://www.google.com/schemas/sitemap/0.84"  # Search Console: "Incorrect namespace"
+# The protocol's namespace written with https: Google's own example does (Search Central blog,
+# "Best practices for XML sitemaps and RSS/Atom feeds", 2014): a notice, never an error.
+SITEMAP_NS_HTTPS = "https://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM_NS = "http://www.w3.org/2005/Atom"
 # Feeds other crawlers read too, and so do we (docs/explanation/rules.md#feeds): RSS 1.0 (RDF) and
 # Atom 0.3.
@@ -293,6 +296,8 @@ def classify_root(namespace: str | None, local: str) -> tuple[SitemapKind | None
         kind = SitemapKind.URLSET if local == "urlset" else SitemapKind.SITEMAPINDEX
         if namespace == SITEMAP_NS:
             return kind, None
+        if namespace == SITEMAP_NS_HTTPS:
+            return kind, finding(Code.SITEMAP_NAMESPACE_HTTPS, namespace=namespace)
         problem = (
             "legacy" if namespace == LEGACY_NS else "missing" if namespace is None else "wrong"
         )

@@ -1,0 +1,69 @@
+"""What a page that answered 2xx says against its listing: noindex, canonicals, and its head.
+
+The judgements of one page, from its headers and what auditor.checks.page_head read of its
+head: url.noindex, url.unavailable_after, canonicals (auditor.checks.canonical), an instant
+meta refresh, a head cut short, a soft-404 title. Pure: no I/O; the audit's clock comes in as
+`now`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from urllib.parse import urljoin
+
+from auditor.checks.canonical import canonical_findings, comparable, header_canonicals
+from auditor.checks.page_head import PageHead
+from auditor.checks.robots_rules import NO_RULES, header_robots
+from auditor.codes import Code
+from auditor.models import Finding, finding
+
+_SHOWN_CHARS = 200
+
+
+def page_findings(
+    loc: str,
+    final_url: str,
+    *,
+    robots_tags: list[str],
+    links: list[str],
+    page: PageHead | None,
+    agents: frozenset[str],
+    now: datetime,
+) -> list[Finding]:
+    """Everything a 2xx page says about its indexing (`page`: its head, when it was read)."""
+    header = header_robots(robots_tags, agents)
+    robots = header | (page.robots if page is not None else NO_RULES)
+    found = []
+    # Which one said it, the header first (auditor.checks.indexability's reasons).
+    if robots.noindex:
+        source = "header" if header.noindex else "meta"
+        found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url, source=source))
+    elif robots.expired(now):  # Google drops it then, as for noindex
+        date = str(robots.unavailable_after)[:_SHOWN_CHARS]
+        source = "header" if header.expired(now) else "meta"
+        code = Code.URL_UNAVAILABLE_AFTER
+        found.append(finding(code, url=loc, final_url=final_url, date=date, source=source))
+    html, base = (page.canonicals, page.base) if page is not None else ((), None)
+    named = header_canonicals(links)
+    found += canonical_findings(final_url, url=loc, header=named, html=html, base=base)
+    if page is not None:
+        found += _head_findings(loc, final_url, page)
+    return found
+
+
+def _head_findings(loc: str, final_url: str, page: PageHead) -> list[Finding]:
+    found = []
+    if page.refresh is not None:
+        # Google (Search Central, "Redirects and Google Search"): an instant meta refresh is a
+        # permanent redirect. One to the page itself (or to the URL listed) only reloads it.
+        target = urljoin(urljoin(final_url, page.base or ""), page.refresh)
+        if comparable(target) not in {comparable(final_url), comparable(loc)}:
+            to = target[:_SHOWN_CHARS]
+            found.append(finding(Code.REDIRECT_META_REFRESH, url=loc, to=to, delay=0))
+    if page.cut_by is not None and page.hidden:
+        hidden = " ".join(page.hidden)
+        found.append(finding(Code.URL_HEAD_CUT_SHORT, url=loc, by=page.cut_by, hidden=hidden))
+    if page.not_found_title is not None:
+        title = page.not_found_title.strip()[:_SHOWN_CHARS]
+        found.append(finding(Code.URL_TITLE_NOT_FOUND, url=loc, title=title))
+    return found
