@@ -7,18 +7,21 @@ Every value is a gauge: each run replaces the file, so a value describes that ru
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
 from prometheus_client.parser import text_string_to_metric_families
 
+from auditor.codes import Code
 from auditor.errors import ReportWriteError
 from auditor.models import Indexability, NotIndexable
 from auditor.results.summary import Summary
 
 PREFIX = "sitemap_audit"
 LAST_SUCCESS = f"{PREFIX}_last_success_timestamp_seconds"
+FINDINGS = f"{PREFIX}_findings"
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,7 +38,11 @@ class RunMetrics:
 
 
 def metrics_registry(
-    summary: Summary, run: RunMetrics, *, last_success_s: float | None
+    summary: Summary,
+    run: RunMetrics,
+    *,
+    last_success_s: float | None,
+    cleared: Iterable[Code] = (),
 ) -> CollectorRegistry:
     """A registry of its own (never the process-wide default) holding this run's gauges."""
     registry = CollectorRegistry(auto_describe=True)
@@ -73,8 +80,9 @@ def metrics_registry(
     for severity, n in summary.by_severity().items():
         by_severity.labels(target, severity.value).set(n)
     by_code = gauge("findings", "Findings by code.", "code", "severity")
-    for code, n in sorted(summary.by_code.items()):
-        by_code.labels(target, code.value, code.severity.value).set(n)
+    # A code the previous run had and this one has not drops to 0: its series never just stops.
+    for code in sorted({*summary.by_code, *cleared}):
+        by_code.labels(target, code.value, code.severity.value).set(summary.by_code[code])
     gauge("bytes_read", "Sitemap bytes read (uncompressed).").labels(target).set(summary.bytes)
     verdicts = gauge("urls_by_indexability", "Listed URLs by indexability.", "indexability")
     for kind in Indexability:
@@ -89,14 +97,33 @@ def metrics_registry(
 
 def last_success(text: str, target: str) -> float | None:
     """The last success time a previous metrics file holds for `target`, if any."""
+    return previous_of(text, target).last_success_s
+
+
+@dataclass(frozen=True, slots=True)
+class Previous:
+    """What the previous metrics file said of a target."""
+
+    last_success_s: float | None = None
+    codes: frozenset[Code] = frozenset()  # the codes it had series for
+
+
+def previous_of(text: str, target: str) -> Previous:
+    """A previous metrics file's values for `target` (nothing from a damaged one)."""
+    success, codes = None, set()
+    known = {code.value: code for code in Code}
     try:
         for family in text_string_to_metric_families(text):
             for sample in family.samples:
-                if sample.name == LAST_SUCCESS and sample.labels.get("target") == target:
-                    return sample.value
+                if sample.labels.get("target") != target:
+                    continue
+                if sample.name == LAST_SUCCESS:
+                    success = sample.value
+                elif sample.name == FINDINGS and sample.labels.get("code") in known:
+                    codes.add(known[sample.labels["code"]])
     except ValueError:  # a damaged file: start over
-        return None
-    return None
+        return Previous()
+    return Previous(success, frozenset(codes))
 
 
 async def write_metrics(path: Path, summary: Summary, run: RunMetrics) -> None:
@@ -109,7 +136,10 @@ def _write(path: Path, summary: Summary, run: RunMetrics) -> None:
         previous = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         previous = ""
-    registry = metrics_registry(summary, run, last_success_s=last_success(previous, run.target))
+    before = previous_of(previous, run.target)
+    registry = metrics_registry(
+        summary, run, last_success_s=before.last_success_s, cleared=before.codes
+    )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # as for every other output
         write_to_textfile(str(path), registry)

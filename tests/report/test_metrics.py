@@ -13,6 +13,7 @@ from auditor.demo.server import serve
 from auditor.report.metrics import RunMetrics, last_success, metrics_registry
 from auditor.results.summary import Summary
 from tests.helpers import run_audit
+from tests.monitoring.nightly_site import NightlySite
 
 
 def samples(path: Path) -> dict[str, list[Sample]]:
@@ -73,3 +74,19 @@ def test_an_interrupted_run_keeps_the_last_success_time() -> None:
     assert last_success(second.decode(), "t") == 1000.0
     assert last_success(first, "other") is None
     assert last_success("garbage {{{", "t") is None
+
+
+async def test_a_code_that_cleared_drops_to_zero(tmp_path: Path) -> None:
+    """A dashboard's series of a fixed problem goes to 0; it does not just stop."""
+    site = NightlySite(["/ok", "/gone"])
+    site.set(["/gone"], status=404)
+    metrics = tmp_path / "audit.prom"
+    async with serve(site.routes) as served:
+        target = f"{served.base}/sitemap.xml"
+        await run_audit(tmp_path, target, no_check=False, metrics=metrics)
+        first = samples(metrics)
+        assert value(first, "sitemap_audit_findings", code="http.not_found") == 1
+        site.listed = ["/ok"]
+        await run_audit(tmp_path, target, no_check=False, metrics=metrics)
+    second = samples(metrics)
+    assert value(second, "sitemap_audit_findings", code="http.not_found") == 0
