@@ -82,8 +82,18 @@ class Browser:
         await self._socket.send_json(command)
         return await asyncio.wait_for(future, CALL_TIMEOUT_S)
 
-    async def load(self, url: str, *, javascript: bool = True) -> Page:
-        """A new tab showing `url`, loaded; events recorded from before the navigation."""
+    async def load(
+        self,
+        url: str,
+        *,
+        javascript: bool = True,
+        viewport: tuple[int, int] = VIEWPORT,
+        mobile: bool = False,
+    ) -> Page:
+        """A new tab showing `url`, loaded; events recorded from before the navigation.
+
+        `viewport` in CSS pixels; `mobile`: a phone's (the page's own viewport meta applies).
+        """
         target = await self.call("Target.createTarget", url="about:blank")
         attached = await self.call(
             "Target.attachToTarget", targetId=target["targetId"], flatten=True
@@ -91,14 +101,14 @@ class Browser:
         session = attached["sessionId"]
         for domain in ("Page", "Runtime", "Log", "Network"):
             await self.call(f"{domain}.enable", session)
-        width, height = VIEWPORT
+        width, height = viewport
         await self.call(
             "Emulation.setDeviceMetricsOverride",
             session,
             width=width,
             height=height,
             deviceScaleFactor=1,
-            mobile=False,
+            mobile=mobile,
         )
         if not javascript:
             await self.call("Emulation.setScriptExecutionDisabled", session, value=True)

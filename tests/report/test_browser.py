@@ -166,3 +166,56 @@ async def test_an_interrupted_run_says_so_at_the_top(tmp_path: Path) -> None:
         assert await page.evaluate(VERDICT_SEEN % "incomplete") == "ok"
 
     await look_at(result.html_path, tmp_path, expect="INCOMPLETE", extra=banner)
+
+
+# Every cell of a table's header and first row can be brought into view by the reader: on the
+# page, or by scrolling the table's own box; no box clips what it cannot scroll to; the page
+# itself never scrolls sideways. [] when all is well.
+REACHABLE = """((selector) => {
+  const problems = [];
+  const doc = document.documentElement;
+  if (doc.scrollWidth > innerWidth + 1) problems.push("the page scrolls sideways");
+  for (const table of document.querySelectorAll(selector)) {
+    for (const cell of table.querySelectorAll("thead th, tbody tr:first-child td")) {
+      for (let node = cell.parentElement; node !== document.body; node = node.parentElement) {
+        const style = getComputedStyle(node);
+        const scrolls = ["auto", "scroll"].includes(style.overflowX);
+        if (node.scrollWidth > node.clientWidth + 1 && style.overflowX !== "visible" && !scrolls)
+          problems.push("clipped by " + node.tagName + "." + node.className);
+      }
+      cell.scrollIntoView({block: "center", inline: "center"});
+      const box = cell.getBoundingClientRect();
+      const x = Math.min(Math.max(box.left + Math.min(box.width, 40) / 2, 1), innerWidth - 1);
+      const y = Math.min(Math.max(box.top + Math.min(box.height, 20) / 2, 1), innerHeight - 1);
+      const hit = document.elementFromPoint(x, y);
+      if (box.width < 24 || !cell.contains(hit))
+        problems.push("out of reach: " + cell.textContent.trim().slice(0, 30));
+    }
+  }
+  return [...new Set(problems)];
+})(%r)"""
+
+
+@pytest.mark.parametrize(("width", "height", "mobile"), [(390, 844, True), (1400, 900, False)])
+async def test_every_column_is_reachable_on_a_phone_and_a_desktop(
+    tmp_path: Path, width: int, height: int, mobile: bool
+) -> None:
+    async with serve_demo() as sites:
+        audited = await run_audit(
+            tmp_path, *sites, no_check=False, allow_private=False, ca_file=DEMO_CA,
+            timeout_s=2.0, retries=1, slow_s=0.5,
+        )  # fmt: skip
+    if CHROMIUM is None:
+        pytest.fail("SITEMAP_AUDIT_REQUIRE_BROWSER is set, and chromium is not installed")
+    async with chromium(CHROMIUM) as browser:
+        page = await browser.load(
+            audited.result.html_path.as_uri(), viewport=(width, height), mobile=mobile
+        )
+        for selector in (
+            "#fix-first > .tablebox table",
+            "table.sitemaps",
+            "#problems details[open] table",
+        ):
+            assert await page.evaluate(REACHABLE % selector) == [], selector
+        shot = await page.screenshot(tmp_path / f"report-{width}.png")
+        print(f"screenshot: {shot}")
