@@ -1,0 +1,107 @@
+"""The GitHub Action's step (action.yml): the audit run as a GitHub Actions runner expects.
+
+The runner hands the Action's inputs over as `INPUT_*` variables and reads the step's outputs
+from the file `GITHUB_OUTPUT` names, its job summary (Markdown) from `GITHUB_STEP_SUMMARY`
+(docs.github.com, "Workflow commands for GitHub Actions"). This module turns those into a
+command line, runs it, and writes them back: the tests run it so, with no GitHub at all.
+
+    INPUT_TARGETS       sites, robots.txt or sitemap URLs, or files (space- or line-separated)
+    INPUT_ARGS          more options, as on a command line (`--fail-on warning --per-host 4`)
+    INPUT_FAIL          "true": the step fails when the audit does (exit 1); usage errors (2)
+                        and runs that did not finish (3) fail it always
+    INPUT_OUTPUT        the folder for the reports (default `sitemap-audit`)
+    INPUT_JOB_SUMMARY   "true": the Markdown summary goes to the job's summary page
+
+Outputs: `exit_code`, `verdict`, `json`, `html`, `markdown`, `junit`.
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+import shlex
+import sys
+from collections.abc import Mapping
+from pathlib import Path
+
+from auditor.cli.main import main as command
+from auditor.errors import ExitCode, ReportReadError
+from auditor.report.reader import ReportReader
+
+PROG = "sitemap-audit-action"
+# What GitHub's job summary shows at most of one step (1 MiB); the Markdown is far shorter.
+MAX_SUMMARY_BYTES = 1 << 20
+
+
+def main(environ: Mapping[str, str] | None = None) -> int:
+    """Run the step; the exit code the step ends with."""
+    env = os.environ if environ is None else environ
+    folder = Path(env.get("INPUT_OUTPUT") or "sitemap-audit")
+    outputs = {
+        "json": folder / "report.json",
+        "html": folder / "report.html",
+        "markdown": folder / "summary.md",
+        "junit": folder / "junit.xml",
+    }
+    targets = env.get("INPUT_TARGETS", "").split()
+    if not targets:
+        print(f"{PROG}: error: the input 'targets' names no site", file=sys.stderr)
+        _write_outputs(env, {"exit_code": str(int(ExitCode.USAGE))})
+        return ExitCode.USAGE
+    argv = [*targets, *shlex.split(env.get("INPUT_ARGS", ""))]
+    argv += ["--out", str(folder), "--no-progress", "--no-color"]
+    argv += [f"--{name}={path}" for name, path in outputs.items()]
+    code = command(argv)
+    values = {"exit_code": str(int(code)), "verdict": _verdict(outputs["json"])}
+    values |= {name: str(path) for name, path in outputs.items() if path.exists()}
+    _write_outputs(env, values)
+    if _true(env.get("INPUT_JOB_SUMMARY", "true")) and outputs["markdown"].exists():
+        _append_summary(env, outputs["markdown"])
+    if code == ExitCode.FINDINGS and not _true(env.get("INPUT_FAIL", "true")):
+        return ExitCode.OK
+    return code
+
+
+def run() -> None:
+    """Console-script entry point (and `python -m auditor.cli.action`)."""
+    sys.exit(main())
+
+
+def _true(text: str) -> bool:
+    return text.strip().lower() in {"true", "1", "yes"}
+
+
+def _verdict(report: Path) -> str:
+    """The run's verdict line, read back from its report ("" when there is none)."""
+    if not report.exists():
+        return ""
+    try:
+        return ReportReader(report).decision().verdict.line
+    except ReportReadError:
+        return ""
+
+
+def _write_outputs(env: Mapping[str, str], values: Mapping[str, str]) -> None:
+    """Append `name<<DELIMITER ... DELIMITER` blocks: any value, newlines included, is safe."""
+    path = env.get("GITHUB_OUTPUT")
+    if not path:
+        return
+    lines: list[str] = []
+    for name, value in values.items():
+        delimiter = f"sitemap_audit_{secrets.token_hex(8)}"
+        lines += [f"{name}<<{delimiter}", value, delimiter]
+    with Path(path).open("a", encoding="utf-8") as out:
+        out.write("\n".join(lines) + "\n")
+
+
+def _append_summary(env: Mapping[str, str], markdown: Path) -> None:
+    path = env.get("GITHUB_STEP_SUMMARY")
+    if not path:
+        return
+    text = markdown.read_bytes()[:MAX_SUMMARY_BYTES].decode("utf-8", "replace")
+    with Path(path).open("a", encoding="utf-8") as out:
+        out.write(text + "\n")
+
+
+if __name__ == "__main__":
+    run()
