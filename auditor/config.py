@@ -7,6 +7,7 @@ has none: `timeout` is `timeout_s`). Pure: no I/O.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -21,6 +22,10 @@ DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a token
+# RFC 9110 §5.5: a field value never holds CR, LF or NUL (one would end the line and start a
+# header of the user's value's choosing on the wire: libcurl sends it as written).
+_NOT_IN_HEADER = re.compile(r"[\r\n\0]")
 
 
 class TargetKind(StrEnum):
@@ -175,6 +180,8 @@ class AuditConfig:
             _at_least("sample", self.sample, 1)
         if self.max_sitemap_bytes < 1:
             raise ConfigError("max_sitemap_bytes must be positive")
+        for name, value in self.headers:
+            _check_header(name, value)
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:
@@ -212,6 +219,13 @@ def parse_helpers(config: AuditConfig) -> int:
 def _share(total: int, parts: int, index: int) -> int:
     """Part `index` of `total` split in `parts` as evenly as whole numbers allow."""
     return total // parts + (index < total % parts)
+
+
+def _check_header(name: str, value: str) -> None:
+    if not _HEADER_NAME.fullmatch(name):
+        raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
+    if _NOT_IN_HEADER.search(value):
+        raise ConfigError(f"--header {name}: a value holds no CR, LF or NUL (RFC 9110 §5.5)")
 
 
 def _at_least(name: str, value: int, least: int) -> None:

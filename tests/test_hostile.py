@@ -7,13 +7,17 @@ from __future__ import annotations
 
 import gzip
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from auditor.errors import ExitCode
+from auditor.config import AuditConfig, Engine
+from auditor.demo.documents import urlset, xml_page
+from auditor.demo.server import serve
+from auditor.errors import ConfigError, ExitCode
 from tests.fault_server import run_cli
-from tests.helpers import Report
+from tests.helpers import Report, target
 
 MAX_RSS_MB = 200.0
 _HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n'
@@ -51,3 +55,56 @@ async def test_deep_nesting_is_malformed_in_bounded_memory(
     ]
     assert malformed["detail"]["error"] == "nesting too deep"
     assert run.exit_code == ExitCode.FINDINGS
+
+
+# --- values the user gives: refused before any request, exit 2 in one line -------------------
+
+
+async def refused_before_any_request(argv_for: Callable[[str], list[str]], tmp_path: Path) -> None:
+    """The command exits 2 with one line on stderr, and the site never hears from it.
+
+    `argv_for`: the command line for the site's root URL.
+    """
+    async with serve(lambda base: {"/sitemap.xml": xml_page(urlset([]))}) as site:
+        run = await run_cli(argv_for(site.base), tmp_path=tmp_path, limit_s=60)
+        hits = dict(site.hits)
+    assert (run.exit_code, len(run.stderr.splitlines()), hits) == (ExitCode.USAGE, 1, {})
+    assert "Traceback" not in run.stderr
+    assert not (tmp_path / "r.json").exists()
+    assert not (tmp_path / "out").exists()
+
+
+_INJECTED = ("X-A: b\r\nX-Injected: evil", "X-A: b\nX-Injected: evil", "X-A: b\rX", "X-A\r\nB: c")
+
+
+@pytest.mark.parametrize("header", _INJECTED, ids=["crlf", "lf", "cr", "in_name"])
+async def test_a_header_with_a_line_break_is_a_usage_error(
+    header: str, tmp_path: Path, engine: Engine
+) -> None:
+    """libcurl sent `X-Injected: evil` as a header of its own; aiohttp refused every request."""
+    flags = quiet(tmp_path / "r.json", "--engine", engine, "--header", header)
+    await refused_before_any_request(lambda base: [*flags, f"{base}/sitemap.xml"], tmp_path)
+
+
+@pytest.mark.parametrize("value", [r"b\r\nX-Injected: evil", r"b\u0000c"], ids=["crlf", "nul"])
+@pytest.mark.parametrize("where", ["config", "fleet"])
+async def test_a_header_with_a_line_break_in_a_file_is_a_usage_error(
+    value: str, where: str, tmp_path: Path
+) -> None:
+    header = f'header = ["X-A: {value}"]\n'
+    config, fleet = tmp_path / "audit.toml", tmp_path / "fleet.toml"
+
+    def argv_for(base: str) -> list[str]:
+        if where == "config":
+            config.write_text(header)
+            return quiet(tmp_path / "r.json", "--config", str(config), f"{base}/sitemap.xml")
+        fleet.write_text(f'[[site]]\ntarget = "{base}/sitemap.xml"\n{header}')
+        return ["--fleet", str(fleet), "--out", str(tmp_path / "out"), "--quiet"]
+
+    await refused_before_any_request(argv_for, tmp_path)
+
+
+def test_the_library_refuses_a_header_with_a_line_break() -> None:
+    for name, value in [("X-A", "b\r\nX-Injected: evil"), ("X-A", "b\0"), ("X-A\n", "b")]:
+        with pytest.raises(ConfigError):
+            AuditConfig(targets=(target("https://example.com/"),), headers=((name, value),))
