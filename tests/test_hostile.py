@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor.config import AuditConfig, Engine
-from auditor.demo.documents import urlset, xml_page
-from auditor.demo.server import serve
+from auditor.config import RANGES, AuditConfig, Engine, option_name
+from auditor.demo.documents import Page, url, urlset, xml_page
+from auditor.demo.server import Route, serve
 from auditor.errors import ConfigError, ExitCode
 from tests.fault_server import run_cli
 from tests.helpers import Report, target
@@ -108,3 +108,45 @@ def test_the_library_refuses_a_header_with_a_line_break() -> None:
     for name, value in [("X-A", "b\r\nX-Injected: evil"), ("X-A", "b\0"), ("X-A\n", "b")]:
         with pytest.raises(ConfigError):
             AuditConfig(targets=(target("https://example.com/"),), headers=((name, value),))
+
+
+_HUGE = (
+    ["--timeout", "1e300"],  # OverflowError in libcurl's binding, exit 1
+    ["--concurrency", "1000000"],  # 1.36 GB for one URL
+    ["--sitemap-concurrency", "1000000"],  # 1.85 GB
+    ["--sitemap-concurrency", "1000000000"],  # MemoryError
+)
+
+
+@pytest.mark.parametrize("flags", _HUGE, ids=lambda flags: f"{flags[0]}={flags[1]}")
+async def test_a_number_out_of_its_range_is_a_usage_error(
+    flags: list[str], tmp_path: Path, engine: Engine
+) -> None:
+    argv = quiet(tmp_path / "r.json", "--engine", engine, *flags)
+    await refused_before_any_request(lambda base: [*argv, f"{base}/sitemap.xml"], tmp_path)
+
+
+async def test_the_top_of_every_range_runs(tmp_path: Path, engine: Engine) -> None:
+    """The largest values the ranges allow, together: a clean run, in bounded memory."""
+    tops = [
+        flag
+        for key, number_range in RANGES.items()
+        if number_range.option
+        and key not in ("workers", "fleet_workers", "fleet_concurrency")
+        and key not in ("rate", "sample")  # a clean run of a small site: no limit to see
+        for flag in (option_name(key), str(number_range.most))
+    ]
+    report_path = tmp_path / "r.json"
+
+    def routes(base: str) -> dict[str, Route]:
+        pages: dict[str, Route] = {f"/p{n}": Page(200, b"<html></html>") for n in range(20)}
+        listed = urlset([url(f"{base}{path}") for path in pages])
+        return {"/sitemap.xml": xml_page(listed), **pages}
+
+    async with serve(routes) as site:
+        argv = quiet(report_path, "--engine", engine, *tops, f"{site.base}/sitemap.xml")
+        run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert run.peak_rss_mb < MAX_RSS_MB
+    report = json.loads(report_path.read_bytes())
+    assert (report["summary"]["checked"], run.exit_code) == (20, ExitCode.OK)

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from auditor.cli.options import build_parser, parse_command
 from auditor.codes import Code, codes_markdown
+from auditor.config import ranges_markdown
 
 ROOT = Path(__file__).parent.parent
 
@@ -15,6 +16,12 @@ def test_codes_table_is_the_catalog() -> None:
     readme = (ROOT / "README.md").read_text()
     table = readme.split("<!-- codes:start -->\n", 1)[1].split("<!-- codes:end -->", 1)[0]
     assert table == codes_markdown()
+
+
+def test_the_security_ranges_table_is_the_code() -> None:
+    security = (ROOT / "SECURITY.md").read_text()
+    table = security.split("<!-- ranges:start -->\n", 1)[1].split("<!-- ranges:end -->", 1)[0]
+    assert table == ranges_markdown()
 
 
 def test_ci_runs_the_readme_test_command() -> None:

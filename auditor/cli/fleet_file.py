@@ -158,10 +158,6 @@ def _check_fleet_args(args: argparse.Namespace) -> None:
         raise UsageError("--csv is for a single site: with --fleet, each site's JSON report")
     if args.scheduler is not None and args.fleet_workers is not None:
         raise UsageError("--fleet-workers sizes the embedded LocalCluster, not a --scheduler's")
-    for name in ("fleet_workers", "fleet_concurrency"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
     for name in ("json", "html", "metrics", "junit"):
         path = getattr(args, name)
         if path is not None and path.is_dir():
