@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import dataclass, fields, replace
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
@@ -17,7 +17,7 @@ from auditor import __version__
 from auditor.codes import Severity
 from auditor.errors import ConfigError
 from auditor.limits import MAX_SITEMAP_BYTES
-from auditor.urls import parse_http_url
+from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
@@ -144,6 +144,17 @@ class Target:
     kind: TargetKind
     url: str
     path: Path | None = None
+    # The userinfo a URL target was given with (`https://user:password@staging.example/`):
+    # basic auth for the target's own origin only (auditor.http_stack), never shown: `input`
+    # shows it redacted and `url` is without it, so nothing written from them holds it.
+    userinfo: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        url, userinfo = split_userinfo(self.url)
+        if userinfo is not None:
+            object.__setattr__(self, "url", url)
+            object.__setattr__(self, "userinfo", self.userinfo or userinfo)
+        object.__setattr__(self, "input", redact_userinfo(self.input))
 
     @property
     def label(self) -> str:
@@ -265,11 +276,11 @@ class AuditConfig:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""
         if not self.targets:
             raise ConfigError("at least one target is needed")
-        for field in fields(self):
-            value = getattr(self, field.name)
-            problem = None if value is None else out_of_range(field.name, value)
+        for setting in fields(self):
+            value = getattr(self, setting.name)
+            problem = None if value is None else out_of_range(setting.name, value)
             if problem is not None:
-                raise ConfigError(f"{option_name(field.name)} {problem}")
+                raise ConfigError(f"{option_name(setting.name)} {problem}")
         for name, value in self.headers:
             _check_header(name, value)
 

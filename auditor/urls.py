@@ -72,6 +72,34 @@ class HttpUrl:
         return key
 
 
+def split_userinfo(url: str) -> tuple[str, str | None]:
+    """The URL without its userinfo (RFC 3986 §3.2.1: `user:password@`), and the userinfo.
+
+    None when there is none. The last `@` of the authority ends it, as urlsplit and browsers
+    read it (WHATWG URL: a password may hold a raw `@`).
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url, None
+    end = len(rest)
+    for stop in "/?#":
+        found = rest.find(stop, 0, end)
+        end = found if found >= 0 else end
+    userinfo, at, host = rest[:end].rpartition("@")
+    if not at:
+        return url, None
+    return f"{scheme}://{host}{rest[end:]}", userinfo
+
+
+def redact_userinfo(url: str, *, shown: str = "<redacted>") -> str:
+    """The URL with its userinfo (a password, or a token as user name) replaced by `shown`."""
+    bare, userinfo = split_userinfo(url)
+    if userinfo is None:
+        return url
+    scheme, _, rest = bare.partition("://")
+    return f"{scheme}://{shown}@{rest}"
+
+
 def netloc_of(url: str) -> str:
     """The lower-cased `host[:port]` of an absolute URL, by string slicing (the hot path).
 

@@ -25,6 +25,7 @@ from auditor.fleet.dask_runner import ClusterSpec
 from auditor.fleet.outputs import read_previous
 from auditor.fleet.run import FleetPlan
 from auditor.fleet.sites import FleetSite, folder_name
+from auditor.urls import split_userinfo
 
 # The fleet's own options: a site cannot set them (its outputs are named by the fleet).
 NOT_PER_SITE = frozenset(
@@ -209,8 +210,9 @@ def _names(entries: Sequence[FleetEntry], source: Path) -> list[str]:
 
 def _label(target: str) -> str:
     """A name for a site from its first target: the host (and port), or the file's stem."""
-    if "://" in target:
-        return target.split("://", 1)[1].split("/", 1)[0] or "site"
+    if "://" in target:  # never its userinfo: a password would name the site's folder
+        bare, _ = split_userinfo(target)
+        return bare.split("://", 1)[1].split("/", 1)[0] or "site"
     if "/" in target or Path(target).suffix in {".xml", ".gz", ".txt"}:
         return Path(target).stem or "site"
     return target  # a bare host: its https site

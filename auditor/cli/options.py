@@ -322,7 +322,8 @@ def _header(text: str) -> tuple[str, str]:
     """'Name: value' split; AuditConfig refuses a name that is no token or a value with CR/LF."""
     name, colon, value = text.partition(":")
     if not colon:
-        raise UsageError(f"--header wants 'Name: value', not {text!r}")
+        # Not echoed: the text may be a secret with its colon forgotten.
+        raise UsageError("--header wants 'Name: value' (a colon after the name)")
     return name.strip(" \t"), value.strip(" \t")
 
 

@@ -28,6 +28,7 @@ from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
 from auditor.net.transport import ClosingResponse, Timeouts
+from auditor.urls import parse_http_url
 
 __all__ = ["HttpClient", "Response", "Timeouts", "is_private_host", "translate_error"]
 
@@ -228,6 +229,7 @@ class HttpClient:
         user_agent: str,
         headers: Sequence[tuple[str, str]] = (),
         header_hosts: frozenset[str] | None = None,
+        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
         concurrency: int = 128,
         per_host: int = 8,
         spare: int = 0,
@@ -235,7 +237,9 @@ class HttpClient:
         ca_file: Path | None = None,
         resolver: AbstractResolver | None = None,
     ) -> None:
-        """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
+        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+
+        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
 
         A sitemap may list, and a redirect may lead to, any host: a token for the audited site
         must not travel there, as browsers and curl drop credentials across hosts. `resolver`
@@ -244,6 +248,7 @@ class HttpClient:
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         self._custom = dict(headers)
         self._header_hosts = header_hosts
+        self._by_origin = {origin: dict(own) for origin, own in (origin_headers or {}).items()}
         self._concurrency = concurrency
         self._per_host = per_host
         self._spare = spare
@@ -313,6 +318,10 @@ class HttpClient:
             )
         hosts = self._header_hosts
         extra = self._custom if self._custom and (hosts is None or host in hosts) else None
+        if self._by_origin:
+            parsed = parse_http_url(url)
+            own = self._by_origin.get(parsed.origin) if parsed is not None else None
+            extra = {**(extra or {}), **own} if own else extra
         if headers:
             extra = {**(extra or {}), **headers}
         request = self._session.request(
