@@ -150,3 +150,54 @@ async def test_the_top_of_every_range_runs(tmp_path: Path, engine: Engine) -> No
     assert run.peak_rss_mb < MAX_RSS_MB
     report = json.loads(report_path.read_bytes())
     assert (report["summary"]["checked"], run.exit_code) == (20, ExitCode.OK)
+
+
+# --- outputs in a folder others may write to ---------------------------------------------------
+
+# Every temporary name an output used to take, known in advance; `None`: the link points
+# nowhere yet (the auditor would have made the file it names).
+_PLANTED = {
+    ".r.json.tmp": "report",
+    ".r.json.urls.part": "urls",
+    ".r.json.sitemaps.part": None,
+    ".r.json.hreflang.sqlite": "hreflang",
+    "csv/.urls.csv.part": "urls-csv",
+    "csv/.findings.csv.part": None,
+}
+_XHTML = "http://www.w3.org/1999/xhtml"
+
+
+async def test_temporary_files_never_follow_a_link_planted_beside_the_outputs(
+    tmp_path: Path,
+) -> None:
+    """A shared report folder: links at the temporary names write through to nowhere."""
+    victims, shared = tmp_path / "victims", tmp_path / "shared"
+    (shared / "csv").mkdir(parents=True)
+    victims.mkdir()
+    for name, victim in _PLANTED.items():
+        pointed = victims / (victim or f"new-{Path(name).name}")
+        if victim is not None:
+            pointed.write_bytes(b"precious\n")
+        (shared / name).symlink_to(pointed)
+    before = {path.name: path.read_bytes() for path in victims.iterdir()}
+
+    def routes(base: str) -> dict[str, Route]:
+        alternate = f'<xhtml:link rel="alternate" hreflang="de" href="{base}/de"/>'
+        entries = [url(f"{base}/en", extra=alternate), url(f"{base}/de", extra=alternate)]
+        document = urlset(entries).replace("<urlset ", f'<urlset xmlns:xhtml="{_XHTML}" ', 1)
+        return {"/sitemap.xml": xml_page(document), "/en": Page(200), "/de": Page(200)}
+
+    outputs = ["--html", str(shared / "r.html"), "--csv", str(shared / "csv")]
+    outputs += ["--junit", str(shared / "j.xml"), "--metrics", str(shared / "m.prom")]
+    outputs += ["--state", str(shared / "s.state")]
+    async with serve(routes) as site:
+        argv = quiet(shared / "r.json", *outputs, f"{site.base}/sitemap.xml")
+        run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
+    assert "Traceback" not in run.stderr, run.stderr
+    assert {path.name: path.read_bytes() for path in victims.iterdir()} == before
+    assert all((shared / name).is_symlink() for name in _PLANTED)  # left as they were
+    hidden = {str(p.relative_to(shared)) for p in shared.rglob(".*")}
+    assert hidden == set(_PLANTED)  # no temporary file of the run's left behind
+    report = json.loads((shared / "r.json").read_bytes())
+    assert (report["complete"], report["summary"]["urls"]) == (True, 2)
+    assert run.exit_code == ExitCode.OK

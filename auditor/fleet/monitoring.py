@@ -15,7 +15,7 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from defusedxml import ElementTree as SafeET
-from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.codes import Code
@@ -121,11 +121,11 @@ def previous_successes(path: Path) -> dict[str, float]:
 
 
 def write_fleet_metrics(path: Path, outcomes: Sequence[SiteOutcome], run: FleetRun) -> None:
-    """The textfile, written atomically (prometheus_client: a temporary file, then a rename)."""
+    """The textfile, written atomically (auditor.files: a new temporary file, then a rename)."""
     registry = fleet_registry(outcomes, run, last_success=previous_successes(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_to_textfile(str(path), registry)
+        write_atomically(path, generate_latest(registry))
     except OSError as exc:
         raise ReportWriteError(f"cannot write the metrics {path}: {exc.strerror}") from exc
 
