@@ -36,6 +36,9 @@ _PLAIN_URL = re.compile(
     r"(/[^?#\s]*)?(?:\?([^#\s]*))?(?:#\S*)?",
 )
 _MAX_PORT = 65535
+# RFC 1035 §2.3.4: a label is 1 to 63 octets, a name at most 255 on the wire (253 as text).
+MAX_LABEL_CHARS = 63
+MAX_NAME_CHARS = 253
 # RFC 3986 §2.3: escapes of these characters mean the characters themselves.
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -70,6 +73,26 @@ class HttpUrl:
             query = _ESCAPE.sub(_upper_escape, self.query) if "%" in self.query else self.query
             key = f"{key}?{query}"
         return key
+
+
+def dns_name_problem(host: str) -> str | None:
+    """Why a URL's host can never be looked up (None: it can be, or it is an IP literal).
+
+    RFC 1035 §2.3.4: labels of 1 to 63 characters (one trailing dot, the root's, aside), 253
+    characters in all. Such a URL is well-formed (RFC 3986 §3.2.2 allows `a..b`), but no
+    resolver takes its host: Python's idna codec refuses it before getaddrinfo is asked.
+    """
+    if ":" in host:  # an IPv6 literal
+        return None
+    name = host.removesuffix(".")
+    if len(name) > MAX_NAME_CHARS:
+        return f"a name of {len(name)} characters (at most {MAX_NAME_CHARS})"
+    for label in name.split("."):
+        if not label:
+            return "an empty label"
+        if len(label) > MAX_LABEL_CHARS:
+            return f"a label of {len(label)} characters (at most {MAX_LABEL_CHARS})"
+    return None
 
 
 def split_userinfo(url: str) -> tuple[str, str | None]:

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from auditor.config import RANGES, AuditConfig, Engine, option_name
-from auditor.demo.documents import Page, url, urlset, xml_page
+from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.errors import ConfigError, ExitCode
 from tests.fault_server import run_cli
@@ -201,3 +201,45 @@ async def test_temporary_files_never_follow_a_link_planted_beside_the_outputs(
     report = json.loads((shared / "r.json").read_bytes())
     assert (report["complete"], report["summary"]["urls"]) == (True, 2)
     assert run.exit_code == ExitCode.OK
+
+
+# --- host names no resolver takes --------------------------------------------------------------
+
+_LONG_LABEL = "a" * 64
+_ODD_HOSTS = ("..", "a..b", f"{_LONG_LABEL}.example", ".a", "a.b..", "b" * 250 + ".example")
+
+
+@pytest.mark.parametrize("host", _ODD_HOSTS[:3], ids=["dots", "empty_label", "long_label"])
+async def test_a_target_whose_host_can_never_resolve_is_a_usage_error(
+    host: str, tmp_path: Path
+) -> None:
+    """getaddrinfo's UnicodeError went up as a traceback, exit 3."""
+    argv = quiet(tmp_path / "r.json", f"http://{host}/sitemap.xml")
+    run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
+    assert (run.exit_code, len(run.stderr.splitlines())) == (ExitCode.USAGE, 1), run.stderr
+    assert not (tmp_path / "r.json").exists()
+
+
+async def test_listed_urls_and_redirects_to_hosts_that_can_never_resolve_are_net_dns(
+    tmp_path: Path, engine: Engine
+) -> None:
+    """The same finding on both engines (aiohttp said net.protocol, libcurl loc.invalid)."""
+    odd = [f"http://{host}/x" for host in _ODD_HOSTS]
+
+    def routes(base: str) -> dict[str, Route]:
+        hops: dict[str, Route] = {f"/r{n}": redirect(302, to) for n, to in enumerate(odd)}
+        listed = urlset([url(loc) for loc in [*odd, *(f"{base}{path}" for path in hops)]])
+        return {"/sitemap.xml": xml_page(listed), **hops}
+
+    report_path = tmp_path / "r.json"
+    async with serve(routes) as site:
+        argv = quiet(report_path, "--engine", engine, "--retries", "0", f"{site.base}/sitemap.xml")
+        run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
+    assert "Traceback" not in run.stderr, run.stderr
+    report = json.loads(report_path.read_bytes())
+    checked = {entry["loc"]: entry for entry in report["urls"]}
+    assert len(checked) == 2 * len(odd)
+    for entry in checked.values():
+        codes = {f["code"] for f in entry["findings"]} - {"loc.host_mismatch"}
+        assert codes == {"net.dns"}, entry
+    assert run.exit_code == ExitCode.FINDINGS

@@ -13,7 +13,7 @@ from urllib.parse import unquote, urlsplit
 
 from auditor.config import Target, TargetKind
 from auditor.errors import TargetError
-from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
+from auditor.urls import dns_name_problem, parse_http_url, redact_userinfo, split_userinfo
 
 _HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
 
@@ -48,6 +48,9 @@ def _url_target(text: str, url: str) -> Target:
     parsed = parse_http_url(url)
     if parsed is None:
         raise TargetError(f"{redact_userinfo(text)!r} is not a valid http(s) URL")
+    problem = dns_name_problem(parsed.host)
+    if problem is not None:
+        raise TargetError(f"{redact_userinfo(text)!r}: its host can never resolve ({problem})")
     path = parsed.path or "/"
     if path.endswith("/") and not parsed.query:
         return Target(text, TargetKind.SITE, f"{parsed.origin}{path}", userinfo=userinfo)

@@ -28,7 +28,7 @@ from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
 from auditor.net.transport import ClosingResponse, Timeouts
-from auditor.urls import parse_http_url
+from auditor.urls import dns_name_problem, parse_http_url
 
 __all__ = ["HttpClient", "Response", "Timeouts", "is_private_host", "translate_error"]
 
@@ -185,6 +185,9 @@ class _Resolver(AbstractResolver):
         name = host.rstrip(".").lower()
         if name == "invalid" or name.endswith(".invalid"):
             raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve (RFC 6761)")
+        problem = dns_name_problem(host)
+        if problem is not None:  # getaddrinfo would raise UnicodeError (its idna codec)
+            raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve: {problem}")
         found = await self._inner.resolve(host, port, family)
         if self._reach is Reach.ANY:
             return found
@@ -209,7 +212,7 @@ async def is_private_host(host: str) -> bool:
         return False
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except OSError:
+    except (OSError, UnicodeError):  # UnicodeError: a label idna refuses (empty, too long)
         return False
     return any(not is_public_address(str(info[4][0])) for info in infos)
 
@@ -309,7 +312,10 @@ class HttpClient:
         `headers` are this request's own (conditional ones), over the user's.
         """
         assert self._session is not None, "use HttpClient in `async with`"
-        host = urlsplit(url).hostname if self._reach is not Reach.ANY or self._custom else None
+        host = urlsplit(url).hostname
+        problem = dns_name_problem(host) if host else None
+        if problem is not None:  # aiohttp would fail it before its resolver is asked
+            raise FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
         self._refuse_private_literal(host)
         timeout = self._timeouts.get(timeouts)
         if timeout is None:

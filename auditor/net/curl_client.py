@@ -31,7 +31,7 @@ from auditor.net.body_pace import FLOOR_BYTES_PER_S
 from auditor.net.curl_multi import CurlMulti
 from auditor.net.redirects import encoded_url
 from auditor.net.transport import BufferedResponse, Headers, Timeouts
-from auditor.urls import authority_of, needs_escaping, parse_http_url
+from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
 
 # What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
 ACCEPT_ENCODING = "gzip, deflate, br"
@@ -372,6 +372,9 @@ class CurlTransport:
         host = urlsplit(url).hostname or ""
         if host == "invalid" or host.endswith(".invalid"):  # RFC 6761 §6.4: never looked up
             return FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
+        problem = dns_name_problem(host) if host else None
+        if problem is not None:  # as aiohttp's transport says it: no resolver takes it
+            return FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
         hosts = self._header_hosts
         lines = self._lines if self._lines and (hosts is None or host in hosts) else []
         if self._by_origin:
