@@ -5,8 +5,12 @@ folder) is measured on the process.
 
 from __future__ import annotations
 
+import asyncio
 import gzip
 import json
+import os
+import signal
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -16,7 +20,9 @@ from auditor.config import RANGES, AuditConfig, Engine, option_name
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.errors import ConfigError, ExitCode
-from tests.fault_server import run_cli
+from tests.fault_server import ROOT, run_cli
+from tests.fleet.helpers import read_summary, toml_fleet
+from tests.fleet.sites import fleet_of
 from tests.helpers import Report, target
 
 MAX_RSS_MB = 200.0
@@ -243,3 +249,60 @@ async def test_listed_urls_and_redirects_to_hosts_that_can_never_resolve_are_net
         codes = {f["code"] for f in entry["findings"]} - {"loc.host_mismatch"}
         assert codes == {"net.dns"}, entry
     assert run.exit_code == ExitCode.FINDINGS
+
+
+# --- Ctrl-C during a fleet ---------------------------------------------------------------------
+
+_STOPPED_WITHIN_S = 20.0  # from the signal to the exit, on a shared machine
+
+
+# Seconds after the start (Python loading Dask, the cluster starting), or once a site runs.
+_MOMENTS = ["1.0", "1.75", "2.5", "3.25", "running"]
+
+
+@pytest.mark.parametrize("moment", _MOMENTS)
+async def test_ctrl_c_during_a_fleet_stops_it_without_a_traceback(
+    moment: str, tmp_path: Path
+) -> None:
+    """SIGINT to the process group, as a terminal sends it: the workers took it too (a
+    KeyboardInterrupt traceback, a worker dead, and a wait for its results without end)."""
+    kinds = [("quick", "healthy"), ("dark", "silent"), ("later", "healthy")]
+    async with fleet_of(kinds, first=70) as sites:
+        fleet = toml_fleet(tmp_path / "sites.toml", sites, {})
+        out = tmp_path / "out"
+        argv = ["--fleet", str(fleet), "--out", str(out), "--fleet-workers", "1", "--quiet"]
+        argv += ["--timeout", "60", "--retries", "0", "--no-progress"]
+        with (tmp_path / "stderr.txt").open("wb") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "auditor", *argv, cwd=ROOT, start_new_session=True,
+                stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
+            )  # fmt: skip
+            try:
+                await _moment(moment, out)
+                os.killpg(process.pid, signal.SIGINT)
+                async with asyncio.timeout(_STOPPED_WITHIN_S):
+                    code = await process.wait()
+            finally:
+                if process.returncode is None:
+                    os.killpg(process.pid, signal.SIGKILL)
+                    await process.wait()
+    err = (tmp_path / "stderr.txt").read_text()
+    assert "Traceback" not in err, err
+    assert code == ExitCode.FAILED
+    summaries = list(out.glob("fleet-*.json"))
+    if moment == "running":
+        status = {item["name"]: item["status"] for item in read_summary(out)["sites"]}
+        assert status == {"quick": "done", "dark": "interrupted", "later": "not_run"}
+    for path in summaries:  # a stop before the cluster ran a site may leave none
+        assert json.loads(path.read_text())["complete"] is False
+
+
+async def _moment(moment: str, out: Path) -> None:
+    """Wait for the moment: seconds after the start, or "running": a site on the worker."""
+    if moment != "running":
+        await asyncio.sleep(float(moment))
+        return
+    async with asyncio.timeout(60):
+        while not list((out / "quick").glob("*.html")):  # its last report is written
+            await asyncio.sleep(0.1)
+    await asyncio.sleep(2.0)  # ...its task has returned, and "dark" runs on the only worker
