@@ -15,6 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from defusedxml import ElementTree
 
 from auditor.config import RANGES, AuditConfig, Engine, option_name
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
@@ -306,3 +307,85 @@ async def _moment(moment: str, out: Path) -> None:
         while not list((out / "quick").glob("*.html")):  # its last report is written
             await asyncio.sleep(0.1)
     await asyncio.sleep(2.0)  # ...its task has returned, and "dark" runs on the only worker
+
+
+# --- fleet files ---------------------------------------------------------------------------------
+
+_SITES_ON_ONE_HOST = 10_000
+
+
+def one_host_fleet(path: Path) -> Path:
+    """10,000 sites of one host (named host, host-2, ...), then a line that cannot run."""
+    lines = ["https://shop.example/"] * _SITES_ON_ONE_HOST + ["ftp://nowhere"]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+async def test_a_fleet_of_many_sites_on_one_host_is_read_in_linear_time(tmp_path: Path) -> None:
+    """Naming them was quadratic: 102 s here before the usage error on the last line."""
+    fleet = one_host_fleet(tmp_path / "sites.txt")
+    argv = ["--fleet", str(fleet), "--out", str(tmp_path / "out")]
+    run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
+    assert (run.exit_code, len(run.stderr.splitlines())) == (ExitCode.USAGE, 1), run.stderr
+    assert f"line {_SITES_ON_ONE_HOST + 1}" in run.stderr
+    assert run.wall_s < 30
+
+
+@pytest.mark.parametrize("command", ["python -m auditor", "sitemap-audit"])
+async def test_ctrl_c_while_a_fleet_file_is_read_is_exit_3_without_a_traceback(
+    command: str, tmp_path: Path
+) -> None:
+    """The console script said KeyboardInterrupt with a traceback, exit 130."""
+    fleet = one_host_fleet(tmp_path / "sites.txt")
+    program = [sys.executable, "-m", "auditor"]
+    if command == "sitemap-audit":
+        program = [str(Path(sys.executable).with_name("sitemap-audit"))]
+    with (tmp_path / "stderr.txt").open("wb") as stderr:
+        process = await asyncio.create_subprocess_exec(
+            *program, "--fleet", str(fleet), "--out", str(tmp_path / "out"), cwd=ROOT,
+            stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
+        )  # fmt: skip
+        await asyncio.sleep(1.5)  # the imports done (about 0.7 s), the sites being named
+        process.send_signal(signal.SIGINT)
+        code = await asyncio.wait_for(process.wait(), timeout=30)
+    err = (tmp_path / "stderr.txt").read_text()
+    assert "Traceback" not in err, err
+    assert (code, len(err.splitlines())) == (ExitCode.FAILED, 1), err
+    assert not (tmp_path / "out").exists()
+
+
+async def test_a_site_named_with_an_escape_sequence_is_a_usage_error(tmp_path: Path) -> None:
+    fleet = tmp_path / "sites.toml"
+    fleet.write_text('[[site]]\nname = "shop\\u001b[31m"\ntarget = "https://shop.example/"\n')
+    argv = ["--fleet", str(fleet), "--out", str(tmp_path / "out")]
+    run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
+    assert (run.exit_code, len(run.stderr.splitlines())) == (ExitCode.USAGE, 1), run.stderr
+    assert "\x1b" not in run.stderr
+
+
+async def test_a_site_named_after_a_file_with_an_escape_sequence_reaches_no_output_raw(
+    tmp_path: Path,
+) -> None:
+    """The fleet JUnit held a raw ESC (not well-formed XML), and so did the terminal."""
+    sitemap = tmp_path / "shop\x1b[31mred.xml"
+    sitemap.write_text(urlset([url("https://shop.example/a")]))
+    fleet = tmp_path / "sites.txt"
+    fleet.write_text(f"{sitemap}\n")
+    out = tmp_path / "out"
+    argv = ["--fleet", str(fleet), "--out", str(out), "--junit", str(out / "j.xml")]
+    with (tmp_path / "stdout.txt").open("wb") as stdout:
+        process = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "auditor", *argv, "--no-check", "--fleet-workers", "1",
+            cwd=ROOT, stdout=stdout, stderr=asyncio.subprocess.STDOUT,
+        )  # fmt: skip
+        code = await asyncio.wait_for(process.wait(), timeout=120)
+    terminal = (tmp_path / "stdout.txt").read_text()
+    assert "\x1b" not in terminal
+    assert "Traceback" not in terminal, terminal
+    root = ElementTree.parse(out / "j.xml").getroot()  # well-formed
+    assert root is not None
+    [suite] = root.iter("testsuite")
+    assert suite.get("name") == "shop?[31mred"
+    [summary] = out.glob("fleet-*.json")
+    assert [site["name"] for site in json.loads(summary.read_text())["sites"]] == ["shop?[31mred"]
+    assert code == ExitCode.OK

@@ -143,19 +143,19 @@ def junit_tree(cases: JunitCases, *, duration_s: float) -> ET.ElementTree:
 
 def _add_case(suite: ET.Element, case: Case) -> None:
     element = ET.SubElement(suite, "testcase", classname=f"sitemap-audit.{case.suite}")
-    element.set("name", _clean(case.name))
+    element.set("name", xml_text(case.name))
     if not case.failing:
         return
     kind, message = case.failures[0]
     failure = ET.SubElement(element, "failure", type=kind)
-    failure.set("message", _clean(message if kind == "cap" else f"{kind}: {message}"))
+    failure.set("message", xml_text(message if kind == "cap" else f"{kind}: {message}"))
     lines = [f"{kind}: {message}" for kind, message in case.failures]
     if case.failing > len(case.failures):
         lines.append(f"... {case.failing - len(case.failures)} more")
-    failure.text = _clean("\n".join(lines))
+    failure.text = xml_text("\n".join(lines))
 
 
-def _clean(text: str) -> str:
+def xml_text(text: str) -> str:
     """XML 1.0 cannot hold most control characters, which network strings may carry."""
     return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
 
