@@ -149,6 +149,16 @@ def nested(levels: int) -> bytes:
 
 
 TOO_DEEP = nested(MAX_XML_DEPTH + 1)
+# XML 1.0 Appendix F.1: each wider encoding, with its byte order mark and without.
+WIDE = {
+    "utf_32_be": ("UTF-32BE", _SMALL_URLSET.encode("utf-32-be")),
+    "utf_32_le": ("UTF-32LE", _SMALL_URLSET.encode("utf-32-le")),
+    "utf_16_be": ("UTF-16BE", _SMALL_URLSET.encode("utf-16-be")),
+    "utf_16_le": ("UTF-16LE", _SMALL_URLSET.encode("utf-16-le")),
+    "utf_32_bom": ("UTF-32BE", ("\ufeff" + _SMALL_URLSET).encode("utf-32-be")),
+    "utf_16_bom": ("UTF-16LE", ("\ufeff" + _SMALL_URLSET).encode("utf-16-le")),
+    "utf_16_text": ("UTF-16LE", "https://example.com/a\n".encode("utf-16-le")),
+}
 
 # The representative documents: each must give the same events however it is chunked.
 CASES: dict[str, bytes] = {
@@ -170,6 +180,8 @@ CASES: dict[str, bytes] = {
     "billion_laughs": BILLION_LAUGHS,
     "xxe": XXE,
     "too_deep": TOO_DEEP,
+    "utf_32_be": WIDE["utf_32_be"][1],
+    "utf_16_bom": WIDE["utf_16_bom"][1],
     "empty": b"",
 }
 
@@ -969,6 +981,17 @@ def test_nesting_up_to_its_limit_is_read() -> None:
     events = parse_document(nested(MAX_XML_DEPTH))
     assert codes(events) == []
     assert len(url_entries(events)) == 1
+
+
+@pytest.mark.parametrize("name", WIDE)
+def test_a_document_in_utf_16_or_utf_32_is_not_utf_8(name: str) -> None:
+    """Sitemaps are UTF-8 (sitemaps.org): UTF-32BE without a BOM said unsupported_format,
+    UTF-16LE without one was read by expat as if it were fine."""
+    encoding, document = WIDE[name]
+    events = parse_document(document)
+    assert codes(events) == [Code.XML_ENCODING]
+    assert url_entries(events) == []
+    assert details(events, Code.XML_ENCODING) == [{"encoding": encoding}]
 
 
 def test_long_text_and_markup_under_the_limit_are_read() -> None:
