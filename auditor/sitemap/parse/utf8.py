@@ -17,7 +17,7 @@ _WIDE_MARKS = (
     (b"\xfe\xff", "UTF-16BE"),
     (b"\xff\xfe", "UTF-16LE"),
 )
-_WIDE_NULS = {
+_WIDE_NULS: dict[tuple[bool, ...], str] = {
     (True, True, True, False): "UTF-32BE",
     (False, True, True, True): "UTF-32LE",
     (True, False, True, False): "UTF-16BE",
