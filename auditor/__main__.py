@@ -5,6 +5,7 @@ The signal handlers come first, before the heavy imports (the pipeline, aiohttp,
 (status -15, no report) or a traceback. The command installs its own once it runs.
 """
 
+import os
 import signal
 import sys
 from types import FrameType
@@ -26,7 +27,12 @@ def entry() -> None:
         code = main()
     except KeyboardInterrupt:
         print("sitemap-audit: interrupted", file=sys.stderr)  # noqa: T201 - the command
-        code = _INTERRUPTED
+        # Not sys.exit: a KeyboardInterrupt raised inside exec() (dataclasses make methods
+        # with it, while modules load) marks it unhandled in CPython 3.11, which then kills
+        # itself with SIGINT on the way out (status -2), whatever exit code was asked for.
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(_INTERRUPTED)
     sys.exit(code)
 
 

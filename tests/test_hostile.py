@@ -389,3 +389,28 @@ async def test_a_site_named_after_a_file_with_an_escape_sequence_reaches_no_outp
     [summary] = out.glob("fleet-*.json")
     assert [site["name"] for site in json.loads(summary.read_text())["sites"]] == ["shop?[31mred"]
     assert code == ExitCode.OK
+
+
+# --- a signal while the command starts ----------------------------------------------------------
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("after_s", [0.1, 0.2, 0.3])
+async def test_a_signal_while_the_command_loads_is_exit_3_in_one_line(
+    signum: signal.Signals, after_s: float, tmp_path: Path
+) -> None:
+    """SIGTERM in the first 0.3 s killed the process (status -15): no handler was in place
+    while the command's modules loaded."""
+    async with serve(lambda base: {"/sitemap.xml": xml_page(urlset([]))}) as site:
+        argv = quiet(tmp_path / "r.json", f"{site.base}/sitemap.xml")
+        with (tmp_path / "stderr.txt").open("wb") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                sys.executable, "-m", "auditor", *argv, cwd=ROOT,
+                stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
+            )  # fmt: skip
+            await asyncio.sleep(after_s)
+            process.send_signal(signum)
+            code = await asyncio.wait_for(process.wait(), timeout=30)
+    err = (tmp_path / "stderr.txt").read_text()
+    assert (code, len(err.splitlines())) == (ExitCode.FAILED, 1), err
+    assert not (tmp_path / "r.json").exists()
