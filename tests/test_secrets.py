@@ -46,6 +46,24 @@ def recording(seen: Seen, page: Page) -> Handler:
     return handler
 
 
+def audited_site(
+    base: str, elsewhere: str, seen: Seen, *, also: list[str], pages: Mapping[str, Page]
+) -> Mapping[str, Route]:
+    """robots.txt, a sitemap of pages that answer 200, 404 and a redirect to `elsewhere` (and
+    of the URLs `also` and the paths of `pages`), every request noted in `seen`."""
+    paths = ["/ok", "/missing", "/away", *pages]
+    listed = urlset([url(f"{base}{path}") for path in paths] + [url(loc) for loc in also])
+    routes = {
+        "/robots.txt": Page(200, f"User-agent: *\nSitemap: {base}/sitemap.xml\n".encode()),
+        "/sitemap.xml": xml_page(listed),
+        "/ok": Page(200, b"ok"),
+        "/missing": Page(404, b"gone"),
+        "/away": redirect(302, f"{elsewhere}/landing"),
+        **pages,
+    }
+    return {path: recording(seen, page) for path, page in routes.items()}
+
+
 def leaks(text: str) -> list[str]:
     return [secret for secret in SECRETS if secret in text]
 
@@ -67,19 +85,8 @@ async def test_header_values_reach_the_target_host_only_and_no_output(
         elsewhere = other.base.replace("127.0.0.1", "localhost")  # another host to the auditor
 
         def routes(base: str) -> Mapping[str, Route]:
-            listed = urlset(
-                [url(f"{base}/{path}") for path in ("ok", "missing", "away", "server-error")]
-                + [url(dead)]
-            )
-            pages = {
-                "/robots.txt": Page(200, f"User-agent: *\nSitemap: {base}/sitemap.xml\n".encode()),
-                "/sitemap.xml": xml_page(listed),
-                "/ok": Page(200, b"ok"),
-                "/missing": Page(404, b"gone"),
-                "/away": redirect(302, f"{elsewhere}/landing"),
-                "/server-error": Page(500, b"oops"),
-            }
-            return {path: recording(target_seen, page) for path, page in pages.items()}
+            pages = {"/server-error": Page(500, b"oops")}
+            return audited_site(base, elsewhere, target_seen, also=[dead], pages=pages)
 
         async with serve(routes) as target:
             outputs = {name: tmp_path / name for name in ("r.json", "r.html", "m.prom", "j.xml")}
@@ -184,18 +191,8 @@ async def test_a_target_urls_credentials_reach_its_origin_only_and_no_output(
         elsewhere = other.base.replace("127.0.0.1", "localhost")  # another host to the auditor
 
         def routes(base: str) -> Mapping[str, Route]:
-            listed = urlset(
-                [url(f"{base}/{path}") for path in ("ok", "missing", "away")]
-                + [url(f"{other.base}/listed")]  # the same host, another origin (its port)
-            )
-            pages = {
-                "/robots.txt": Page(200, f"User-agent: *\nSitemap: {base}/sitemap.xml\n".encode()),
-                "/sitemap.xml": xml_page(listed),
-                "/ok": Page(200, b"ok"),
-                "/missing": Page(404, b"gone"),
-                "/away": redirect(302, f"{elsewhere}/landing"),
-            }
-            return {path: recording(target_seen, page) for path, page in pages.items()}
+            listed = f"{other.base}/listed"  # the same host, another origin (its port)
+            return audited_site(base, elsewhere, target_seen, also=[listed], pages={})
 
         async with serve(routes) as served:
             out = tmp_path / "out"
