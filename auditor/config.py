@@ -32,8 +32,8 @@ _NOT_IN_HEADER = re.compile(r"[\r\n\0]")
 # --- the range of every numeric setting -----------------------------------------------------
 # One table, applied by the command line's parser (at parse time), by the `--config` and fleet
 # file readers, and by AuditConfig (the library). Each range is what a real use needs, and no
-# more: past it a value only costs memory (a million requests in flight held 1.4 GB for one
-# URL) or breaks a library (libcurl's timeout is a C long of milliseconds).
+# more: past it a value only costs memory (every request in flight holds some) or breaks a
+# library (libcurl's timeout is a C long of milliseconds).
 
 
 @dataclass(frozen=True, slots=True)
