@@ -77,9 +77,17 @@ def top_codes(result: AuditResult) -> list[tuple[Code, int, str]]:
     return rows
 
 
+def printable(text: str) -> str:
+    """The text with every control character (an escape sequence, a line break) as `?`.
+
+    One line per item, and nothing a terminal would obey: text from the network or from
+    files never moves the cursor or recolours the screen.
+    """
+    return "".join(char if char.isprintable() else "?" for char in text)
+
+
 def _short(text: str) -> str:
-    # One line per code: control characters from the network would break the table.
-    text = "".join(char if char.isprintable() else "?" for char in text)
+    text = printable(text)
     return text if len(text) <= EXAMPLE_CHARS else text[: EXAMPLE_CHARS - 1] + "…"
 
 

@@ -136,37 +136,37 @@ def _counts(element: ET.Element, *, tests: int, failures: int) -> None:
 
 def _add_case(suite: ET.Element, case: Case) -> None:
     element = ET.SubElement(suite, "testcase", classname=f"sitemap-audit.{case.suite}")
-    element.set("name", _clean(case.name))
+    element.set("name", xml_text(case.name))
     if not case.failing:
         return
     kind, message = case.failures[0]
     failure = ET.SubElement(element, "failure", type=kind)
-    failure.set("message", _clean(message if kind == "cap" else f"{kind}: {message}"))
+    failure.set("message", xml_text(message if kind == "cap" else f"{kind}: {message}"))
     lines = [f"{kind}: {message}" for kind, message in case.failures]
     if case.failing > len(case.failures):
         lines.append(f"... {case.failing - len(case.failures)} more")
-    failure.text = _clean("\n".join(lines))
+    failure.text = xml_text("\n".join(lines))
 
 
 def regression_case(item: Regression) -> ET.Element:
     """One regression as a failing case: `URL code`, its sitemap as `file`, its line."""
     element = ET.Element("testcase", classname=f"sitemap-audit.{REGRESSION}s")
-    element.set("name", _clean(f"{item.subject} {item.first_code}"))
+    element.set("name", xml_text(f"{item.subject} {item.first_code}"))
     where = item.sitemap if item.kind == "url" else item.subject
     if where:
-        element.set("file", _clean(where))
+        element.set("file", xml_text(where))
     if item.line is not None:
         element.set("line", str(item.line))
     failure = ET.SubElement(element, "failure", type=REGRESSION)
     lines = [f"{code}: new since the baseline" for code in item.codes]
     if item.verdict is not None:
         lines.append(f"became not indexable: {NotIndexable(item.verdict).label}")
-    failure.set("message", _clean(f"{REGRESSION}: {item.first_code}"))
-    failure.text = _clean("\n".join(lines))
+    failure.set("message", xml_text(f"{REGRESSION}: {item.first_code}"))
+    failure.text = xml_text("\n".join(lines))
     return element
 
 
-def _clean(text: str) -> str:
+def xml_text(text: str) -> str:
     """XML 1.0 cannot hold most control characters, which network strings may carry."""
     return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
 

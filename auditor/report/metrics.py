@@ -10,10 +10,11 @@ import asyncio
 from dataclasses import dataclass
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.errors import ReportWriteError
+from auditor.files import write_atomically
 from auditor.models import Indexability, NotIndexable
 from auditor.results.summary import Summary
 
@@ -100,7 +101,7 @@ def last_success(text: str, target: str) -> float | None:
 
 
 async def write_metrics(path: Path, summary: Summary, run: RunMetrics) -> None:
-    """Write the textfile atomically (prometheus_client writes a temp file, then renames)."""
+    """Write the textfile atomically (auditor.files: a new temporary file, then a rename)."""
     await asyncio.to_thread(_write, path, summary, run)
 
 
@@ -112,6 +113,6 @@ def _write(path: Path, summary: Summary, run: RunMetrics) -> None:
     registry = metrics_registry(summary, run, last_success_s=last_success(previous, run.target))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # as for every other output
-        write_to_textfile(str(path), registry)
+        write_atomically(path, generate_latest(registry))
     except OSError as exc:
         raise ReportWriteError(f"cannot write the metrics {path}: {exc.strerror}") from exc
