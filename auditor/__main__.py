@@ -10,7 +10,8 @@ import signal
 import sys
 from types import FrameType
 
-# An interrupted run (docs/reference/exit-codes.md); Python's own would be 1 (the code for findings), or 130.
+# An interrupted run (docs/reference/exit-codes.md); Python's own would be 1 (the code for
+# findings), or 130.
 _INTERRUPTED = 3
 
 
