@@ -17,7 +17,8 @@ from auditor.urls import dns_name_problem, parse_http_url, redact_userinfo, spli
 
 _HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
 # What a sitemap file is called (sitemaps.org: XML, gzipped XML, text): never a host name, as no
-# top-level domain is named xml, gz or txt; "sitemap.xml" is a file that is not there.
+# top-level domain is named xml, gz or txt; "sitemap.xml" is a file that is not there
+# (docs/explanation/rules.md#unreached).
 _FILE_NAME = re.compile(r"[^/:]+\.(?:xml|xml\.gz|txt)", re.IGNORECASE)
 
 

@@ -86,7 +86,8 @@ class JsonReportWriter:
         self._sitemaps = _Spool(path, ".sitemaps.part")
         self._urls = _Spool(path, ".urls.part")
         self._temporary: Path | None = None  # the report assembled, before its rename
-        # Run findings arrive once, at most alternates.MAX_RUN_FINDINGS of them: held here.
+        # Run findings arrive once per kind (hreflang, where alternates lead, lastmod behind the
+        # page), at most alternates.MAX_RUN_FINDINGS of each: held here.
         self._run_findings: list[Json] = []
         self._run_omitted: dict[str, int] = {}
 

@@ -51,7 +51,8 @@ def metrics_registry(
     )
     if run.complete and run.reached:
         last_success_s = run.finished_at_s
-    # An interrupted run, or one that could not reach a target, keeps the previous success's.
+    # An interrupted run, or one that could not reach a target, keeps the previous success's
+    # (docs/explanation/rules.md#unreached).
     if last_success_s is not None:
         gauge("last_success_timestamp_seconds", "When a run last finished.").labels(target).set(
             last_success_s

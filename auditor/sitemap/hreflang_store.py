@@ -386,7 +386,8 @@ class LinkStore:
         """hreflang.alternate_not_indexable for each alternate whose check said not indexable.
 
         Screaming Frog's hreflang "non-200" and "noindex return links": Google is pointed at a
-        language version it will not index. Once every URL is checked.
+        language version it will not index (docs/explanation/rules.md#hreflang-targets). Once
+        every URL is checked.
         """
         if not self._bad or not self.links:
             return

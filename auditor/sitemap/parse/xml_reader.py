@@ -27,7 +27,8 @@ from auditor.sitemap.parse.extensions import FAMILIES, XHTML_LINK, ExtensionRead
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"
 LEGACY_NS = "http://www.google.com/schemas/sitemap/0.84"  # Search Console: "Incorrect namespace"
 # The protocol's namespace written with https: Google's own example does (Search Central blog,
-# "Best practices for XML sitemaps and RSS/Atom feeds", 2014): a notice, never an error.
+# "Best practices for XML sitemaps and RSS/Atom feeds", 2014): a notice, never an error
+# (docs/explanation/rules.md#namespace).
 SITEMAP_NS_HTTPS = "https://www.sitemaps.org/schemas/sitemap/0.9"
 ATOM_NS = "http://www.w3.org/2005/Atom"
 # Feeds other crawlers read too, and so do we (docs/explanation/rules.md#feeds): RSS 1.0 (RDF) and
