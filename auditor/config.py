@@ -1,26 +1,129 @@
 """The audit's configuration: one frozen record, checked once when it is made.
 
 Field names are the long option names (docs/reference/options.md) with `_` for `-` (units added
-where a flag has none: `timeout` is `timeout_s`). Pure: no I/O.
+where a flag has none: `timeout` is `timeout_s`); RANGES holds every numeric setting's range.
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+import re
+from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
+from types import MappingProxyType
 
 from auditor import __version__
 from auditor.codes import Severity
 from auditor.errors import ConfigError
 from auditor.limits import MAX_SITEMAP_BYTES
-from auditor.urls import parse_http_url
+from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
+_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a token
+# RFC 9110 §5.5: a field value never holds CR, LF or NUL (one would end the line and start a
+# header of the user's value's choosing on the wire: libcurl sends it as written).
+_NOT_IN_HEADER = re.compile(r"[\r\n\0]")
+
+
+# --- the range of every numeric setting -----------------------------------------------------
+# One table, applied by the command line's parser (at parse time), by the `--config` and fleet
+# file readers, and by AuditConfig (the library). Each range is what a real use needs, and no
+# more: past it a value only costs memory (every request in flight holds some) or breaks a
+# library (libcurl's timeout is a C long of milliseconds).
+
+
+@dataclass(frozen=True, slots=True)
+class NumberRange:
+    """The values a setting may take, both ends included; `unit` names what it counts."""
+
+    least: int | float
+    most: int | float
+    unit: str
+    option: bool = True  # a command-line option (`--name`); False: the library's alone
+
+    @property
+    def integer(self) -> bool:
+        return isinstance(self.least, int) and isinstance(self.most, int)
+
+    def __contains__(self, value: object) -> bool:
+        if not isinstance(value, int | float) or isinstance(value, bool):
+            return False
+        if self.integer and not isinstance(value, int):
+            return False
+        return math.isfinite(value) and self.least <= value <= self.most
+
+    def text(self) -> str:
+        """'from 1 to 10,000 requests'."""
+        return f"from {_number(self.least)} to {_number(self.most)} {self.unit}"
+
+
+_SECONDS = "seconds"
+# Keys: AuditConfig's field names (the fleet's own options: their argparse names). The option
+# is the key with `-` for `_`, less a unit suffix: `timeout_s` is `--timeout` (`option_name`).
+RANGES = MappingProxyType(
+    {
+        # politeness and requests
+        "concurrency": NumberRange(1, 10_000, "requests in flight"),
+        "per_host": NumberRange(1, 10_000, "requests in flight"),
+        "rate": NumberRange(0.001, 10_000.0, "requests per second"),
+        "timeout_s": NumberRange(0.001, 3_600.0, _SECONDS),
+        "retries": NumberRange(0, 100, "retries"),
+        "max_redirects": NumberRange(0, 100, "hops"),
+        "sample": NumberRange(1, 1_000_000, "URLs"),
+        "slow_s": NumberRange(0.001, 3_600.0, _SECONDS),
+        # sitemaps
+        "sitemap_concurrency": NumberRange(1, 1_000, "documents"),
+        "sitemap_timeout_s": NumberRange(0.001, 86_400.0, _SECONDS),
+        "max_depth": NumberRange(0, 100, "levels"),
+        "max_sitemaps": NumberRange(1, 10_000_000, "documents"),
+        # processes
+        "workers": NumberRange(1, 1_024, "processes"),
+        "fleet_workers": NumberRange(1, 1_024, "processes"),
+        "fleet_concurrency": NumberRange(1, 100_000, "sites"),
+        # the library's alone
+        "max_sitemap_bytes": NumberRange(1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False),
+        "findings_per_sitemap": NumberRange(0, 100_000, "findings", option=False),
+        "backoff_base_s": NumberRange(0.0, 60.0, _SECONDS, option=False),
+        "max_retry_after_s": NumberRange(0.0, 3_600.0, _SECONDS, option=False),
+    }
+)
+
+
+def option_name(key: str) -> str:
+    """How a setting is named to the user: `--timeout` for `timeout_s`; a library one by name."""
+    number_range = RANGES.get(key)
+    if number_range is not None and not number_range.option:
+        return key
+    return "--" + key.removesuffix("_s").replace("_", "-")
+
+
+def out_of_range(key: str, value: object) -> str | None:
+    """Why `value` cannot be setting `key`, or None when it can (or `key` has no range).
+
+    'must be from 1 to 10,000 requests in flight, not 0'.
+    """
+    number_range = RANGES.get(key)
+    if number_range is None or value in number_range:
+        return None
+    return f"must be {number_range.text()}, not {value}"
+
+
+def ranges_markdown() -> str:
+    """SECURITY.md's table of ranges, generated from RANGES (a test keeps them equal)."""
+    rows = ["| setting | from | to | unit |", "|---|---|---|---|"]
+    for key, number_range in RANGES.items():
+        least, most = _number(number_range.least), _number(number_range.most)
+        rows.append(f"| `{option_name(key)}` | {least} | {most} | {number_range.unit} |")
+    return "\n".join(rows) + "\n"
+
+
+def _number(value: float) -> str:
+    return f"{value:,}" if isinstance(value, int) else f"{value:,g}"
 
 
 class TargetKind(StrEnum):
@@ -42,6 +145,17 @@ class Target:
     kind: TargetKind
     url: str
     path: Path | None = None
+    # The userinfo a URL target was given with (`https://user:password@staging.example/`):
+    # basic auth for the target's own origin only (auditor.http_stack), never shown: `input`
+    # shows it redacted and `url` is without it, so nothing written from them holds it.
+    userinfo: str | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        url, userinfo = split_userinfo(self.url)
+        if userinfo is not None:
+            object.__setattr__(self, "url", url)
+            object.__setattr__(self, "userinfo", self.userinfo or userinfo)
+        object.__setattr__(self, "input", redact_userinfo(self.input))
 
     @property
     def label(self) -> str:
@@ -166,21 +280,16 @@ class AuditConfig:
     max_retry_after_s: float = 60.0
 
     def __post_init__(self) -> None:
-        """Refuse values that cannot work, naming the option."""
+        """Refuse values that cannot work, naming the option and its range (RANGES)."""
         if not self.targets:
             raise ConfigError("at least one target is needed")
-        for name in ("concurrency", "per_host", "workers", "sitemap_concurrency", "max_sitemaps"):
-            _at_least(name, getattr(self, name), 1)
-        for name in ("retries", "max_redirects", "max_depth", "findings_per_sitemap"):
-            _at_least(name, getattr(self, name), 0)
-        for name in ("timeout_s", "sitemap_timeout_s", "rate", "slow_s"):
-            value = getattr(self, name)
-            if value is not None and not (math.isfinite(value) and value > 0):
-                raise ConfigError(f"{_option(name)} must be a number more than 0, not {value}")
-        if self.sample is not None:
-            _at_least("sample", self.sample, 1)
-        if self.max_sitemap_bytes < 1:
-            raise ConfigError("max_sitemap_bytes must be positive")
+        for setting in fields(self):
+            value = getattr(self, setting.name)
+            problem = None if value is None else out_of_range(setting.name, value)
+            if problem is not None:
+                raise ConfigError(f"{option_name(setting.name)} {problem}")
+        for name, value in self.headers:
+            _check_header(name, value)
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:
@@ -220,10 +329,8 @@ def _share(total: int, parts: int, index: int) -> int:
     return total // parts + (index < total % parts)
 
 
-def _at_least(name: str, value: int, least: int) -> None:
-    if value < least:
-        raise ConfigError(f"{_option(name)} must be at least {least}, not {value}")
-
-
-def _option(name: str) -> str:
-    return "--" + name.removesuffix("_s").replace("_", "-")
+def _check_header(name: str, value: str) -> None:
+    if not _HEADER_NAME.fullmatch(name):
+        raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
+    if _NOT_IN_HEADER.search(value):
+        raise ConfigError(f"--header {name}: a value holds no CR, LF or NUL (RFC 9110 §5.5)")

@@ -18,6 +18,10 @@ import aiofiles
 from aiofiles.threadpool.binary import AsyncBufferedReader
 
 LOCAL_CHUNK_BYTES = 256 * 1024
+# A new file is never a file or a link that was there before: O_EXCL (with O_CREAT, a link is
+# not followed either, even to nowhere), O_NOFOLLOW said as well. Its mode is the umask's.
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+_NEW_FILE_TRIES = 16
 
 
 class LocalFile:
@@ -47,6 +51,27 @@ class LocalFile:
         await self._handle.close()
 
 
+def create_new(stem: Path, suffix: str = "") -> tuple[int, Path]:
+    """A new file named `stem`, a random part and `suffix`, made for writing: its descriptor.
+
+    Temporary files go beside the outputs, in folders others may write to: a name known in
+    advance would let anyone plant a link there and have the auditor write through it. A
+    random name (64 bits), created exclusively, is a file no one else made. Blocking.
+    """
+    for _ in range(_NEW_FILE_TRIES):
+        path = stem.with_name(f"{stem.name}.{secrets.token_hex(8)}{suffix}")
+        try:
+            return os.open(path, _NEW_FILE, 0o666), path
+        except FileExistsError:
+            continue
+    raise FileExistsError(f"no new file name beside {stem} after {_NEW_FILE_TRIES} tries")
+
+
+def hidden_stem(path: Path) -> Path:
+    """`.name` beside `path`: the stem of the temporary files made on the way to `path`."""
+    return path.with_name(f".{path.name}")
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Write `data` to a temporary file beside `path`, flush it to disk, rename it over `path`.
 
@@ -60,19 +85,12 @@ def write_atomically(path: Path, data: bytes) -> None:
 def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
     """A file to write `path`'s new content into, renamed over `path` when the block ends.
 
-    The temporary file beside it is made new (O_EXCL: never one planted there, nor a link
-    followed) with the usual permissions; the fsync before the rename makes sure a crash
-    cannot leave the new name on empty content. An error in the block leaves `path` as it was.
-    Blocking: call it in a thread from the event loop.
+    The temporary file beside it is made new (`create_new`); the rename is atomic on POSIX file
+    systems, and the fsync before it makes sure a crash cannot leave the new name on empty
+    content. An error in the block leaves `path` as it was. Blocking.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    while True:
-        temporary = path.with_name(f".{path.name}.{secrets.token_hex(6)}.tmp")
-        try:
-            handle = os.open(temporary, _NEW_FILE, 0o666)
-            break
-        except FileExistsError:
-            continue
+    handle, temporary = create_new(hidden_stem(path), ".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             yield out
@@ -82,6 +100,3 @@ def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
-
-
-_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

@@ -8,6 +8,7 @@ configured engine's transport (libcurl's by default), under the same openers' po
 from __future__ import annotations
 
 import asyncio
+import base64
 import functools
 import logging
 import os
@@ -19,7 +20,7 @@ from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from auditor.checks.checker import Checker
 from auditor.clock import Clock
@@ -31,6 +32,7 @@ from auditor.net.host_gate import HostGate
 from auditor.net.opener import FetchPolicy, Opener
 from auditor.net.pacer import Pacer
 from auditor.net.transport import Timeouts, Transport
+from auditor.urls import parse_http_url
 
 if TYPE_CHECKING:  # imported when made: a checker process on libcurl never loads aiohttp,
     # and a run that checks no URL never loads pycurl (its libcurl and OpenSSL: 8 MB of RSS).
@@ -72,6 +74,7 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
         user_agent=config.user_agent,
         headers=config.headers,
         header_hosts=target_hosts(config),
+        origin_headers=origin_headers(config),
         concurrency=config.concurrency,
         per_host=config.per_host,
         spare=spare,
@@ -126,6 +129,7 @@ async def _curl_transport(
             user_agent=config.user_agent,
             headers=config.headers,
             header_hosts=target_hosts(config),
+            origin_headers=origin_headers(config),
             concurrency=config.concurrency,
             per_host=config.per_host,
             spare=spare,
@@ -159,6 +163,30 @@ def target_hosts(config: AuditConfig) -> frozenset[str] | None:
         if target.path is None and (host := urlsplit(target.url).hostname)
     }
     return frozenset(hosts) or None
+
+
+def origin_headers(config: AuditConfig) -> dict[str, tuple[tuple[str, str], ...]]:
+    """Basic auth for each URL target given with a userinfo, for the target's origin only.
+
+    RFC 7617 §2.2: the credentials' protection space is the origin (scheme, host and port), so
+    neither another host a sitemap lists or a redirect reaches, nor plain http for an https
+    target, ever gets them. A `--header Authorization` of the user's wins.
+    """
+    if any(name.lower() == "authorization" for name, _ in config.headers):
+        return {}
+    found: dict[str, tuple[tuple[str, str], ...]] = {}
+    for target in config.targets:
+        parsed = parse_http_url(target.url) if target.userinfo is not None else None
+        if parsed is not None and target.userinfo is not None:
+            found.setdefault(parsed.origin, (("Authorization", _basic(target.userinfo)),))
+    return found
+
+
+def _basic(userinfo: str) -> str:
+    """RFC 7617 §2: `Basic base64(user-id ":" password)`, the URL's escapes decoded (UTF-8)."""
+    user, _, password = userinfo.partition(":")
+    pair = f"{unquote(user)}:{unquote(password)}".encode()
+    return "Basic " + base64.b64encode(pair).decode("ascii")
 
 
 async def reach_of(config: AuditConfig) -> Reach:

@@ -36,6 +36,9 @@ _PLAIN_URL = re.compile(
     r"(/[^?#\s]*)?(?:\?([^#\s]*))?(?:#\S*)?",
 )
 _MAX_PORT = 65535
+# RFC 1035 §2.3.4: a label is 1 to 63 octets, a name at most 255 on the wire (253 as text).
+MAX_LABEL_CHARS = 63
+MAX_NAME_CHARS = 253
 # RFC 3986 §2.3: escapes of these characters mean the characters themselves.
 _UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
@@ -70,6 +73,54 @@ class HttpUrl:
             query = _ESCAPE.sub(_upper_escape, self.query) if "%" in self.query else self.query
             key = f"{key}?{query}"
         return key
+
+
+def dns_name_problem(host: str) -> str | None:
+    """Why a URL's host can never be looked up (None: it can be, or it is an IP literal).
+
+    RFC 1035 §2.3.4: labels of 1 to 63 characters (one trailing dot, the root's, aside), 253
+    characters in all. Such a URL is well-formed (RFC 3986 §3.2.2 allows `a..b`), but no
+    resolver takes its host: Python's idna codec refuses it before getaddrinfo is asked.
+    """
+    if ":" in host:  # an IPv6 literal
+        return None
+    name = host.removesuffix(".")
+    if len(name) > MAX_NAME_CHARS:
+        return f"a name of {len(name)} characters (at most {MAX_NAME_CHARS})"
+    for label in name.split("."):
+        if not label:
+            return "an empty label"
+        if len(label) > MAX_LABEL_CHARS:
+            return f"a label of {len(label)} characters (at most {MAX_LABEL_CHARS})"
+    return None
+
+
+def split_userinfo(url: str) -> tuple[str, str | None]:
+    """The URL without its userinfo (RFC 3986 §3.2.1: `user:password@`), and the userinfo.
+
+    None when there is none. The last `@` of the authority ends it, as urlsplit and browsers
+    read it (WHATWG URL: a password may hold a raw `@`).
+    """
+    scheme, sep, rest = url.partition("://")
+    if not sep:
+        return url, None
+    end = len(rest)
+    for stop in "/?#":
+        found = rest.find(stop, 0, end)
+        end = found if found >= 0 else end
+    userinfo, at, host = rest[:end].rpartition("@")
+    if not at:
+        return url, None
+    return f"{scheme}://{host}{rest[end:]}", userinfo
+
+
+def redact_userinfo(url: str, *, shown: str = "<redacted>") -> str:
+    """The URL with its userinfo (a password, or a token as user name) replaced by `shown`."""
+    bare, userinfo = split_userinfo(url)
+    if userinfo is None:
+        return url
+    scheme, _, rest = bare.partition("://")
+    return f"{scheme}://{shown}@{rest}"
 
 
 def netloc_of(url: str) -> str:

@@ -6,10 +6,18 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from auditor.config import ranges_markdown
+
 ROOT = Path(__file__).parent.parent
 README = ROOT / "README.md"
 MAX_LINES = 150  # a front page: what it is, a picture, set-up, use, exit codes, links onward
 LINK = re.compile(r"\]\(([^)#\s]+)(?:#[^)\s]*)?\)")
+
+
+def test_the_security_ranges_table_is_the_code() -> None:
+    security = (ROOT / "SECURITY.md").read_text()
+    table = security.split("<!-- ranges:start -->\n", 1)[1].split("<!-- ranges:end -->", 1)[0]
+    assert table == ranges_markdown()
 
 
 def test_ci_runs_the_readme_test_command() -> None:

@@ -2,7 +2,8 @@
 
 Every checked URL passes here (auditor.checks.stage.records_checked); those its verdict says
 are not indexable (auditor.checks.indexability) go to the run's hreflang store, which names
-the alternates that point at them once every URL is checked.
+the alternates that point at them once every URL is checked
+(docs/explanation/rules.md#hreflang-targets).
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Canonicals: the `Link` header's and the head's, judged against the URL the sitemap lists.
 
 RFC 6596 (rel=canonical), RFC 8288 (Link header). Google (Search Central, "How to specify a
-canonical URL"): a page names its preferred URL; several different ones are ignored. Pure: no
-I/O.
+canonical URL"): a page names its preferred URL; several different ones are ignored
+(docs/explanation/rules.md#canonical). Pure: no I/O.
 """
 
 from __future__ import annotations

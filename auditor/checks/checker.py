@@ -36,7 +36,8 @@ log = logging.getLogger(__name__)
 MAX_BODY_PREFIX_BYTES = 64 * 1024
 # A head still open past that (inline CSS) is read on, as far as Google fetches: "Googlebot
 # crawls the first 2MB of a supported file type" (Search Central, "Googlebot"). Only those
-# pages pay for it, a few at a time (memory: this many pages of 2 MB).
+# pages pay for it, a few at a time (memory: this many pages of 2 MB). See
+# docs/explanation/rules.md#page-head.
 MAX_PAGE_BYTES = 2 * 1024 * 1024
 DEEP_READS = 4
 MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
@@ -94,7 +95,8 @@ class Checker:
                     loc, method=self._method, max_body=MAX_BODY_PREFIX_BYTES
                 )
             except FetchError as error:
-                if robots is not None and robots.silent:  # the host answers nothing at all
+                # The host answers nothing at all (docs/explanation/rules.md#robots-status).
+                if robots is not None and robots.silent:
                     found = []
                 found.append(error.finding(url=loc))
                 return CheckResult(None, findings=tuple(found))
@@ -207,7 +209,8 @@ class Checker:
         """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
 
         Screaming Frog's "Non-Indexable Canonical": Google is pointed at a URL it will not
-        index. The canonical is checked once per run and checker (single flight, bounded).
+        index (docs/explanation/rules.md#canonical-target). The canonical is checked once per
+        run and checker (single flight, bounded).
         """
         key = comparable(target) or target
         known = self._targets.get(key)

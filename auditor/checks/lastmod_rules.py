@@ -85,7 +85,8 @@ class BehindPages:
     first MAX_KEPT of them; the rest counted by minute). At the end, the densest window of
     DEPLOY_WINDOW_MINUTES is the deploy's when it holds at least DEPLOY_SHARE of the values (and
     DEPLOY_MIN_PAGES pages): a page whose Last-Modified is in it says nothing (Hugo, Sphinx,
-    Jekyll sites: 95, 30, 8 false notices before). The others are the run's findings.
+    Jekyll sites: 95, 30, 8 false notices before). The others are the run's findings
+    (docs/explanation/rules.md#lastmod-behind-page).
     """
 
     def __init__(self) -> None:

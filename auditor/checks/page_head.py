@@ -6,7 +6,7 @@ A sitemap should list only canonical, indexable pages
 its canonical in `<link rel="canonical">` or a `Link: <...>; rel="canonical"` header (RFC 6596,
 RFC 8288). The head is read as HTML, by lexbor's HTML5 parser (selectolax;
 docs/explanation/dependencies.md): comments, scripts and styles hold no tags, and the head ends
-where the HTML standard ends it.
+where the HTML standard ends it (docs/explanation/rules.md#page-head).
 Pure: no I/O.
 """
 

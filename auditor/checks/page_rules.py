@@ -38,7 +38,9 @@ def page_findings(
     if robots.noindex:
         source = "header" if header.noindex else "meta"
         found.append(finding(Code.URL_NOINDEX, url=loc, final_url=final_url, source=source))
-    elif robots.expired(now):  # Google drops it then, as for noindex
+    # A past unavailable_after: Google drops the page then, as for noindex
+    # (docs/explanation/rules.md#unavailable-after).
+    elif robots.expired(now):
         date = str(robots.unavailable_after)[:_SHOWN_CHARS]
         source = "header" if header.expired(now) else "meta"
         code = Code.URL_UNAVAILABLE_AFTER
@@ -55,15 +57,18 @@ def _head_findings(loc: str, final_url: str, page: PageHead) -> list[Finding]:
     found = []
     if page.refresh is not None:
         # Google (Search Central, "Redirects and Google Search"): an instant meta refresh is a
-        # permanent redirect. One to the page itself (or to the URL listed) only reloads it.
+        # permanent redirect. One to the page itself (or to the URL listed) only reloads it
+        # (docs/explanation/rules.md#meta-refresh).
         target = urljoin(urljoin(final_url, page.base or ""), page.refresh)
         if comparable(target) not in {comparable(final_url), comparable(loc)}:
             to = target[:_SHOWN_CHARS]
             found.append(finding(Code.REDIRECT_META_REFRESH, url=loc, to=to, delay=0))
+    # Google ignores what follows an element that ends the head
+    # (docs/explanation/rules.md#page-head).
     if page.cut_by is not None and page.hidden:
         hidden = " ".join(page.hidden)
         found.append(finding(Code.URL_HEAD_CUT_SHORT, url=loc, by=page.cut_by, hidden=hidden))
-    if page.not_found_title is not None:
+    if page.not_found_title is not None:  # a soft 404 (docs/explanation/rules.md#soft-404)
         title = page.not_found_title.strip()[:_SHOWN_CHARS]
         found.append(finding(Code.URL_TITLE_NOT_FOUND, url=loc, title=title))
     return found

@@ -3,7 +3,8 @@
 Google (Search Central, "Robots meta tag, data-nosnippet, and X-Robots-Tag specifications"):
 `noindex`, `none` (noindex, nofollow), and `unavailable_after: <date>` ("Do not show this page
 in search results after the specified date/time"), for every crawler or, with a user agent's
-prefix in the header, for that one. Pure: no I/O.
+prefix in the header, for that one (docs/explanation/rules.md#noindex, #unavailable-after).
+Pure: no I/O.
 """
 
 from __future__ import annotations

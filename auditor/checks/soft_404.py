@@ -4,7 +4,8 @@ Google (Search Central, "Soft 404 errors"): a page that tells the user it does n
 answering 200 is a soft 404; list only real pages. The title is judged by its parts (split at
 the separators sites put between a page's name and their own): a part that is a not-found
 phrasing of one of the major languages, whole, is the signal; a title that only mentions the
-words ("How to fix 'Page not found' errors") is not. Pure: no I/O.
+words ("How to fix 'Page not found' errors") is not (docs/explanation/rules.md#soft-404).
+Pure: no I/O.
 """
 
 from __future__ import annotations

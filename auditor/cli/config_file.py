@@ -14,6 +14,8 @@ import tomllib
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
+from auditor.cli.numbers import InRange
+from auditor.config import out_of_range
 from auditor.errors import ConfigFileError
 
 # Options that run something else or name the file itself: never keys.
@@ -73,13 +75,14 @@ def _checked(key: str, action: argparse.Action, value: object, *, base: Path) ->
 
 def _one(key: str, action: argparse.Action, value: object, *, base: Path) -> object:
     kind = action.type
+    number = kind.number if isinstance(kind, InRange) else kind
     result: object
     match value:
         case bool():  # TOML true/false is never a number here
             result = None
-        case int() if kind is int:
+        case int() if number is int:
             result = value
-        case int() | float() if kind is float:
+        case int() | float() if number is float:
             result = float(value)
         case str() if kind is Path:
             path = Path(value)
@@ -89,8 +92,11 @@ def _one(key: str, action: argparse.Action, value: object, *, base: Path) -> obj
         case _:
             result = None
     if result is None:
-        wanted = _WANTED.get(kind, "a string") if isinstance(kind, type) else "a string"
+        wanted = _WANTED.get(number, "a string") if isinstance(number, type) else "a string"
         raise ConfigFileError(f"key {key!r} wants {wanted}, not {value!r}")
+    problem = out_of_range(kind.key, result) if isinstance(kind, InRange) else None
+    if problem is not None:  # the command line's range, checked the same way
+        raise ConfigFileError(f"key {key!r} {problem}")
     choices = action.choices
     if choices is not None and result not in choices:
         raise ConfigFileError(f"key {key!r} wants one of: {', '.join(map(str, choices))}")

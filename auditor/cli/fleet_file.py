@@ -19,12 +19,14 @@ from pathlib import Path
 
 from auditor.cli.config_file import config_values, read_config_file
 from auditor.cli.options import build_parser, config_from_args, targets_from
+from auditor.cli.terminal import printable
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigFileError, UsageError
 from auditor.fleet.dask_runner import ClusterSpec
 from auditor.fleet.outputs import read_previous
 from auditor.fleet.run import FleetPlan
 from auditor.fleet.sites import FleetSite, folder_name
+from auditor.urls import split_userinfo
 
 # The fleet's own options: a site cannot set them (its outputs are named by the fleet).
 NOT_PER_SITE = frozenset(
@@ -100,6 +102,8 @@ def _toml_entry(site: dict[str, object], line: int, path: Path) -> FleetEntry:
     many = options.pop("targets", None)
     if name is not None and (not isinstance(name, str) or not name.strip()):
         raise ConfigFileError(f"{where}: key 'name' wants a non-empty string")
+    if name is not None and not name.isprintable():  # an escape sequence, a line break
+        raise ConfigFileError(f"{where}: key 'name' wants printable text, not {name!r}")
     if (one is None) == (many is None):
         raise ConfigFileError(f"{where}: give the site 'target' or 'targets' (one of them)")
     targets = [one] if many is None else many
@@ -159,10 +163,6 @@ def _check_fleet_args(args: argparse.Namespace) -> None:
         raise UsageError("--csv is for a single site: with --fleet, each site's JSON report")
     if args.scheduler is not None and args.fleet_workers is not None:
         raise UsageError("--fleet-workers sizes the embedded LocalCluster, not a --scheduler's")
-    for name in ("fleet_workers", "fleet_concurrency"):
-        value = getattr(args, name)
-        if value is not None and value < 1:
-            raise UsageError(f"--{name.replace('_', '-')} must be at least 1, not {value}")
     for name in ("json", "html", "metrics", "junit"):
         path = getattr(args, name)
         if path is not None and path.is_dir():
@@ -198,27 +198,37 @@ def _names(entries: Sequence[FleetEntry], source: Path) -> list[str]:
                 )
             taken[key] = entry.line
     names = []
+    last: dict[str, int] = {}  # the last number given to a label: n sites of one host, not n²
     for entry in entries:
         if entry.name is not None:
             names.append(entry.name)
             continue
-        label, number = _label(entry.targets[0]), 1
-        name = label
+        label = _label(entry.targets[0])
+        number = last.get(label, 1)
+        name = label if number == 1 else f"{label}-{number}"
         while folder_name(name).lower() in taken:
             number += 1
             name = f"{label}-{number}"
+        last[label] = number
         taken[folder_name(name).lower()] = entry.line
         names.append(name)
     return names
 
 
 def _label(target: str) -> str:
-    """A name for a site from its first target: the host (and port), or the file's stem."""
+    """A name for a site from its first target: the host (and port), or the file's stem.
+
+    Never its userinfo (a password would name the site's folder), never a control character
+    (an escape sequence in a file's name would reach the terminal and the JUnit file).
+    """
     if "://" in target:
-        return target.split("://", 1)[1].split("/", 1)[0] or "site"
-    if "/" in target or Path(target).suffix in {".xml", ".gz", ".txt"}:
-        return Path(target).stem or "site"
-    return target  # a bare host: its https site
+        bare, _ = split_userinfo(target)
+        label = bare.split("://", 1)[1].split("/", 1)[0] or "site"
+    elif "/" in target or Path(target).suffix in {".xml", ".gz", ".txt"}:
+        label = Path(target).stem or "site"
+    else:
+        label = target  # a bare host: its https site
+    return printable(label)
 
 
 def _site_config(

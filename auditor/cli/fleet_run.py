@@ -24,6 +24,7 @@ from rich.text import Text
 
 from auditor.cli.fleet_file import fleet_plan
 from auditor.cli.options import PROG
+from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.fleet.dask_runner import SiteTask, import_distributed
 from auditor.fleet.run import FleetPlan, FleetResult, run_fleet
@@ -154,7 +155,7 @@ def _label(outcome: SiteOutcome) -> tuple[str, str]:
     if outcome.report is not None:
         return outcome.report.outcome.value, outcome.report.verdict
     assert outcome.failure is not None
-    return outcome.failure.kind.value.replace("_", " "), outcome.failure.message
+    return outcome.failure.kind.value.replace("_", " "), printable(outcome.failure.message)
 
 
 def _print_result(result: FleetResult, *, quiet: bool, no_color: bool) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from auditor.cli.options import parse_command
+from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.models import Finding
 from auditor.pipeline import audit
@@ -75,10 +76,5 @@ def finding_lines(reader: ReportReader) -> Iterator[str]:
 
 def _line(item: Finding, *, where: str, line: object) -> str:
     place = f"{where}:{line}" if isinstance(line, int) else where
-    about = f" ({_printable(item.url)})" if item.url else ""
-    return f"{place}: {item.severity.value} {item.code.value} {_printable(item.message)}{about}"
-
-
-def _printable(text: str) -> str:
-    # One line per finding: control characters from a file would break it.
-    return "".join(char if char.isprintable() else "?" for char in text)
+    about = f" ({printable(item.url)})" if item.url else ""
+    return f"{place}: {item.severity.value} {item.code.value} {printable(item.message)}{about}"

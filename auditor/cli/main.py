@@ -94,11 +94,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     return result.exit_code
 
 
-def run() -> None:
-    """Console-script entry point."""
-    sys.exit(main())
-
-
 def _schema(which: str) -> str:
     """`--print-schema [report|fleet]`: the JSON report's schema, or the fleet summary's."""
     if which == "fleet":

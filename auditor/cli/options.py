@@ -19,8 +19,10 @@ from pathlib import Path
 from typing import NoReturn
 
 from auditor.cli.config_file import parse_with_config, read_config_file
+from auditor.cli.numbers import InRange
 from auditor.config import (
     DEFAULT_ROBOTS_AGENT,
+    RANGES,
     AuditConfig,
     Engine,
     EventLoop,
@@ -42,7 +44,6 @@ DEMO_TIMEOUT_S = 2.0
 DEMO_SLOW_S = 1.0
 DEMO_RETRIES = 1
 _DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
-_HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a token
 
 
 class _Parser(argparse.ArgumentParser):
@@ -129,11 +130,22 @@ def _request_options(group: argparse._ArgumentGroup) -> None:
     add("--engine", choices=engines, default=Engine.CURL.value, help="for URL checks (curl)")
     add("--include", action="append", default=[], metavar="REGEX", help="check matching URLs")
     add("--exclude", action="append", default=[], metavar="REGEX", help="skip matching URLs")
-    add("--sample", type=int, metavar="N", help="check a random sample of N URLs")
-    add("--timeout", type=float, metavar="S", help="per request (default 15)")
-    add("--retries", type=int, metavar="N", help="for 429, 5xx, timeouts, resets (default 2)")
-    add("--max-redirects", type=int, default=10, metavar="N", help="hops followed (10)")
-    add("--slow", type=float, metavar="S", help="url.slow above S seconds (default 3)")
+    add("--sample", type=InRange("sample"), metavar="N", help="check a random sample of N URLs")
+    add("--timeout", type=InRange("timeout_s"), metavar="S", help="per request (default 15)")
+    add(
+        "--retries",
+        type=InRange("retries"),
+        metavar="N",
+        help="for 429, 5xx, timeouts, resets (default 2)",
+    )
+    add(
+        "--max-redirects",
+        type=InRange("max_redirects"),
+        default=10,
+        metavar="N",
+        help="hops followed (10)",
+    )
+    add("--slow", type=InRange("slow_s"), metavar="S", help="url.slow above S seconds (default 3)")
     add("--user-agent", metavar="S", help="default sitemap-auditor/VERSION")
     agent = DEFAULT_ROBOTS_AGENT
     add(
@@ -151,23 +163,59 @@ def _request_options(group: argparse._ArgumentGroup) -> None:
 
 def _politeness_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
-    add("--concurrency", type=int, default=128, metavar="N", help="requests in flight (128)")
-    add("--per-host", type=int, default=8, metavar="N", help="in flight per host (8)")
-    add("--rate", type=float, metavar="R", help="requests per second per host")
+    add(
+        "--concurrency",
+        type=InRange("concurrency"),
+        default=128,
+        metavar="N",
+        help="requests in flight (128)",
+    )
+    add(
+        "--per-host",
+        type=InRange("per_host"),
+        default=8,
+        metavar="N",
+        help="in flight per host (8)",
+    )
+    add("--rate", type=InRange("rate"), metavar="R", help="requests per second per host")
 
 
 def _bounds_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
-    add("--sitemap-concurrency", type=int, default=4, metavar="N", help="sitemaps read at once (4)")
-    add("--sitemap-timeout", type=float, default=300.0, metavar="S", help="per sitemap (300)")
-    add("--max-depth", type=int, default=5, metavar="N", help="index nesting followed (5)")
-    add("--max-sitemaps", type=int, default=100_000, metavar="N", help="documents read (100000)")
+    add(
+        "--sitemap-concurrency",
+        type=InRange("sitemap_concurrency"),
+        default=4,
+        metavar="N",
+        help="sitemaps read at once (4)",
+    )
+    add(
+        "--sitemap-timeout",
+        type=InRange("sitemap_timeout_s"),
+        default=300.0,
+        metavar="S",
+        help="per sitemap (300)",
+    )
+    add(
+        "--max-depth",
+        type=InRange("max_depth"),
+        default=5,
+        metavar="N",
+        help="index nesting followed (5)",
+    )
+    add(
+        "--max-sitemaps",
+        type=InRange("max_sitemaps"),
+        default=100_000,
+        metavar="N",
+        help="documents read (100000)",
+    )
 
 
 def _process_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
     help_workers = "processes for checks, or parsing with --no-check (the cores: %(default)s)"
-    add("--workers", type=int, default=_cores(), metavar="N", help=help_workers)
+    add("--workers", type=InRange("workers"), default=_cores(), metavar="N", help=help_workers)
     loops = [e.value for e in EventLoop]
     add("--loop", choices=loops, default=EventLoop.AUTO.value, help="uvloop when installed (auto)")
 
@@ -208,13 +256,24 @@ def _fleet_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
     add("--fleet", type=Path, metavar="FILE", help="audit every site of FILE as a Dask task")
     add("--scheduler", metavar="tcp://HOST:PORT", help="a running Dask scheduler (--fleet)")
-    add("--fleet-workers", type=int, metavar="N", help="LocalCluster processes (the cores)")
-    add("--fleet-concurrency", type=int, metavar="N", help="sites at once (the workers)")
+    add(
+        "--fleet-workers",
+        type=InRange("fleet_workers"),
+        metavar="N",
+        help="LocalCluster processes (the cores)",
+    )
+    add(
+        "--fleet-concurrency",
+        type=InRange("fleet_concurrency"),
+        metavar="N",
+        help="sites at once (the workers)",
+    )
 
 
 def _cores() -> int:
-    """The cores this process may run on (its CPU affinity), the default of --workers."""
-    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    """The cores this process may run on (CPU affinity): --workers' default, within its range."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return min(cores or 1, int(RANGES["workers"].most))
 
 
 def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, AuditConfig | None]:
@@ -332,10 +391,12 @@ def _check_ca_file(path: Path) -> None:
 
 
 def _header(text: str) -> tuple[str, str]:
+    """'Name: value' split; AuditConfig refuses a name that is no token or a value with CR/LF."""
     name, colon, value = text.partition(":")
-    if not colon or not _HEADER_NAME.fullmatch(name.strip()):
-        raise UsageError(f"--header wants 'Name: value', not {text!r}")
-    return name.strip(), value.strip()
+    if not colon:
+        # Not echoed: the text may be a secret with its colon forgotten.
+        raise UsageError("--header wants 'Name: value' (a colon after the name)")
+    return name.strip(" \t"), value.strip(" \t")
 
 
 def targets_from(texts: Sequence[str]) -> tuple[Target, ...]:

@@ -143,9 +143,17 @@ def fitting(lines: list[CodeLine], *, height: int) -> int:
     return len(lines) if room >= len(lines) else max(MIN_CODES, room)
 
 
+def printable(text: str) -> str:
+    """The text with every control character (an escape sequence, a line break) as `?`.
+
+    One line per item, and nothing a terminal would obey: text from the network or from
+    files never moves the cursor or recolours the screen.
+    """
+    return "".join(char if char.isprintable() else "?" for char in text)
+
+
 def _short(text: str, limit: int = EXAMPLE_CHARS) -> str:
-    # One line per code: control characters from the network would break the table.
-    text = "".join(char if char.isprintable() else "?" for char in text)
+    text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 

@@ -28,7 +28,8 @@ def probe_urls(site_url: str) -> list[str]:
     return [urljoin(site_url, path) for path in PROBE_PATHS]
 
 
-# Why nothing of a target could be read, as a finding on the target: each names what to check.
+# Why nothing of a target could be read, as a finding on the target: each names what to check
+# (docs/explanation/rules.md#unreached).
 _UNREACHED = {
     Code.NET_DNS: Code.TARGET_DNS,
     Code.NET_CONNECT: Code.TARGET_CONNECT,

@@ -67,7 +67,7 @@ class RobotsTxt:
         RFC 9309 §2.3.1.4: "If the robots.txt file is unreachable due to server or network
         errors, [...] the crawler MUST assume complete disallow." Google (Search Central, "How
         Google interprets the robots.txt specification") stops crawling the site, and treats 429
-        as a server error.
+        as a server error (docs/explanation/rules.md#robots-status).
         """
         return cls(url, (), frozenset(), None, disallow_all=True, status=status)
 
@@ -148,6 +148,7 @@ def _product_tokens(text: str) -> str:
 
     "User-agent: Googlebot/2.1" is Googlebot's group (google/robotstxt, robots.cc:
     ExtractUserAgent keeps the leading [a-zA-Z_-]); protego would look for "googlebot/2.1".
+    RFC 9309 §2.2.1: the product token is those characters (docs/explanation/rules.md#robots-agent).
     """
     return _AGENT_LINE.sub(_product_token, text)
 

@@ -13,11 +13,12 @@ from urllib.parse import unquote, urlsplit
 
 from auditor.config import Target, TargetKind
 from auditor.errors import TargetError
-from auditor.urls import parse_http_url
+from auditor.urls import dns_name_problem, parse_http_url, redact_userinfo, split_userinfo
 
 _HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
 # What a sitemap file is called (sitemaps.org: XML, gzipped XML, text): never a host name, as no
-# top-level domain is named xml, gz or txt; "sitemap.xml" is a file that is not there.
+# top-level domain is named xml, gz or txt; "sitemap.xml" is a file that is not there
+# (docs/explanation/rules.md#unreached).
 _FILE_NAME = re.compile(r"[^/:]+\.(?:xml|xml\.gz|txt)", re.IGNORECASE)
 
 
@@ -43,19 +44,24 @@ def _classify(text: str, *, is_file: Callable[[Path], bool]) -> Target:
         raise TargetError(f"{text!r}: no such file (a URL starts with https://)")
     if _HOST_LIKE.fullmatch(text):  # "example.com" means its https site
         return _url_target(text, f"https://{text}")
-    raise TargetError(f"{text!r} is neither an http(s) URL nor an existing file")
+    shown = redact_userinfo(text)
+    raise TargetError(f"{shown!r} is neither an http(s) URL nor an existing file")
 
 
 def _url_target(text: str, url: str) -> Target:
+    """A URL target; its userinfo kept apart (Target.userinfo), never in its URL or shown."""
+    url, userinfo = split_userinfo(url)
     parsed = parse_http_url(url)
     if parsed is None:
-        raise TargetError(f"{text!r} is not a valid http(s) URL")
+        raise TargetError(f"{redact_userinfo(text)!r} is not a valid http(s) URL")
+    problem = dns_name_problem(parsed.host)
+    if problem is not None:
+        raise TargetError(f"{redact_userinfo(text)!r}: its host can never resolve ({problem})")
     path = parsed.path or "/"
     if path.endswith("/") and not parsed.query:
-        return Target(text, TargetKind.SITE, f"{parsed.origin}{path}")
-    if path.endswith("/robots.txt"):
-        return Target(text, TargetKind.ROBOTS, url)
-    return Target(text, TargetKind.SITEMAP, url)
+        return Target(text, TargetKind.SITE, f"{parsed.origin}{path}", userinfo=userinfo)
+    kind = TargetKind.ROBOTS if path.endswith("/robots.txt") else TargetKind.SITEMAP
+    return Target(text, kind, url, userinfo=userinfo)
 
 
 def _file_target(text: str, path: Path, *, is_file: Callable[[Path], bool]) -> Target:

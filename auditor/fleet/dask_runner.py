@@ -11,11 +11,14 @@ from __future__ import annotations
 
 import importlib.metadata
 import logging
+import signal
 import threading
+import time
 import uuid
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
+from multiprocessing import resource_tracker
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
@@ -29,6 +32,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 EXTRA = "pip install 'sitemap-auditor[fleet]'"
 TICK_S = 0.5  # how often the loop looks at the stop event while it waits on the sites
+# After a stop, how long a site that ended may take to hand its result over: one whose worker
+# died since is computed again, and waited for without end when no worker is left.
+STOP_GRACE_S = 5.0
 CONNECT_TIMEOUT_S = 10.0  # --scheduler: how long to try to reach it
 ALLOWED_FAILURES = 1  # a site whose worker died is run once more, then reported as failed
 DASK_CONFIG: dict[str, object] = {
@@ -100,7 +106,37 @@ def open_cluster(spec: ClusterSpec) -> Iterator[tuple[Client, int]]:
 @contextmanager
 def _local_cluster(distributed: ModuleType, workers: int) -> Iterator[Any]:
     """A LocalCluster on loopback: `workers` processes of one thread, each site in its own."""
-    cluster = distributed.LocalCluster(
+    with _deaf_to_ctrl_c():  # the threads Dask starts now, and the processes they start
+        cluster = _start_local_cluster(distributed, workers)
+    with cluster:
+        yield cluster
+
+
+@contextmanager
+def _deaf_to_ctrl_c() -> Iterator[None]:
+    """SIGINT blocked in this thread while the block runs, and in whatever it starts.
+
+    A Ctrl-C reaches the whole process group: a worker process took it as a KeyboardInterrupt
+    (a traceback, a dead worker, and a site result lost with it). Threads inherit the mask of
+    the thread that starts them, processes that of the thread that forks them, through exec:
+    Dask's loop thread, which spawns (and respawns) the workers, never takes SIGINT, nor do the
+    workers; the command's main thread takes it again when the block ends, and decides.
+    multiprocessing's resource tracker is started first: starting it unblocks SIGINT in the
+    thread that does (resource_tracker.ensure_running), which would be one of Dask's.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    resource_tracker.ensure_running()
+    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
+def _start_local_cluster(distributed: ModuleType, workers: int) -> Any:
+    return distributed.LocalCluster(
         n_workers=workers,
         threads_per_worker=1,  # one site per process: a site that kills it takes no other
         processes=True,
@@ -111,8 +147,6 @@ def _local_cluster(distributed: ModuleType, workers: int) -> Iterator[Any]:
         worker_dashboard_address=None,
         silence_logs=logging.CRITICAL,
     )
-    with cluster:
-        yield cluster
 
 
 @contextmanager
@@ -206,20 +240,30 @@ def run_sites(
             continue
         for future in done:
             site = running.pop(future)
-            result = _result_of(future)
+            result = _result_of(future, stop=stop)
             submit_next()
             yield site, result
-    yield from _stopped(client, running, pending)
+    yield from _stopped(client, running, pending, stop=stop)
 
 
-def _result_of(future: Future[Result]) -> Result:
-    """The task's result, or why there is none."""
+def _result_of(future: Future[Result], *, stop: threading.Event) -> Result:
+    """The task's result, or why there is none; after a stop, within STOP_GRACE_S."""
     from distributed import KilledWorker  # noqa: PLC0415 - the optional extra
 
+    given_up_at: float | None = None
     try:
         # Never read future.status here: a result whose worker died since it ended is "lost"
-        # and computed again; result() waits for that.
-        return future.result()
+        # and computed again; result() waits for that, for ever when no worker is left.
+        while True:
+            try:
+                return future.result(timeout=TICK_S)
+            except TimeoutError:
+                if not stop.is_set():
+                    continue
+                given_up_at = given_up_at or time.monotonic() + STOP_GRACE_S
+                if time.monotonic() >= given_up_at:
+                    message = "its result was lost with its worker when the fleet was stopped"
+                    return SiteFailure(FailureKind.INTERRUPTED, message)
     except KilledWorker as exc:
         message = f"its worker died while running it, twice (last {exc.last_worker.address})"
         return SiteFailure(FailureKind.WORKER_LOST, message)
@@ -230,7 +274,11 @@ def _result_of(future: Future[Result]) -> Result:
 
 
 def _stopped(
-    client: Client, running: dict[Future[Result], FleetSite], pending: Iterator[FleetSite]
+    client: Client,
+    running: dict[Future[Result], FleetSite],
+    pending: Iterator[FleetSite],
+    *,
+    stop: threading.Event,
 ) -> Iterator[tuple[FleetSite, Result]]:
     """After a stop: sites that just ended kept, running ones cancelled, the rest not run."""
     ended = {future: site for future, site in running.items() if future.done()}
@@ -238,7 +286,7 @@ def _stopped(
     if cancelled:
         client.cancel(cancelled)
     for future, site in ended.items():
-        yield site, _result_of(future)
+        yield site, _result_of(future, stop=stop)
     for future in cancelled:
         message = "running when the fleet was stopped"
         yield running[future], SiteFailure(FailureKind.INTERRUPTED, message)

@@ -15,13 +15,14 @@ from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from defusedxml import ElementTree as SafeET
-from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.codes import Code
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.fleet.sites import SiteOutcome, SiteStatus
+from auditor.report.junit import xml_text
 from auditor.report.metrics import LAST_SUCCESS, PREFIX
 
 
@@ -121,11 +122,11 @@ def previous_successes(path: Path) -> dict[str, float]:
 
 
 def write_fleet_metrics(path: Path, outcomes: Sequence[SiteOutcome], run: FleetRun) -> None:
-    """The textfile, written atomically (prometheus_client: a temporary file, then a rename)."""
+    """The textfile, written atomically (auditor.files: a new temporary file, then a rename)."""
     registry = fleet_registry(outcomes, run, last_success=previous_successes(path))
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        write_to_textfile(str(path), registry)
+        write_atomically(path, generate_latest(registry))
     except OSError as exc:
         raise ReportWriteError(f"cannot write the metrics {path}: {exc.strerror}") from exc
 
@@ -135,7 +136,7 @@ def fleet_junit(outcomes: Sequence[SiteOutcome], *, duration_s: float) -> ET.Ele
     root = ET.Element("testsuites", name="sitemap-audit fleet", time=f"{duration_s:.3f}")
     total = failed = 0
     for outcome in outcomes:
-        suite = ET.SubElement(root, "testsuite", name=outcome.site.name)
+        suite = ET.SubElement(root, "testsuite", name=xml_text(outcome.site.name))
         cases = _site_cases(outcome)
         suite.extend(cases)
         failures = sum(1 for case in cases if case.find("failure") is not None)
@@ -165,7 +166,8 @@ def _site_cases(outcome: SiteOutcome) -> list[ET.Element]:
             kind, message = "junit_missing", f"the site's JUnit file is unreadable: {exc}"
     elif report is not None:
         kind, message = "junit_missing", "the site's audit wrote no JUnit file"
-    case = ET.Element("testcase", classname="sitemap-audit.fleet", name=outcome.site.name)
+    case = ET.Element("testcase", classname="sitemap-audit.fleet", name=xml_text(outcome.site.name))
+    message = xml_text(message)  # an exception's text may hold what XML 1.0 cannot
     ET.SubElement(case, "failure", type=kind, message=f"{kind}: {message}").text = message
     return [case]
 

@@ -70,10 +70,59 @@ def address_allowed(text: str, reach: Reach) -> bool:
 
 
 def ip_literal(host: str) -> str | None:
-    """The host itself when it is an IP address (brackets of an IPv6 literal removed)."""
+    """The address a host is, when it is one; None for a name.
+
+    An IPv6 literal (brackets removed), or an IPv4 address in any spelling a URL allows, in
+    dotted decimal: `2852039166`, `0251.0376.0251.0376` and `169.254.169.254.` are all
+    169.254.169.254, as libcurl and browsers read them.
+    """
     bare = host.strip("[]")
     try:
         ipaddress.ip_address(bare.split("%", 1)[0])
     except ValueError:
-        return None
+        return ipv4_spelling(bare)
     return bare
+
+
+def ipv4_spelling(host: str) -> str | None:
+    """The IPv4 address a host spells, in dotted decimal; None when it spells none.
+
+    WHATWG URL Standard, "IPv4 parser": one to four numbers (decimal, octal with a leading 0,
+    hex with 0x; one trailing dot allowed), the last one filling the bytes left.
+    """
+    parts = host.split(".")
+    if len(parts) > 1 and not parts[-1]:
+        parts.pop()
+    numbers = [_ipv4_number(part) for part in parts]
+    if not 0 < len(numbers) <= _IPV4_PARTS or None in numbers:
+        return None
+    *leading, last = [number for number in numbers if number is not None]
+    if any(number > _BYTE for number in leading) or last >= 256 ** (_IPV4_PARTS - len(leading)):
+        return None
+    value = last + sum(number << (8 * (3 - index)) for index, number in enumerate(leading))
+    return str(ipaddress.IPv4Address(value))
+
+
+_IPV4_PARTS = 4
+_BYTE = 255
+_MAX_PART_CHARS = 40  # more digits than any 32-bit number needs, in any base (int() limits)
+_DIGITS = {
+    10: frozenset("0123456789"),
+    8: frozenset("01234567"),
+    16: frozenset("0123456789abcdefABCDEF"),
+}
+
+
+def _ipv4_number(part: str) -> int | None:
+    """One part of an IPv4 spelling: `0x` hex, a leading `0` octal, else decimal."""
+    if not part or len(part) > _MAX_PART_CHARS:
+        return None
+    if part[:2] in ("0x", "0X"):
+        digits, base = part[2:], 16
+    elif len(part) > 1 and part[0] == "0":
+        digits, base = part[1:], 8
+    else:
+        digits, base = part, 10
+    if not digits:
+        return 0  # "0x" alone
+    return int(digits, base) if set(digits) <= _DIGITS[base] else None

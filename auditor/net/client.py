@@ -28,6 +28,7 @@ from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
 from auditor.net.transport import ClosingResponse, Timeouts
+from auditor.urls import dns_name_problem, parse_http_url
 
 __all__ = ["HttpClient", "Response", "Timeouts", "is_private_host", "translate_error"]
 
@@ -184,6 +185,9 @@ class _Resolver(AbstractResolver):
         name = host.rstrip(".").lower()
         if name == "invalid" or name.endswith(".invalid"):
             raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve (RFC 6761)")
+        problem = dns_name_problem(host)
+        if problem is not None:  # getaddrinfo would raise UnicodeError (its idna codec)
+            raise socket.gaierror(socket.EAI_NONAME, f"{host} cannot resolve: {problem}")
         found = await self._inner.resolve(host, port, family)
         if self._reach is Reach.ANY:
             return found
@@ -210,7 +214,7 @@ async def is_private_host(host: str) -> bool:
         return False
     try:
         infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except OSError:
+    except (OSError, UnicodeError):  # UnicodeError: a label idna refuses (empty, too long)
         return False
     return any(not is_public_address(str(info[4][0])) for info in infos)
 
@@ -231,6 +235,7 @@ class HttpClient:
         user_agent: str,
         headers: Sequence[tuple[str, str]] = (),
         header_hosts: frozenset[str] | None = None,
+        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
         concurrency: int = 128,
         per_host: int = 8,
         spare: int = 0,
@@ -239,7 +244,9 @@ class HttpClient:
         insecure: bool = False,
         resolver: AbstractResolver | None = None,
     ) -> None:
-        """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
+        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+
+        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
 
         A sitemap may list, and a redirect may lead to, any host: a token for the audited site
         must not travel there, as browsers and curl drop credentials across hosts. `resolver`
@@ -248,6 +255,7 @@ class HttpClient:
         self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
         self._custom = dict(headers)
         self._header_hosts = header_hosts
+        self._by_origin = {origin: dict(own) for origin, own in (origin_headers or {}).items()}
         self._concurrency = concurrency
         self._per_host = per_host
         self._spare = spare
@@ -336,7 +344,10 @@ class HttpClient:
         `headers` are this request's own (conditional ones), over the user's.
         """
         assert self._session is not None, "use HttpClient in `async with`"
-        host = urlsplit(url).hostname if self._reach is not Reach.ANY or self._custom else None
+        host = urlsplit(url).hostname
+        problem = dns_name_problem(host) if host else None
+        if problem is not None:  # aiohttp would fail it before its resolver is asked
+            raise FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
         self._refuse_private_literal(host)
         timeout = self._timeouts.get(timeouts)
         if timeout is None:
@@ -345,6 +356,10 @@ class HttpClient:
             )
         hosts = self._header_hosts
         extra = self._custom if self._custom and (hosts is None or host in hosts) else None
+        if self._by_origin:
+            parsed = parse_http_url(url)
+            own = self._by_origin.get(parsed.origin) if parsed is not None else None
+            extra = {**(extra or {}), **own} if own else extra
         if headers:
             extra = {**(extra or {}), **headers}
         request = self._session.request(

@@ -31,7 +31,7 @@ from auditor.net.body_pace import FLOOR_BYTES_PER_S
 from auditor.net.curl_multi import CurlMulti
 from auditor.net.redirects import encoded_url
 from auditor.net.transport import BufferedResponse, Headers, Timeouts
-from auditor.urls import authority_of, needs_escaping
+from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
 
 # What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
 ACCEPT_ENCODING = "gzip, deflate, br"
@@ -275,6 +275,7 @@ class CurlTransport:
         user_agent: str,
         headers: Sequence[tuple[str, str]] = (),
         header_hosts: frozenset[str] | None = None,
+        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
         concurrency: int = 128,
         per_host: int = 8,
         spare: int = 0,
@@ -283,7 +284,9 @@ class CurlTransport:
         insecure: bool = False,
         resolve: Resolve | None = None,
     ) -> None:
-        """`headers` (the user's: cookies, tokens) go to `header_hosts` only (None: every host).
+        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+
+        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
 
         `spare`: connections beyond `concurrency` and `per_host` (robots.txt in a checker process).
 
@@ -293,9 +296,9 @@ class CurlTransport:
         for some names, pinned with CURLOPT_RESOLVE; the guard judges them all the same.
         """
         self._user_agent = user_agent
-        # curl(1): "Name;" sends an empty header, "Name:" would remove it.
-        self._lines = [f"{name}: {value}" if value else f"{name};" for name, value in headers]
+        self._lines = _header_lines(headers)
         self._header_hosts = header_hosts
+        self._by_origin = {o: _header_lines(own) for o, own in (origin_headers or {}).items()}
         self._reach = reach
         self._ca_file = ca_file
         self._insecure = insecure
@@ -378,8 +381,16 @@ class CurlTransport:
         host = urlsplit(url).hostname or ""
         if host == "invalid" or host.endswith(".invalid"):  # RFC 6761 §6.4: never looked up
             return FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
+        problem = dns_name_problem(host) if host else None
+        if problem is not None:  # as aiohttp's transport says it: no resolver takes it
+            return FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
         hosts = self._header_hosts
-        return self._lines if self._lines and (hosts is None or host in hosts) else []
+        lines = self._lines if self._lines and (hosts is None or host in hosts) else []
+        if self._by_origin:
+            parsed = parse_http_url(url)
+            own = self._by_origin.get(parsed.origin) if parsed is not None else None
+            lines = [*lines, *own] if own else lines
+        return lines
 
     def _pin(self, slot: _Slot, url: str) -> None:
         """The test seam: `host` answered by `resolve` (CURLOPT_RESOLVE), no DNS asked."""
@@ -404,6 +415,11 @@ class CurlTransport:
         )
         self._slots.append(slot)
         return slot
+
+
+def _header_lines(headers: Sequence[tuple[str, str]]) -> list[str]:
+    # curl(1): "Name;" sends an empty header, "Name:" would remove it.
+    return [f"{name}: {value}" if value else f"{name};" for name, value in headers]
 
 
 def _sendable(url: str) -> str:

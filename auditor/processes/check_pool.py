@@ -6,7 +6,9 @@ the run's, `config.checker_configs`) and checks the jobs it is sent. They talk o
 stdin and stdout in frames (auditor.processes.frames).
 
 Each job goes to the child with the fewest unanswered (at most a window each), so a child that
-answers faster is sent more.
+answers faster is sent more. A child that dies loses only the jobs it held: a new child takes
+its place and its jobs (a job that was in flight in two children that died is answered
+`internal.error`), up to MAX_RESTARTS_PER_CHILD new children a child; past that, the run fails.
 """
 
 from __future__ import annotations
@@ -19,9 +21,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from auditor.codes import Code
 from auditor.config import AuditConfig
-from auditor.errors import CheckerProcessError
-from auditor.models import CheckResult, Finding, NotIndexable, Redirect
+from auditor.errors import CheckerProcessError, FrameError
+from auditor.models import CheckResult, Finding, NotIndexable, Redirect, finding
 from auditor.net.address_guard import Reach
 from auditor.processes.frame_stream import read_frame
 from auditor.processes.frames import frame
@@ -34,6 +37,9 @@ K = TypeVar("K")
 WINDOW_PER_REQUEST = 3
 SEND_BATCH = 256  # jobs per frame at most (fewer when no job is waiting)
 CHILD_COMMAND: Sequence[str] = (sys.executable, "-m", "auditor.processes.check_child")
+# New children started in place of ones that died, per child of the run: enough for a rare
+# crash, too few to hide a checker that cannot run at all (that fails the run).
+MAX_RESTARTS_PER_CHILD = 2
 
 # One job: (id, URL, origin). One result: (id, then CheckResult's fields in order).
 Job = tuple[int, str, str]
@@ -86,15 +92,31 @@ def unpack_result(packed: PackedResult) -> tuple[int, CheckResult]:
 
 
 @dataclass(slots=True)
+class _Pending(Generic[K]):
+    """A job sent to a child and not answered yet: enough to send it again."""
+
+    key: K
+    loc: str
+    origin: str
+    lost: int = 0  # children that died holding it
+
+
+@dataclass(slots=True)
 class _Shard(Generic[K]):
-    """One child process, the jobs it has not answered yet, and those not sent yet."""
+    """One child process, the jobs it has not answered yet, and those not sent yet.
+
+    When its process dies, the shard stays, its jobs with it, and a new process takes over.
+    """
 
     number: int
+    config: AuditConfig
     process: asyncio.subprocess.Process
     window: int  # jobs unanswered at most
     refill: int  # once full, jobs answered before it is sent more
-    pending: dict[int, K] = field(default_factory=dict)
+    pending: dict[int, _Pending[K]] = field(default_factory=dict)
     unsent: list[Job] = field(default_factory=list)
+    restarting: bool = False  # its process died; jobs wait in `unsent` for the next one
+    ended: bool = False  # its end frame is written
 
 
 class CheckPool(Generic[K]):
@@ -117,6 +139,8 @@ class CheckPool(Generic[K]):
         self._started = asyncio.Event()
         self._room = asyncio.Event()  # set when a child answered: its window has room again
         self._next_id = 0
+        self._closing = False  # no more jobs: each child gets its end frame
+        self._restarts_left = MAX_RESTARTS_PER_CHILD * len(configs)
 
     async def put(self, key: K, loc: str, origin: str) -> None:
         """Give one job to the child with the fewest unanswered; waits while all are full.
@@ -133,7 +157,7 @@ class CheckPool(Generic[K]):
                 shard = self._least_busy()
         ident = self._next_id
         self._next_id += 1
-        shard.pending[ident] = key
+        shard.pending[ident] = _Pending(key, loc, origin)
         shard.unsent.append((ident, loc, origin))
         if len(shard.unsent) == 1:
             asyncio.get_running_loop().call_soon(self._send, shard)
@@ -149,21 +173,28 @@ class CheckPool(Generic[K]):
 
     def _send(self, shard: _Shard[K]) -> None:
         """Write the child's unsent jobs as one frame (the window bounds what is buffered)."""
-        if shard.unsent and shard.process.stdin is not None:
+        if shard.unsent and not shard.restarting and shard.process.stdin is not None:
             shard.process.stdin.write(frame(shard.unsent))
             shard.unsent = []
 
     async def close(self) -> None:
         """No more jobs: each child answers what it holds, then exits."""
         await self._started.wait()
-        for shard in self._shards:
-            self._send(shard)
-            stdin = shard.process.stdin
-            assert stdin is not None
-            stdin.write(frame(None))
-            with contextlib.suppress(ConnectionError):  # a dead child: its receiver says so
-                await stdin.drain()
-            stdin.close()
+        self._closing = True
+        for shard in list(self._shards):
+            if not shard.restarting:  # else its next process gets the end frame at its start
+                await self._end(shard)
+
+    async def _end(self, shard: _Shard[K]) -> None:
+        """Send what the child has left to send, then the end frame; close its input."""
+        self._send(shard)
+        shard.ended = True
+        stdin = shard.process.stdin
+        assert stdin is not None
+        stdin.write(frame(None))
+        with contextlib.suppress(ConnectionError):  # a dead child: its receiver says so
+            await stdin.drain()
+        stdin.close()
 
     async def run(self) -> None:
         """Start the children and collect their answers; stop them on the way out."""
@@ -179,6 +210,11 @@ class CheckPool(Generic[K]):
                 await _stop(shard.process)
 
     async def _start(self, number: int, config: AuditConfig) -> _Shard[K]:
+        process = await self._spawn(config)
+        window = WINDOW_PER_REQUEST * config.concurrency
+        return _Shard(number, config, process, window=window, refill=config.concurrency)
+
+    async def _spawn(self, config: AuditConfig) -> asyncio.subprocess.Process:
         process = await asyncio.create_subprocess_exec(
             *self._command,
             stdin=asyncio.subprocess.PIPE,
@@ -187,31 +223,78 @@ class CheckPool(Generic[K]):
         assert process.stdin is not None
         setup = CheckerSetup(config, self._reach, logging.getLogger().getEffectiveLevel())
         process.stdin.write(frame(setup))
-        window = WINDOW_PER_REQUEST * config.concurrency
-        return _Shard(number, process, window=window, refill=config.concurrency)
+        return process
 
     async def _receive(self, shard: _Shard[K]) -> None:
+        """Take the child's answers until it ends; put a new child in place of one that died."""
+        while True:
+            await self._answers(shard)
+            code = await shard.process.wait()
+            if shard.ended and not shard.pending:  # told to end, and it answered everything
+                if code:
+                    log.warning("checker process %d exited with code %s", shard.number + 1, code)
+                return
+            await self._restart(shard, code)
+
+    async def _answers(self, shard: _Shard[K]) -> None:
         stdout = shard.process.stdout
         assert stdout is not None
         while True:
             try:
                 packed = await read_frame(stdout)
-            except EOFError:
-                break
+            except (EOFError, FrameError):  # a frame broken off: the child died writing it
+                return
             assert isinstance(packed, list)
             pending = shard.pending
             pairs = []
             for item in packed:
                 ident, result = unpack_result(item)
-                pairs.append((pending.pop(ident), result))
+                pairs.append((pending.pop(ident).key, result))
             self._room.set()
             await self._emit(pairs)
-        code = await shard.process.wait()
-        if code or shard.pending:
+
+    async def _restart(self, shard: _Shard[K], code: int) -> None:
+        """A new child in place of `shard`'s, with the jobs the dead one held.
+
+        A job it had in flight was maybe what killed it: it is sent once more, and a job that
+        was in flight in a child that died before is answered internal.error instead.
+        """
+        if self._restarts_left <= 0:
             raise CheckerProcessError(
                 f"checker process {shard.number + 1} exited with code {code}, "
-                f"{len(shard.pending)} URLs unanswered"
+                f"{len(shard.pending)} URLs unanswered, and checkers died too often to go on"
             )
+        self._restarts_left -= 1
+        shard.restarting = True
+        log.warning(
+            "checker process %d exited with code %s, %d URLs unanswered: a new one checks them",
+            shard.number + 1, code, len(shard.pending),
+        )  # fmt: skip
+        unsent = {job[0] for job in shard.unsent}
+        given_up: list[tuple[K, CheckResult]] = []
+        for ident, job in list(shard.pending.items()):
+            if ident not in unsent:  # in flight in the dead child
+                job.lost += 1
+            if job.lost > 1:
+                del shard.pending[ident]
+                given_up.append((job.key, _lost_twice(job.loc)))
+        shard.unsent = [(ident, job.loc, job.origin) for ident, job in shard.pending.items()]
+        shard.process = await self._spawn(shard.config)
+        shard.restarting = False
+        if self._closing:
+            await self._end(shard)
+        else:
+            self._send(shard)
+        self._room.set()
+        if given_up:
+            await self._emit(given_up)
+
+
+def _lost_twice(loc: str) -> CheckResult:
+    """The answer to a job that two checker processes died holding: perhaps what kills them."""
+    error = "two checker processes died while checking it"
+    found = (finding(Code.INTERNAL_ERROR, url=loc, error=error),)
+    return CheckResult(None, findings=found, not_indexable=NotIndexable.NO_RESPONSE)
 
 
 async def _stop(process: asyncio.subprocess.Process) -> None:

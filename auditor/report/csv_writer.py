@@ -21,6 +21,7 @@ import aiofiles.os
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 from auditor.errors import ReportError, ReportWriteError
+from auditor.files import create_new, hidden_stem
 from auditor.models import Finding, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.report.decode import codes_of, worst_of
 from auditor.report.encode import dumps
@@ -55,14 +56,18 @@ class _CsvFile:
 
     def __init__(self, path: Path, header: Sequence[str]) -> None:
         self.path = path
-        self._temporary = path.with_name(f".{path.name}.part")
+        self._temporary: Path | None = None  # a new hidden file, made when it opens
         self._text = io.StringIO()
         self._rows = csv.writer(self._text)  # the excel dialect: RFC 4180's CRLF and quoting
         self._rows.writerow(header)
         self._file: AsyncBufferedIOBase | None = None
 
     async def open(self) -> None:
-        self._file = await aiofiles.open(self._temporary, "wb")
+        # Never a file planted beside it in a shared folder (auditor.files.create_new).
+        handle, self._temporary = await asyncio.to_thread(
+            create_new, hidden_stem(self.path), ".part"
+        )
+        self._file = await aiofiles.open(handle, "wb")
 
     def add(self, row: Iterable[Cell]) -> None:
         self._rows.writerow(row)
@@ -90,7 +95,9 @@ class _CsvFile:
             await asyncio.to_thread(os.fsync, self._file.fileno())
             file, self._file = self._file, None
             await file.close()
+            assert self._temporary is not None
             await aiofiles.os.replace(self._temporary, self.path)
+            self._temporary = None
         except OSError as exc:
             raise ReportWriteError(f"cannot write {self.path}: {exc}") from exc
 
@@ -99,8 +106,9 @@ class _CsvFile:
             file, self._file = self._file, None
             with contextlib.suppress(OSError):
                 await file.close()
-        with contextlib.suppress(OSError):
-            await aiofiles.os.remove(self._temporary)
+        if self._temporary is not None:
+            with contextlib.suppress(OSError):
+                await aiofiles.os.remove(self._temporary)
 
 
 class CsvWriter:

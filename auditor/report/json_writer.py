@@ -20,6 +20,7 @@ import aiofiles.os
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 from auditor.errors import ReportError, ReportWriteError
+from auditor.files import create_new, hidden_stem
 from auditor.models import RunFindings, SitemapRecord, UrlRecord
 from auditor.report.encode import Json, dumps, finding_json, sitemap_json, url_json
 
@@ -30,14 +31,16 @@ COPY_BYTES = 1 << 20
 class _Spool:
     """One array's records, comma-separated, in a hidden file beside the report."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, report: Path, suffix: str) -> None:
+        self._report = report
+        self._suffix = suffix
+        self.path: Path | None = None  # a new file, made when the spool opens
         self._buffer = bytearray()
         self._count = 0
         self._file: AsyncBufferedIOBase | None = None
 
     async def open(self) -> None:
-        self._file = await aiofiles.open(self.path, "wb")
+        self.path, self._file = await _new_file(self._report, self._suffix)
 
     def add(self, record: Json) -> None:
         if self._count:
@@ -69,6 +72,7 @@ class _Spool:
             await file.close()
 
     async def copy_to(self, out: AsyncBufferedIOBase) -> None:
+        assert self.path is not None
         async with aiofiles.open(self.path, "rb") as source:
             while chunk := await source.read(COPY_BYTES):
                 await out.write(chunk)
@@ -79,10 +83,11 @@ class JsonReportWriter:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self._sitemaps = _Spool(path.with_name(f".{path.name}.sitemaps.part"))
-        self._urls = _Spool(path.with_name(f".{path.name}.urls.part"))
-        self._temporary = path.with_name(f".{path.name}.tmp")
-        # Run findings arrive once, at most alternates.MAX_RUN_FINDINGS of them: held here.
+        self._sitemaps = _Spool(path, ".sitemaps.part")
+        self._urls = _Spool(path, ".urls.part")
+        self._temporary: Path | None = None  # the report assembled, before its rename
+        # Run findings arrive once per kind (hreflang, where alternates lead, lastmod behind the
+        # page), at most alternates.MAX_RUN_FINDINGS of each: held here.
         self._run_findings: list[Json] = []
         self._run_omitted: dict[str, int] = {}
 
@@ -133,7 +138,8 @@ class JsonReportWriter:
         await self._sitemaps.close()
         await self._urls.close()
         opening = dumps(head)[:-1] + b',"targets":' + dumps(list(targets))
-        async with aiofiles.open(self._temporary, "wb") as out:
+        self._temporary, out = await _new_file(self.path, ".tmp")
+        try:
             await out.write(opening + b',\n"sitemaps":[\n')
             await self._sitemaps.copy_to(out)
             await out.write(b'\n],\n"urls":[\n')
@@ -147,7 +153,10 @@ class JsonReportWriter:
             await out.write(b',\n"summary":' + dumps(summary) + b"}\n")
             await out.flush()
             await asyncio.to_thread(os.fsync, out.fileno())
+        finally:
+            await out.close()
         await aiofiles.os.replace(self._temporary, self.path)
+        self._temporary = None
 
     async def discard(self) -> None:
         """Leave nothing behind but a committed report: no spool, no temporary file."""
@@ -158,7 +167,15 @@ class JsonReportWriter:
         await _remove(self._temporary)
 
 
-async def _remove(path: Path) -> None:
+async def _new_file(report: Path, suffix: str) -> tuple[Path, AsyncBufferedIOBase]:
+    """A new hidden file beside `report`, open for writing (never one planted there)."""
+    handle, path = await asyncio.to_thread(create_new, hidden_stem(report), suffix)
+    return path, await aiofiles.open(handle, "wb")
+
+
+async def _remove(path: Path | None) -> None:
     # Best effort: nothing to remove, or a folder that never existed, is not a second error.
+    if path is None:
+        return
     with contextlib.suppress(OSError):
         await aiofiles.os.remove(path)

@@ -198,11 +198,11 @@ def case_xml(
     line: int | None,
 ) -> str:
     """One `<testcase>`: failing with its first code, what is wrong and how to fix it."""
-    where = (f" file={quoteattr(_clean(file))}" if file else "") + (
+    where = (f" file={quoteattr(xml_text(file))}" if file else "") + (
         f' line="{line}"' if line is not None else ""
     )
-    classname = quoteattr(_clean(f"sitemap-audit.{suite}"))
-    head = f"<testcase classname={classname} name={quoteattr(_clean(name))}{where}"
+    classname = quoteattr(xml_text(f"sitemap-audit.{suite}"))
+    head = f"<testcase classname={classname} name={quoteattr(xml_text(name))}{where}"
     if not failing and not counted:
         return head + "/>"
     lines = [f"{item.code.value}: {item.message}\n  fix: {item.code.info.fix}" for item in failing]
@@ -213,8 +213,8 @@ def case_xml(
     if len(lines) > MAX_LINES:
         shown.append(f"... {len(lines) - MAX_LINES} more")
     return (
-        f"{head}><failure type={quoteattr(first.value)} message={quoteattr(_clean(message))}>"
-        f"{escape(_clean(chr(10).join(shown)))}</failure></testcase>"
+        f"{head}><failure type={quoteattr(first.value)} message={quoteattr(xml_text(message))}>"
+        f"{escape(xml_text(chr(10).join(shown)))}</failure></testcase>"
     )
 
 
@@ -224,18 +224,18 @@ def regression_case(item: Regression) -> str:
     lines = [f"{code}: new since the baseline" for code in item.codes]
     if item.verdict is not None:
         lines.append(f"became not indexable: {NotIndexable(item.verdict).label}")
-    attrs = f" file={quoteattr(_clean(where))}" if where else ""
+    attrs = f" file={quoteattr(xml_text(where))}" if where else ""
     attrs += f' line="{item.line}"' if item.line is not None else ""
     message = f"{REGRESSION}: {item.first_code}"
     return (
         f'<testcase classname="sitemap-audit.{REGRESSION}s" '
-        f"name={quoteattr(_clean(f'{item.subject} {item.first_code}'))}{attrs}>"
-        f'<failure type="{REGRESSION}" message={quoteattr(_clean(message))}>'
-        f"{escape(_clean(chr(10).join(lines)))}</failure></testcase>"
+        f"name={quoteattr(xml_text(f'{item.subject} {item.first_code}'))}{attrs}>"
+        f'<failure type="{REGRESSION}" message={quoteattr(xml_text(message))}>'
+        f"{escape(xml_text(chr(10).join(lines)))}</failure></testcase>"
     )
 
 
-def _clean(text: str) -> str:
+def xml_text(text: str) -> str:
     """XML 1.0 cannot hold most control characters, which network strings may carry."""
     return "".join(c if c.isprintable() or c in "\n\t" else "?" for c in text)
 
@@ -278,7 +278,7 @@ def _write(
 
 def _write_suite(out: BinaryIO, counts: SuiteCounts, cases: Iterable[str]) -> None:
     out.write(
-        f'<testsuite name={quoteattr(_clean(counts.name))} tests="{counts.tests}" '
+        f'<testsuite name={quoteattr(xml_text(counts.name))} tests="{counts.tests}" '
         f'failures="{counts.failures}" errors="0" skipped="0">\n'.encode()
     )
     for xml in cases:

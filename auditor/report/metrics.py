@@ -11,11 +11,12 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
-from prometheus_client import CollectorRegistry, Gauge, write_to_textfile
+from prometheus_client import CollectorRegistry, Gauge, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.codes import Code
 from auditor.errors import ReportWriteError
+from auditor.files import write_atomically
 from auditor.models import Indexability, NotIndexable
 from auditor.results.summary import Summary
 
@@ -57,7 +58,8 @@ def metrics_registry(
     )
     if run.complete and run.reached:
         last_success_s = run.finished_at_s
-    # An interrupted run, or one that could not reach a target, keeps the previous success's.
+    # An interrupted run, or one that could not reach a target, keeps the previous success's
+    # (docs/explanation/rules.md#unreached).
     if last_success_s is not None:
         gauge("last_success_timestamp_seconds", "When a run last finished.").labels(target).set(
             last_success_s
@@ -127,7 +129,7 @@ def previous_of(text: str, target: str) -> Previous:
 
 
 async def write_metrics(path: Path, summary: Summary, run: RunMetrics) -> None:
-    """Write the textfile atomically (prometheus_client writes a temp file, then renames)."""
+    """Write the textfile atomically (auditor.files: a new temporary file, then a rename)."""
     await asyncio.to_thread(_write, path, summary, run)
 
 
@@ -142,6 +144,6 @@ def _write(path: Path, summary: Summary, run: RunMetrics) -> None:
     )
     try:
         path.parent.mkdir(parents=True, exist_ok=True)  # as for every other output
-        write_to_textfile(str(path), registry)
+        write_atomically(path, generate_latest(registry))
     except OSError as exc:
         raise ReportWriteError(f"cannot write the metrics {path}: {exc.strerror}") from exc

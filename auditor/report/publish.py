@@ -18,7 +18,7 @@ from auditor.config import AuditConfig
 from auditor.discovery.probes import UNREACHED_CODES
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
-from auditor.models import TargetRecord
+from auditor.models import Finding, TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
@@ -157,11 +157,18 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
         regressions=run.decision.regressions,
-        reached=not any(
-            item.code in UNREACHED_CODES for target in run.targets for item in target.findings
-        ),
+        reached=not any(_unreached(item) for target in run.targets for item in target.findings),
     )
     await write_metrics(path, run.summary, metrics)
+
+
+def _unreached(item: Finding) -> bool:
+    """Whether a target's finding says it could not be read.
+
+    With --insecure, a certificate that fails is said (target.tls) and the site is read.
+    """
+    insecure = item.detail is not None and item.detail.get("insecure") is True
+    return item.code in UNREACHED_CODES and not insecure
 
 
 async def report_path(config: AuditConfig, now: datetime) -> Path:

@@ -121,7 +121,8 @@ def xsd_earliest(text: str) -> datetime | None:
         year, month, day, hour, minute, second = fields
         micro = int((match["f"] or "0")[:6].ljust(6, "0"))
         # XML Schema Part 2 (2nd ed.) §3.2.7: 24:00:00 is the end of the day, the next day's
-        # 00:00:00; W3C Datetime's hours stop at 23 (_W3C).
+        # 00:00:00; W3C Datetime's hours stop at 23 (_W3C). A notice, not an error
+        # (docs/explanation/rules.md#lastmod-grammars).
         end_of_day = hour == 24 and minute == second == micro == 0
         hour = 0 if end_of_day else hour
         moment = datetime(year, month, day, hour, minute, second, micro, tzinfo=zone)

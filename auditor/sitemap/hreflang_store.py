@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import sqlite3
 from array import array
 from collections.abc import Callable
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Self
 
 from auditor.codes import Code
+from auditor.files import create_new
 from auditor.models import Finding, finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
 
@@ -194,8 +196,11 @@ MAX_UNLISTED_KEPT = 100_000  # alternates no sitemap lists, checked and reported
 
 
 def store_path(report: Path) -> Path:
-    """The store's temporary file: hidden beside the report (`--json PATH`'s folder)."""
-    return report.with_name(f".{report.name}.hreflang.sqlite")
+    """The stem of the store's temporary file: hidden beside the report (`--json`'s folder).
+
+    The file itself is made new, under a random name (auditor.files.create_new).
+    """
+    return report.with_name(f".{report.name}.hreflang")
 
 
 class LinkStore:
@@ -204,8 +209,9 @@ class LinkStore:
     An async context manager: the file is dropped when the run leaves it, however it ends.
     """
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, stem: Path) -> None:
+        self._stem = stem
+        self.path: Path | None = None  # made new at the first write
         self._db: sqlite3.Connection | None = None
         self._pages: list[tuple[int, str, int, str | None, int, int]] = []
         self._open: dict[int, _Open] = {}  # the clusters being gathered, by signed key
@@ -301,8 +307,9 @@ class LinkStore:
         members: list[tuple[int, int, str, str, int]],
         sitemaps: list[tuple[int, str]],
     ) -> None:
-        if self._db is None:
-            self.path.unlink(missing_ok=True)
+        if self._db is None:  # an empty new file is an empty database to sqlite
+            handle, self.path = create_new(self._stem, ".sqlite")
+            os.close(handle)
             self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
             self._db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
         self._db.execute("BEGIN")  # one transaction per batch
@@ -379,7 +386,8 @@ class LinkStore:
         """hreflang.alternate_not_indexable for each alternate whose check said not indexable.
 
         Screaming Frog's hreflang "non-200" and "noindex return links": Google is pointed at a
-        language version it will not index. Once every URL is checked.
+        language version it will not index (docs/explanation/rules.md#hreflang-targets). Once
+        every URL is checked.
         """
         if not self._bad or not self.links:
             return
@@ -414,8 +422,10 @@ class LinkStore:
         if self._db is not None:
             db, self._db = self._db, None
             await asyncio.to_thread(db.close)
-        with contextlib.suppress(OSError):
-            await asyncio.to_thread(self.path.unlink, missing_ok=True)
+        path, self.path = self.path, None
+        if path is not None:
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(path.unlink, missing_ok=True)
 
 
 def _no_return(loc: str, sitemap: str, lang: str, href: str) -> Finding:

@@ -29,7 +29,7 @@ class Lister:
     Google asks for both (Search Central blog, "Best practices for XML sitemaps and RSS/Atom
     feeds", 2014: "we recommend using both XML sitemaps and RSS/Atom feeds"): a URL in a sitemap
     and in a feed, or in two feeds (a post filed under two category feeds), is listed twice on
-    purpose.
+    purpose (docs/explanation/rules.md#duplicates).
     Two probed locations of one target are our guesses, not the site's submissions
     (docs/explanation/rules.md#probes).
     """

@@ -119,7 +119,8 @@ class _DocumentReader:
         self.entries = DocumentEntries(job, services, self.tally)
         self._final: HttpUrl | None = None
         self._own_robots: RobotsTxt | None = None  # the robots.txt of this document's host
-        # Blocked by a robots.txt that never answered: said once this document's host answers.
+        # Blocked by a robots.txt that never answered: said once this document's host answers
+        # (docs/explanation/rules.md#robots-status).
         self._blocked_if_answered: Finding | None = None
         self._already_read = False  # it redirects to a document read through another listing
         self.fingerprint: str | None = None  # of a probe's document, once read

@@ -90,7 +90,7 @@ class BodyCopy:
         try:
             if self._file is None:
                 await aiofiles.os.makedirs(self._folder, exist_ok=True)
-                self._file = await aiofiles.open(self._path, "wb")
+                self._file = await aiofiles.open(self._path, "xb")  # never a planted link
             await self._file.write(bytes(self._buffer))
         except OSError as exc:
             self._fail(exc)

@@ -72,7 +72,8 @@ def validate_loc(
     """
     if not text:
         # RSS 2.0 ("All elements of an item are optional") and Atom (RFC 4287 §4.1.1: an entry
-        # with content needs no link) allow an item without a link: it lists no URL.
+        # with content needs no link) allow an item without a link: it lists no URL
+        # (docs/explanation/rules.md#feeds).
         code = Code.FEED_ITEM_WITHOUT_LINK if ctx.feed else Code.LOC_MISSING
         return LocVerdict(
             None, (finding(code, sitemap=ctx.sitemap, line=line, empty=text is not None),)

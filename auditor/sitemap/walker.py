@@ -92,7 +92,8 @@ class Walker:
     async def _check_certificates(self) -> None:
         """Check each https target's certificate once, as a run without --insecure would.
 
-        --insecure verifies no certificate: a failing one is still the target's finding.
+        --insecure verifies no certificate: a failing one is still the target's finding
+        (docs/explanation/rules.md#unreached).
         """
         check = self._certificate_problem
         if check is None:

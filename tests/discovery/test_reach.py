@@ -80,8 +80,11 @@ async def test_an_untrusted_certificate_is_target_tls(tmp_path: Path) -> None:
 
 
 async def test_insecure_reads_the_site_and_still_reports_the_certificate(tmp_path: Path) -> None:
+    metrics = tmp_path / "audit.prom"
     async with untrusted_site() as (base, ca_file):
-        audited = await run_audit(tmp_path, f"{base}/sitemap.xml", insecure=True, no_check=False)
+        audited = await run_audit(
+            tmp_path, f"{base}/sitemap.xml", insecure=True, no_check=False, metrics=metrics
+        )
         trusted = await run_audit(tmp_path, f"{base}/sitemap.xml", ca_file=ca_file)
     assert target_codes(audited) == ["target.tls"]
     assert audited.report["targets"][0]["findings"][0]["detail"]["insecure"] is True
@@ -89,6 +92,7 @@ async def test_insecure_reads_the_site_and_still_reports_the_certificate(tmp_pat
     assert audited.report["summary"]["by_status_class"] == {"2xx": 2}
     assert audited.result.exit_code == ExitCode.FINDINGS  # Google cannot read it either
     assert target_codes(trusted) == []  # the right CA: nothing to say
+    assert last_success(metrics) is not None  # the site was read: a success, for monitoring
 
 
 def last_success(path: Path) -> float | None:

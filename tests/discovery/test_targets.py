@@ -98,3 +98,31 @@ def test_url_target_label_is_the_host() -> None:
 def test_target_errors(text: str) -> None:
     with pytest.raises(TargetError):
         parse_target(text, is_file=no_files)
+
+
+@pytest.mark.parametrize(
+    "host",
+    [
+        "example.com",
+        "example.com.",  # the root's dot
+        "a" * 63 + ".example",
+        "_dmarc.example.com",  # no letter rule: DNS labels are octets
+        "xn--bcher-kva.de",
+        "b\u00fccher.de",
+        "127.0.0.1",
+        "[::1]",
+        "c" * 60 + "." + "d" * 60 + "." + "e" * 60 + "." + "f" * 60 + ".com",  # 248 characters
+    ],
+)
+def test_a_host_any_resolver_takes_is_a_target(host: str) -> None:
+    assert parse_target(f"https://{host}/", is_file=no_files).kind is TargetKind.SITE
+
+
+@pytest.mark.parametrize(
+    "host",
+    ["..", "a..b", ".a", "a.b..", "a" * 64 + ".example", "b" * 250 + ".example"],
+)
+def test_a_host_no_resolver_takes_is_refused(host: str) -> None:
+    """RFC 1035 §2.3.4: labels of 1 to 63 characters, 253 in all."""
+    with pytest.raises(TargetError):
+        parse_target(f"http://{host}/sitemap.xml", is_file=no_files)

@@ -8,13 +8,22 @@ reported as failed). Every other site's verdict is the one a single run gives.
 from __future__ import annotations
 
 import json
+import os
+import signal
+import threading
+import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 from defusedxml import ElementTree
+from distributed import wait
 from prometheus_client.parser import text_string_to_metric_families
 
+from auditor.config import AuditConfig
 from auditor.errors import ExitCode
+from auditor.fleet.dask_runner import STOP_GRACE_S, ClusterSpec, _result_of, open_cluster
+from auditor.fleet.sites import FailureKind, FleetSite, SiteFailure
 from tests.fleet.helpers import (
     check_index,
     check_named_reports,
@@ -24,7 +33,8 @@ from tests.fleet.helpers import (
     single_runs,
     toml_fleet,
 )
-from tests.fleet.sites import KILLER, audit_or_die, fleet_of
+from tests.fleet.sites import KILLER, audit_or_die, fleet_of, refuse
+from tests.helpers import target
 
 pytestmark = pytest.mark.slow  # a LocalCluster of worker processes
 
@@ -123,3 +133,40 @@ def _check_junit(path: Path, summary: dict[str, object]) -> None:
         len(list(s.iter("testcase"))) for s in suites.values()
     )
     assert json.dumps(summary)  # the summary is plain JSON throughout
+
+
+def _close_gracefully(dask_worker: Any) -> None:
+    """Run on a nanny: when its worker dies, the nanny closes instead of starting another."""
+    dask_worker.close_gracefully()
+
+
+def test_a_result_lost_with_the_last_worker_is_given_up_once_the_fleet_stops() -> None:
+    """Ctrl-C killed the only worker just as a site ended: the result was waited for ever."""
+    stop = threading.Event()
+    ended: list[object] = []
+    with open_cluster(ClusterSpec(scheduler=None, workers=1, concurrency=None)) as (client, _):
+        future = client.submit(refuse, FleetSite(0, "a", 1, _config()), pure=False)
+        with client.as_current():  # wait() asks for the current client; open_cluster sets none
+            wait([future], timeout=30)
+        assert future.done()
+        client.run(_close_gracefully, nanny=True)
+        [pid] = client.run(os.getpid).values()
+        os.kill(pid, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while client.scheduler_info()["workers"] and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not client.scheduler_info()["workers"]  # no worker left to compute it again
+        stop.set()
+        waiting = threading.Thread(target=lambda: ended.append(_result_of(future, stop=stop)))
+        started = time.monotonic()
+        waiting.start()
+        waiting.join(timeout=STOP_GRACE_S + 20)
+        assert not waiting.is_alive()
+    assert time.monotonic() - started < STOP_GRACE_S + 20
+    [result] = ended
+    assert isinstance(result, SiteFailure)
+    assert result.kind is FailureKind.INTERRUPTED
+
+
+def _config() -> AuditConfig:
+    return AuditConfig(targets=(target("https://a.example/"),))

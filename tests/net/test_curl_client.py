@@ -183,7 +183,7 @@ async def test_without_pycurl_the_checks_run_on_aiohttp_said_once(tmp_path: Path
     def routes(base: str) -> dict[str, Page]:
         return {"/s.xml": xml_page(urlset([url(f"{base}/a")])), "/a": Page(200, b"a")}
 
-    launcher = "import sys; sys.modules['pycurl'] = None; import auditor.cli.main as m; m.run()"
+    launcher = "import sys; sys.modules['pycurl'] = None; import auditor.__main__ as m; m.entry()"
     async with serve(routes) as served:
         process = await asyncio.create_subprocess_exec(
             *[sys.executable, "-c", launcher, "--json", str(report), "--quiet"],

@@ -130,29 +130,45 @@ async def test_rate_holds_in_total(tmp_path: Path) -> None:
     assert busiest <= 6  # 20/s for 0.2 s, and the first request of each process
 
 
-async def test_a_checker_process_that_dies_fails_the_checks() -> None:
-    """A child that exits with jobs unanswered is an error, never a silent loss."""
+# A child that reads the set-up frame's first bytes and dies: every job it is given is lost.
+_DIES = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(8); sys.exit(3)")
+
+
+def _pool(answered: list[tuple[int, CheckResult]]) -> CheckPool[int]:
     config = AuditConfig(targets=(target("https://example.com/"),), workers=1)
-    answered: list[tuple[int, CheckResult]] = []
 
     async def emit(pairs: list[tuple[int, CheckResult]]) -> None:
         answered.extend(pairs)
 
-    quits = (sys.executable, "-c", "import sys; sys.stdin.buffer.read(8); sys.exit(3)")
-    pool: CheckPool[int] = CheckPool([config], reach=Reach.ANY, emit=emit, command=quits)
+    return CheckPool([config], reach=Reach.ANY, emit=emit, command=_DIES)
 
+
+async def _run(pool: CheckPool[int], *, jobs: int, close_after_s: float = 0.0) -> None:
     async def feed() -> None:
-        for n in range(5):
+        for n in range(jobs):
             await pool.put(n, f"https://example.com/{n}", "https://example.com")
+        await asyncio.sleep(close_after_s)
         await pool.close()
 
-    async def both() -> None:
-        async with asyncio.TaskGroup() as group:
-            group.create_task(pool.run())
-            group.create_task(feed())
+    async with asyncio.TaskGroup() as group:
+        group.create_task(pool.run())
+        group.create_task(feed())
 
+
+async def test_jobs_two_dead_checkers_held_are_internal_errors_never_lost() -> None:
+    """Each job is sent to a new child once; the second child's death answers it."""
+    answered: list[tuple[int, CheckResult]] = []
+    await _run(_pool(answered), jobs=5)
+    assert sorted(ident for ident, _ in answered) == list(range(5))
+    codes = {tuple(f.code for f in result.findings) for _, result in answered}
+    assert codes == {(Code.INTERNAL_ERROR,)}
+
+
+async def test_checkers_that_keep_dying_fail_the_run() -> None:
+    """New children replace dead ones a few times, not for ever: the run fails then."""
+    answered: list[tuple[int, CheckResult]] = []
     with pytest.raises(ExceptionGroup) as caught:
-        await both()
+        await _run(_pool(answered), jobs=0, close_after_s=10.0)
     assert caught.group_contains(CheckerProcessError)
     assert answered == []
 
@@ -168,6 +184,46 @@ def _alive(pid: int) -> bool:
     except FileNotFoundError:
         return False
     return state != "Z"
+
+
+async def test_a_checker_process_killed_mid_run_loses_only_its_urls_checked_again(
+    tmp_path: Path,
+) -> None:
+    """A checker that dies (here SIGKILL) took the run with it (internal.error, exit 3): now a
+    new checker takes its unanswered URLs, and every URL gets its own answer."""
+    report_path = tmp_path / "r.json"
+
+    async def slow(request: web.Request) -> web.StreamResponse:
+        await asyncio.sleep(1.5)  # in flight in the children when one is killed
+        return web.Response(text="ok")
+
+    async with serve(site_of(40, extra={f"/p/{n}": slow for n in range(40)})) as served:
+        with (tmp_path / "stderr.txt").open("wb") as stderr:
+            process = await asyncio.create_subprocess_exec(
+                *[sys.executable, "-m", "auditor", "--json", str(report_path), "--allow-private"],
+                *["--per-host", "64", "--timeout", "30", "--workers", "2", "--quiet"],
+                f"{served.base}/s.xml",
+                stdout=asyncio.subprocess.DEVNULL,
+                stderr=stderr,
+            )
+            while sum(served.hits.get(f"/p/{n}", 0) for n in range(40)) < 40:
+                await asyncio.sleep(0.05)
+            first, second = _children(process.pid)
+            os.kill(first, signal.SIGKILL)
+            returncode = await asyncio.wait_for(process.wait(), timeout=60)
+        hits = dict(served.hits)
+    assert returncode == ExitCode.OK
+    report = json.loads(report_path.read_text())
+    validate_report(report)
+    assert report["complete"] is True
+    assert report["summary"]["by_status_class"] == {"2xx": 40}
+    assert set(report["summary"]["by_code"]) <= {"url.slow"}
+    again = [n for n in range(40) if hits.get(f"/p/{n}", 0) == 2]
+    assert 0 < len(again) <= 20  # the killed checker's share, asked again; no other URL
+    assert _alive(second) is False
+    err = (tmp_path / "stderr.txt").read_text()
+    assert "Traceback" not in err
+    assert len(err.splitlines()) == 1  # the warning that a new checker took over
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])

@@ -49,8 +49,9 @@ class Cluster(NamedTuple):
 
     A page may be named under several values: `x-default` beside `en`, or the generic `en`
     beside `en-ie` (Google: the generic page "can be one of the specific pages"); all are its
-    own. A NamedTuple: one per URL crosses from a parse helper, and a frozen dataclass with
-    slots unpickles field by field (dataclasses._dataclass_setstate), four times slower.
+    own (docs/explanation/rules.md#hreflang). A NamedTuple: one per URL crosses from a parse
+    helper, and a frozen dataclass with slots unpickles field by field
+    (dataclasses._dataclass_setstate), four times slower.
     """
 
     own: tuple[str, ...]  # the hreflang values naming the entry itself; (): it lists not itself

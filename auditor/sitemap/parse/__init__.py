@@ -13,7 +13,7 @@ from auditor.codes import Code
 from auditor.models import ParseEvent, SitemapKind, finding
 from auditor.sitemap.parse.sniff import Sniffer
 from auditor.sitemap.parse.text_reader import TextReader
-from auditor.sitemap.parse.utf8 import Utf8Decoder
+from auditor.sitemap.parse.utf8 import WIDE_HEAD_BYTES, Utf8Decoder, wide_encoding
 from auditor.sitemap.parse.xml_reader import (
     ATOM_NS,
     LEGACY_NS,
@@ -41,6 +41,7 @@ class SitemapParser:
 
     def __init__(self) -> None:
         self._decoder = Utf8Decoder()
+        self._head: bytes | None = b""  # the first bytes, until their encoding is known
         self._events: list[ParseEvent] = []
         self._sniffer: Sniffer | None = Sniffer(self._events)
         self._body: XmlReader | TextReader | None = None
@@ -60,14 +61,17 @@ class SitemapParser:
     def feed(self, data: bytes) -> list[ParseEvent]:
         """Parse the next chunk; return the events it completed."""
         if not self.done:
-            self._push(self._decoder.decode(data, final=False), final=False)
+            data = self._after_head(data, final=False)
+            if not self.done:
+                self._push(self._decoder.decode(data, final=False), final=False)
         return self._take()
 
     def close(self) -> list[ParseEvent]:
         """End of document: flush what is pending and report truncation and bad bytes."""
         stopped_early = self.done
         if not stopped_early:
-            self._push(self._decoder.decode(b"", final=True), final=True)
+            head = self._after_head(b"", final=True)
+            self._push(self._decoder.decode(head, final=True), final=True)
             if self._body is not None and not self._body.done:
                 self._body.close()
         # Bad bytes are counted over the whole document, so only for one read to its end: past
@@ -82,6 +86,27 @@ class SitemapParser:
                 )
             )
         return self._take()
+
+    def _after_head(self, data: bytes, *, final: bool) -> bytes:
+        """The bytes to decode as UTF-8, once the first ones show no wider encoding.
+
+        A document in UTF-16 or UTF-32 is refused at once (`xml.encoding`): decoded as UTF-8,
+        it would be mistaken for anything (expat even reads UTF-16 given as UTF-8 bytes).
+        """
+        if self._head is None:
+            return data
+        head = self._head + data
+        if len(head) < WIDE_HEAD_BYTES and not final:
+            self._head = head
+            return b""
+        self._head = None
+        encoding = wide_encoding(head)
+        if encoding is None:
+            return head
+        message = f"Encoded in {encoding} (sitemaps must be UTF-8)"
+        self._events.append(finding(Code.XML_ENCODING, message, encoding=encoding))
+        self._sniffer = None  # done: neither XML nor text can be read from it
+        return b""
 
     def _push(self, text: str, *, final: bool) -> None:
         if self._sniffer is not None:

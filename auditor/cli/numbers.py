@@ -1,0 +1,32 @@
+"""The argparse type of a numeric option: a number, within its range (auditor.config)."""
+
+from __future__ import annotations
+
+import argparse
+
+from auditor.config import RANGES, out_of_range
+
+
+class InRange:
+    """`type=InRange("timeout_s")`: the text as the setting's number, refused out of its range.
+
+    Out of range is argparse's ArgumentTypeError, so the command exits 2 at parse time naming
+    the option and its range; the `--config` and fleet file readers check their values with
+    the same object (auditor.cli.config_file).
+    """
+
+    def __init__(self, key: str) -> None:
+        self.key = key
+        self.number: type[int] | type[float] = int if RANGES[key].integer else float
+        # argparse names a type by this when the text is no number ("invalid integer value")
+        self.__name__ = "integer" if self.number is int else "number"
+
+    def __call__(self, text: str) -> int | float:
+        value = self.number(text)  # ValueError: argparse says which text is no number
+        problem = out_of_range(self.key, value)
+        if problem is not None:
+            raise argparse.ArgumentTypeError(problem)
+        return value
+
+    def __repr__(self) -> str:
+        return f"InRange({self.key!r})"
