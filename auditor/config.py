@@ -85,6 +85,8 @@ RANGES = MappingProxyType(
         "workers": NumberRange(1, 1_024, "processes"),
         "fleet_workers": NumberRange(1, 1_024, "processes"),
         "fleet_concurrency": NumberRange(1, 100_000, "sites"),
+        # outputs
+        "keep": NumberRange(1, 100_000, "reports"),
         # the library's alone
         "max_sitemap_bytes": NumberRange(1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False),
         "findings_per_sitemap": NumberRange(0, 100_000, "findings", option=False),

@@ -159,8 +159,9 @@ def _check_fleet_args(args: argparse.Namespace) -> None:
         raise UsageError("--fleet takes its sites from FILE: give no TARGET nor --demo with it")
     if args.json == Path("-"):
         raise UsageError("--json - with --fleet: the fleet summary needs a file (or --out)")
-    if args.csv is not None:
-        raise UsageError("--csv is for a single site: with --fleet, each site's JSON report")
+    for name in ("csv", "markdown", "keep"):
+        if getattr(args, name) is not None:
+            raise UsageError(f"--{name} is for a single site: with --fleet, each site's report")
     if args.scheduler is not None and args.fleet_workers is not None:
         raise UsageError("--fleet-workers sizes the embedded LocalCluster, not a --scheduler's")
     for name in ("json", "html", "metrics", "junit"):

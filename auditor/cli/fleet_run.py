@@ -23,6 +23,7 @@ from rich.table import Table
 from rich.text import Text
 
 from auditor.cli.fleet_file import fleet_plan
+from auditor.cli.main import QUIET_ALL
 from auditor.cli.options import PROG
 from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
@@ -158,8 +159,13 @@ def _label(outcome: SiteOutcome) -> tuple[str, str]:
     return outcome.failure.kind.value.replace("_", " "), printable(outcome.failure.message)
 
 
-def _print_result(result: FleetResult, *, quiet: bool, no_color: bool) -> None:
-    """The fleet's verdict line (--quiet); else a line per site, worst first, and the paths."""
+def _print_result(result: FleetResult, *, quiet: int, no_color: bool) -> None:
+    """A line per site, worst first, the paths and the verdict.
+
+    As for a single run, `-q` prints the verdict alone when the fleet did not pass; `-qq` nothing.
+    """
+    if quiet >= QUIET_ALL or (quiet and result.decision.exit_code == ExitCode.OK):
+        return
     if quiet:
         print(result.decision.line)
         return

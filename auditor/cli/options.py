@@ -110,7 +110,7 @@ def _output_options(group: argparse._ArgumentGroup) -> None:
     noise.add_argument("-v", "--verbose", action="store_true", help="log every step (debug)")
     add(
         "--keep",
-        type=int,
+        type=InRange("keep"),
         metavar="N",
         help="keep the newest N dated reports of the site in --out (a nightly job's history); "
         "with --json PATH, a dated copy goes there too",
@@ -351,8 +351,6 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
 
 def _check_args(args: argparse.Namespace) -> None:
     """UsageError for option values that cannot work together or cannot be used."""
-    if args.keep is not None and args.keep < 1:
-        raise UsageError(f"--keep wants at least 1, not {args.keep}")
     for name in CHECK_ONLY:
         if args.no_check and getattr(args, name):
             raise UsageError(f"--{name} applies to URL checks; it means nothing with --no-check")
