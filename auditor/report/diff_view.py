@@ -11,17 +11,9 @@ from dataclasses import dataclass
 
 from auditor.codes import Code
 from auditor.models import NotIndexable
+from auditor.monitoring.compare import FieldChange
 from auditor.report.encode import Json
 from auditor.report.html_rows import MAX_LIST_ITEMS, Link, link
-
-
-@dataclass(frozen=True, slots=True)
-class FieldLine:
-    """One field of a changed URL: `status`, `200`, `404`."""
-
-    field: str
-    before: str
-    after: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +21,7 @@ class UrlChange:
     """A URL whose facts changed since the baseline, field by field."""
 
     url: Link
-    fields: tuple[FieldLine, ...]
+    fields: tuple[FieldChange, ...]
     regression: bool
 
 
@@ -117,7 +109,7 @@ def _regression(item: object, known: Mapping[str, Code]) -> RegressionLine:
 def _change(item: object) -> UrlChange:
     assert isinstance(item, dict)
     fields = tuple(
-        FieldLine(str(c["field"]).replace("_", " "), str(c["before"]), str(c["after"]))
+        FieldChange(str(c["field"]).replace("_", " "), str(c["before"]), str(c["after"]))
         for c in item.get("changes") or ()
     )
     return UrlChange(link(str(item["url"])), fields, bool(item.get("regression")))

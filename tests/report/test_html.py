@@ -25,7 +25,8 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.report.diff_view import DiffView, FieldLine, RegressionLine, UrlChange
+from auditor.monitoring.compare import FieldChange
+from auditor.report.diff_view import DiffView, RegressionLine, UrlChange
 from auditor.report.html_rows import link
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html, write_html
@@ -175,7 +176,7 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
         sitemaps_added=["https://example.com/new.xml"],
         urls_added=3,
         changed=[
-            UrlChange(link("https://example.com/<b>"), (FieldLine("status", "200", "404"),), True)
+            UrlChange(link("https://example.com/<b>"), (FieldChange("status", "200", "404"),), True)
         ],
         changed_total=1,
     )
