@@ -1,14 +1,14 @@
 """MkDocs hooks: the generated parts of the pages, rendered at build time from their sources.
 
 A page asks for one with a line `<!-- generated: NAME -->`; the codes come from the catalog
-(auditor/codes.toml), the options from the command's parser, the report's fields from its JSON
-Schema, the metrics from the registry a run writes, the benchmark table from the suite's JSON.
+(auditor/codes.toml), the options from their table (auditor/options/table.py), the report's
+fields from its JSON Schema, the metrics from the registry a run writes, the benchmark table
+from the suite's JSON.
 Nothing is copied into the Markdown, so nothing can drift. Pure but for reading those files.
 """
 
 from __future__ import annotations
 
-import argparse
 import dataclasses
 import json
 import re
@@ -22,13 +22,10 @@ from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
-from auditor.api.options import COMMAND_ONLY
-from auditor.cli.config_file import NOT_KEYS
-from auditor.cli.fleet_file import NOT_PER_SITE
-from auditor.cli.options import build_parser
 from auditor.codes import Code
 from auditor.fleet.monitoring import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
+from auditor.options.table import Group, Kind, Option, Place, grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
@@ -42,8 +39,6 @@ from results import Run, table  # noqa: E402 - needs the path above
 
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
 SUITE_JSON = ROOT / "docs" / "performance" / "suite-full.json"
-# Defaults that depend on the machine the page is built on: said in words.
-MACHINE_DEFAULTS = {"workers": "the cores this process may use"}
 
 
 def on_page_markdown(
@@ -101,74 +96,64 @@ def codes_reference() -> str:
 
 # --- command-line options -----------------------------------------------------------------
 
+# argparse's own option, in the untitled group with the command's: not in the table.
+HELP_ROW = ("-h, --help", "opt-help", "show the options and exit", "command only")
 
-def option_anchor(action: argparse.Action) -> str:
+
+def option_anchor(option: Option) -> str:
     """The anchor of an option's row in reference/options.md: `opt-` and its name."""
-    return "opt-" + action.dest.replace("_", "-")
+    return "opt-" + option.name
 
 
-def option_help(action: argparse.Action) -> str:
+def option_help(option: Option) -> str:
     """The option's help as `--help` shows it, with a machine's default said in words."""
-    text = action.help or ""
-    if action.dest in MACHINE_DEFAULTS:  # "(the cores: %(default)s)" -> "(the cores)"
+    text = option.help
+    if option.default_words is not None:  # "(the cores: %(default)s)" -> "(the cores)"
         text = re.sub(r":\s*%\(default\)s", "", text)
-    return text % {"default": action.default, "prog": "sitemap-audit"}
+    return text % {"default": option.default_value(), "prog": "sitemap-audit"}
 
 
-def _where(action: argparse.Action) -> str:
+def _where(option: Option) -> str:
     """Where else the option may be given: a --config key, a library keyword, a fleet site's."""
-    dest = action.dest
-    key = not action.option_strings or any(s.startswith("--") for s in action.option_strings)
-    if not key or dest in NOT_KEYS:
-        return "command only" if dest != "config" else "command, library"
-    places = ["config"]
-    if dest not in COMMAND_ONLY:
-        places.append("library")
-    if dest not in NOT_PER_SITE:
-        places.append("fleet site")
-    return ", ".join(places)
+    places = [place.value for place in Place if place in option.places]
+    return ", ".join(places) or "command only"
 
 
-def _value(action: argparse.Action) -> str:
-    if action.nargs == 0:
+def _value(option: Option) -> str:
+    if option.kind in (Kind.FLAG, Kind.COUNT):
         return ""
-    if action.choices is not None:
-        return " \\| ".join(f"`{choice}`" for choice in action.choices)
-    metavar = action.metavar or action.dest.upper()
-    return f"`{metavar}`" if isinstance(metavar, str) else ""
+    if option.choices:
+        return " \\| ".join(f"`{choice}`" for choice in option.choices)
+    return f"`{option.metavar or option.dest.upper()}`"
 
 
-def _default(action: argparse.Action) -> str:
-    if action.dest in MACHINE_DEFAULTS:
-        return MACHINE_DEFAULTS[action.dest]
-    default = action.default
-    if default in (None, False, [], argparse.SUPPRESS):
+def _default(option: Option) -> str:
+    if option.default_words is not None:
+        return option.default_words
+    default = option.default_value()
+    if default in (None, False, [], 0):
         return ""
     return f"`{default}`"
 
 
-def option_groups(parser: argparse.ArgumentParser) -> Iterator[tuple[str, list[argparse.Action]]]:
-    """The parser's groups as `--help` shows them, each with its actions."""
-    for group in parser._action_groups:  # noqa: SLF001 - argparse lists its groups nowhere else
-        actions = list(group._group_actions)  # noqa: SLF001
-        if actions:
-            yield group.title or "", actions
-
-
 def options_reference() -> str:
-    """Every option of the command, in the groups of `--help`."""
+    """Every option of the table, in the groups of `--help`."""
     parts = []
-    for title, actions in option_groups(build_parser()):
+    for group, options in grouped():
+        title = group.value or "the command"
         rows = [
             f"### {title[0].upper() + title[1:]}\n",
             "| option | value | default | what it does | also as |",
             "|---|---|---|---|---|",
         ]
-        for action in actions:
-            name = ", ".join(action.option_strings) or (action.metavar or action.dest)
-            anchor = option_anchor(action)
-            cells = (_value(action), _default(action), cell(option_help(action)), _where(action))
+        for option in options:
+            name = ", ".join([*([option.short] if option.short else []), option.flag])
+            anchor = option_anchor(option)
+            cells = (_value(option), _default(option), cell(option_help(option)), _where(option))
             rows.append(f"| [`{name}`](#{anchor}){{#{anchor}}} | " + " | ".join(cells) + " |")
+        if group is Group.COMMAND:
+            name, anchor, text, where = HELP_ROW
+            rows.append(f"| [`{name}`](#{anchor}){{#{anchor}}} |  |  | {text} | {where} |")
         parts.append("\n".join(rows))
     return "\n\n".join(parts) + "\n"
 

@@ -3,7 +3,6 @@ report field; its examples run; the site builds strictly, offline."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import re
@@ -16,11 +15,12 @@ from typing import Any
 import pytest
 
 from auditor.cli.main import main
-from auditor.cli.options import build_parser, parse_command
+from auditor.cli.parser import build_parser, parse_command
 from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import ExitCode
 from auditor.fleet.outputs import fleet_schema
+from auditor.options.table import BY_DEST, OPTIONS
 from auditor.report.schema import report_schema
 from docs.hooks import (
     GENERATORS,
@@ -29,7 +29,6 @@ from docs.hooks import (
     code_anchor,
     codes_reference,
     option_anchor,
-    option_groups,
     option_help,
     options_reference,
     schema_reference,
@@ -74,23 +73,19 @@ def test_every_code_has_its_row_in_the_codes_reference() -> None:
 
 def test_every_option_has_help_and_its_row_in_the_options_reference() -> None:
     reference = options_reference()
-    seen = 0
-    for _, actions in option_groups(build_parser()):
-        for action in actions:
-            assert action.help, action.dest
-            assert action.help != argparse.SUPPRESS, action.dest
-            assert f"{{#{option_anchor(action)}}}" in reference, action.dest
-            assert cell(option_help(action)) in reference, action.dest
-            seen += 1
-    assert seen == len(build_parser()._actions)  # every action is in a group, none left out
+    for option in OPTIONS:
+        assert option.help.strip(), option.dest
+        assert f"{{#{option_anchor(option)}}}" in reference, option.dest
+        assert cell(option_help(option)) in reference, option.dest
+    # every flag of the parser is an option of the table (or argparse's own --help)
+    parsed = {action.dest for action in build_parser()._actions}
+    assert parsed == {option.dest for option in OPTIONS} | {"help"}
+    assert "{#opt-help}" in reference
 
 
 def test_the_options_page_says_no_machine_value() -> None:
     """A default that depends on the machine (--workers: its cores) is said in words."""
-    workers = next(
-        a for _, group in option_groups(build_parser()) for a in group if a.dest == "workers"
-    )
-    assert "%(default)" in (workers.help or "")
+    assert "%(default)" in BY_DEST["workers"].help
     row = next(line for line in options_reference().splitlines() if "{#opt-workers}" in line)
     assert not re.search(r"\d", row.split("|", 3)[3])  # no number of cores in default or help
 
@@ -220,10 +215,6 @@ def test_the_site_builds_strictly_offline(tmp_path: Path) -> None:
     codes = (site / "reference" / "codes" / "index.html").read_text()
     assert all(f'id="{code_anchor(code)}"' in codes for code in Code)
     options = (site / "reference" / "options" / "index.html").read_text()
-    assert all(
-        f'id="{option_anchor(action)}"' in options
-        for _, group in option_groups(build_parser())
-        for action in group
-    )
+    assert all(f'id="{option_anchor(option)}"' in options for option in OPTIONS)
     api = (site / "reference" / "api" / "index.html").read_text()
     assert 'id="auditor.api.runs.run"' in api

@@ -39,6 +39,7 @@ ORDER = (
     "auditor.pipeline",
     "auditor.fleet",
     "auditor.demo",
+    "auditor.options",
     "auditor.cli",
     "auditor.api",
 )
@@ -74,6 +75,7 @@ PURE = {
     "auditor.net.redirects",
     "auditor.net.retry",
     "auditor.net.transport",
+    "auditor.options.table",
     "auditor.report.charts",
     "auditor.report.decode",
     "auditor.report.encode",
@@ -191,6 +193,12 @@ def test_aiohttp_only_at_the_fetch_edge(name: str) -> None:
 def test_pycurl_only_in_the_curl_transport(name: str) -> None:
     uses_pycurl = any(imported.split(".")[0] == "pycurl" for imported in MODULES[name])
     assert not uses_pycurl or name in PYCURL_ALLOWED
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if m.startswith("auditor.api")))
+def test_the_library_does_not_import_the_command_line(name: str) -> None:
+    """The library's options come from the option table, not from the command's parser."""
+    assert not {i for i in MODULES[name] if i == "auditor.cli" or i.startswith("auditor.cli.")}
 
 
 def test_the_root_loads_no_room_eagerly() -> None:

@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.cli import main as cli
-from auditor.cli.options import parse_command
+from auditor.cli.parser import parse_command
 from auditor.clock import FixedClock
 from auditor.config import AuditConfig, Engine
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page

@@ -9,7 +9,7 @@ import threading
 from concurrent.futures import Future
 from pathlib import Path
 
-from auditor.api.options import Target, config_of
+from auditor.api.keywords import Target, config_of
 from auditor.api.results import AuditRun, Report
 from auditor.config import AuditConfig
 from auditor.pipeline import AuditResult, audit

@@ -17,8 +17,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from auditor.cli.config_file import config_values, read_config_file
-from auditor.cli.options import build_parser, config_from_args, targets_from
+from auditor.cli.parser import given_options
 from auditor.cli.terminal import printable
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigFileError, UsageError
@@ -26,17 +25,11 @@ from auditor.fleet.dask_runner import ClusterSpec
 from auditor.fleet.outputs import read_previous
 from auditor.fleet.run import FleetPlan
 from auditor.fleet.sites import FleetSite, folder_name
+from auditor.options.build import config_from_values, targets_from
+from auditor.options.table import Place, cores
+from auditor.options.values import option_values
 from auditor.urls import split_userinfo
 
-# The fleet's own options: a site cannot set them (its outputs are named by the fleet).
-NOT_PER_SITE = frozenset(
-    {
-        *("targets", "out", "json", "html", "csv", "metrics", "junit", "state", "baseline"),
-        "junit_failures_only",
-        *("fleet", "scheduler", "fleet_workers", "fleet_concurrency"),
-        *("quiet", "verbose", "no_progress", "no_color", "demo", "keep", "markdown"),
-    }
-)
 SITE_HEADER = re.compile(r"^\s*\[\[\s*site\s*\]\]")
 SITE_JUNIT = "junit.xml"  # each site's own JUnit file, in its folder, gathered by the fleet's
 
@@ -118,24 +111,20 @@ def fleet_plan(args: argparse.Namespace, argv: Sequence[str] | None) -> FleetPla
     source: Path = args.fleet
     entries = read_fleet_file(source)
     previous = read_previous(args.baseline) if args.baseline is not None else {}
-    parser = build_parser()
-    one_process = "workers" not in _given(argv, args)
+    one_process = "workers" not in given_options(argv)
     names = _names(entries, source)
     sites = []
     for index, (entry, name) in enumerate(zip(entries, names, strict=True)):
         where = f"--fleet {source}: line {entry.line} ({name})"
         try:
-            values = config_values(parser, entry.options or {}, base=source.parent)
-            refused = sorted(NOT_PER_SITE & set(values))
-            if refused:
-                raise ConfigFileError(f"key {refused[0]!r} is the fleet's, not a site's")
+            values = option_values(entry.options or {}, place=Place.SITE, base=source.parent)
             config = _site_config(args, values, entry, name, previous, one_process=one_process)
         except UsageError as exc:
             raise ConfigFileError(f"{where}: {exc}") from None
         sites.append(FleetSite(index, name, entry.line, config))
     cluster = ClusterSpec(
         scheduler=args.scheduler,
-        workers=args.fleet_workers or parser.get_default("workers"),  # the cores
+        workers=args.fleet_workers or cores(),
         concurrency=args.fleet_concurrency,
         dask_log_level=logging.WARNING if args.verbose else logging.CRITICAL,
     )
@@ -170,17 +159,6 @@ def _check_fleet_args(args: argparse.Namespace) -> None:
             raise UsageError(f"--{name} {path} is a folder; give a file path")
     if args.state is not None and args.state.exists() and not args.state.is_dir():
         raise UsageError(f"--state {args.state}: with --fleet, a folder (one state per site)")
-
-
-def _given(argv: Sequence[str] | None, args: argparse.Namespace) -> set[str]:
-    """The options the command line and --config set, defaults left out."""
-    quiet = build_parser()
-    for action in quiet._actions:  # noqa: SLF001 - argparse has no public list of its actions
-        action.default = argparse.SUPPRESS
-    given = set(vars(quiet.parse_args(argv)))
-    if args.config is not None:
-        given |= {key.replace("-", "_") for key in read_config_file(args.config)}
-    return given
 
 
 def _names(entries: Sequence[FleetEntry], source: Path) -> list[str]:
@@ -247,22 +225,21 @@ def _site_config(
     it); in a worker of the fleet, a site is audited in that worker's process (`--workers 1`)
     unless --workers or the site says otherwise.
     """
-    site = argparse.Namespace(**vars(args))
-    for dest, value in values.items():
-        setattr(site, dest, value)
+    site = {**vars(args), **values}
     if one_process and "workers" not in values:
-        site.workers = 1
+        site["workers"] = 1
     folder = (args.out / folder_name(name)).absolute()
-    site.out, site.json, site.html, site.csv, site.metrics = folder, None, None, None, None
-    site.junit = folder / SITE_JUNIT if args.junit is not None else None
+    site.update(out=folder, json=None, html=None, csv=None, metrics=None)
+    site["junit"] = folder / SITE_JUNIT if args.junit is not None else None
     # The fleet gathers every site's cases into one file: the failing ones, not every URL's.
-    site.junit_failures_only = True
-    site.state = (args.state / f"{folder_name(name)}.state").absolute() if args.state else None
+    site["junit_failures_only"] = True
+    state = (args.state / f"{folder_name(name)}.state").absolute() if args.state else None
     before = previous.get(name)
-    site.baseline = before if before is not None and before.is_file() else None
-    if site.ca_file is not None:
-        site.ca_file = site.ca_file.absolute()
-    return config_from_args(site, targets_from([_target(t, args.fleet) for t in entry.targets]))
+    site.update(state=state, baseline=before if before is not None and before.is_file() else None)
+    if site["ca_file"] is not None:
+        site["ca_file"] = site["ca_file"].absolute()
+    targets = targets_from([_target(t, args.fleet) for t in entry.targets])
+    return config_from_values(site, targets)
 
 
 def _target(text: str, source: Path) -> str:

@@ -24,7 +24,7 @@ from rich.text import Text
 
 from auditor.cli.fleet_file import fleet_plan
 from auditor.cli.main import QUIET_ALL
-from auditor.cli.options import PROG
+from auditor.cli.parser import PROG
 from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.fleet.dask_runner import SiteTask, import_distributed

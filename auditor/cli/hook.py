@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from auditor.cli.options import parse_command
+from auditor.cli.parser import parse_command
 from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.models import Finding

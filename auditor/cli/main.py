@@ -24,11 +24,12 @@ from typing import TextIO
 
 from rich.console import Console
 
-from auditor.cli.options import PROG, STDOUT, parse_command
+from auditor.cli.parser import PROG, parse_command
 from auditor.cli.terminal import Shown, plain_lines, rich_summary
 from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, RunError, UsageError
+from auditor.options.build import STDOUT
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped

@@ -12,7 +12,7 @@ class InRange:
 
     Out of range is argparse's ArgumentTypeError, so the command exits 2 at parse time naming
     the option and its range; the `--config` and fleet file readers check their values with
-    the same object (auditor.cli.config_file).
+    the same range (auditor.options.values).
     """
 
     def __init__(self, key: str) -> None:

@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 import auditor
-from auditor.api.options import config_of
-from auditor.cli.options import parse_command
+from auditor.api.keywords import config_of
+from auditor.cli.parser import parse_command
 from auditor.demo.documents import url, urlset
 from auditor.demo.server import serve
 from auditor.errors import ConfigError, ExitCode, ReportReadError, UsageError

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from auditor.cli.main import main
-from auditor.cli.options import build_parser, parse_command
+from auditor.cli.parser import build_parser, parse_command
 from auditor.config import FailOn, Method
 from auditor.demo.documents import url, urlset
 from auditor.errors import ExitCode

@@ -11,11 +11,11 @@ from typing import Any
 
 import pytest
 
-from auditor.api.options import config_of
+from auditor.api.keywords import config_of
 from auditor.cli.fleet_file import fleet_plan
 from auditor.cli.main import main
 from auditor.cli.numbers import InRange
-from auditor.cli.options import build_parser, parse_command
+from auditor.cli.parser import build_parser, parse_command
 from auditor.config import RANGES, AuditConfig, NumberRange, option_name
 from auditor.errors import ConfigError, ExitCode, UsageError
 from tests.helpers import target

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from auditor.cli.options import build_parser
+from auditor.cli.parser import build_parser
 
 GROUPS = ("output", "what to request", "politeness", "bounds", "processes", "monitoring", "fleet")
 UNGROUPED = {"--help", "--version", "--demo", "--config"}  # what the command is, not how it runs

@@ -13,7 +13,7 @@ import jsonschema
 
 from auditor.cli.fleet_file import fleet_plan
 from auditor.cli.fleet_run import main_fleet
-from auditor.cli.options import parse_command
+from auditor.cli.parser import parse_command
 from auditor.fleet.dask_runner import SiteTask
 from auditor.fleet.outputs import fleet_schema
 from auditor.fleet.run import FleetPlan

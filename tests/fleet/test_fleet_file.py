@@ -11,11 +11,12 @@ from pathlib import Path
 
 import pytest
 
-from auditor.cli.fleet_file import NOT_PER_SITE, fleet_plan, line_entries, toml_entries
+from auditor.cli.fleet_file import fleet_plan, line_entries, toml_entries
 from auditor.cli.main import main
-from auditor.cli.options import build_parser, parse_command
+from auditor.cli.parser import build_parser, parse_command
 from auditor.errors import ConfigFileError, ExitCode
 from auditor.fleet.outputs import fleet_schema
+from auditor.options.table import Place, given_at
 
 
 def one_line_error(captured: pytest.CaptureFixture[str]) -> str:
@@ -182,9 +183,9 @@ def test_workers_given_on_the_command_line_reach_every_site(tmp_path: Path) -> N
 
 
 def test_no_site_may_set_what_the_fleet_names() -> None:
-    keys = {a.dest for a in build_parser()._actions}
-    assert keys >= NOT_PER_SITE
-    assert {"out", "json", "html", "metrics", "junit", "state", "baseline"} <= NOT_PER_SITE
+    per_site = given_at(Place.SITE)
+    assert per_site <= {a.dest for a in build_parser()._actions}
+    assert {"out", "json", "html", "metrics", "junit", "state", "baseline"}.isdisjoint(per_site)
 
 
 def test_print_schema_fleet_prints_the_shipped_schema(capsys: pytest.CaptureFixture[str]) -> None:

@@ -1,0 +1,1 @@
+"""The options: declared once (table), read as keys (values), made into an AuditConfig (build)."""

@@ -1,0 +1,145 @@
+"""Option values -> the run's AuditConfig: what the command, a fleet site and the library share.
+
+Checks what the table cannot (paths, patterns, headers, a CA file, options that do not go
+together) and builds the AuditConfig; UsageError (exit 2) for anything that cannot run. Blocking
+checks (is a path a folder, a file readable): call it before an event loop, or in a thread.
+
+See docs/reference/options.md.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import ssl
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from auditor.config import AuditConfig, Engine, EventLoop, FailOn, Method, Target
+from auditor.discovery.targets import parse_target
+from auditor.errors import UsageError
+from auditor.options.table import OPTIONS
+
+STDOUT = Path("-")  # `--json -`, `--markdown -`
+# The demo's slow pages and its page that never answers show in seconds, not minutes.
+DEMO_TIMEOUT_S = 2.0
+DEMO_SLOW_S = 1.0
+DEMO_RETRIES = 1
+
+Values = Mapping[str, Any]  # every option by dest (auditor.options.table.defaults() and more)
+
+
+def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConfig:
+    """Check what the option table cannot and build the run's configuration."""
+    _check_values(values)
+    config = AuditConfig(
+        targets=targets,
+        out=values["out"],
+        json=values["json"],
+        html=values["html"],
+        csv=values["csv"],
+        markdown=values["markdown"],
+        no_check=values["no_check"],
+        concurrency=values["concurrency"],
+        per_host=values["per_host"],
+        workers=values["workers"],
+        loop=EventLoop(values["loop"]),
+        rate=values["rate"],
+        max_redirects=values["max_redirects"],
+        method=Method(values["method"] or Method.GET),
+        engine=Engine(values["engine"]),
+        robots_agent=values["robots_agent"],
+        headers=tuple(_header(text) for text in values["header"]),
+        include=tuple(values["include"]),
+        exclude=tuple(values["exclude"]),
+        sample=values["sample"],
+        fail_on=FailOn(values["fail_on"]),
+        fail_on_new=FailOn(values["fail_on_new"]),
+        accept_file=values["accept_file"],
+        allow_private=values["allow_private"],
+        ca_file=values["ca_file"],
+        insecure=values["insecure"],
+        metrics=values["metrics"],
+        junit=values["junit"],
+        junit_failures_only=values["junit_failures_only"],
+        baseline=values["baseline"],
+        state=values["state"],
+        sitemap_concurrency=values["sitemap_concurrency"],
+        sitemap_timeout_s=values["sitemap_timeout"],
+        max_depth=values["max_depth"],
+        max_sitemaps=values["max_sitemaps"],
+    )
+    given = {
+        "user_agent": values["user_agent"],
+        "timeout_s": values["timeout"],
+        "retries": values["retries"],
+        "slow_s": values["slow"],
+    }
+    if values["demo"]:  # the user's own values win over the demo's quick ones
+        quick = {"timeout_s": DEMO_TIMEOUT_S, "retries": DEMO_RETRIES, "slow_s": DEMO_SLOW_S}
+        given = {name: quick.get(name) if value is None else value for name, value in given.items()}
+    return replace(config, **{name: value for name, value in given.items() if value is not None})
+
+
+def _check_values(values: Values) -> None:
+    """UsageError for option values that cannot work together or cannot be used."""
+    for option in OPTIONS:
+        if option.checks_only and values["no_check"] and values[option.dest]:
+            raise UsageError(
+                f"{option.flag} applies to URL checks; it means nothing with --no-check"
+            )
+    _check_outputs(values)
+    if values["ca_file"] is not None:
+        _check_ca_file(values["ca_file"])
+    for pattern in (*values["include"], *values["exclude"]):
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
+
+
+def _check_outputs(values: Values) -> None:
+    """UsageError for outputs that cannot be written where they are asked."""
+    for name in ("json", "html", "markdown", "state"):
+        path = values[name]
+        if path is not None and path.is_dir():
+            raise UsageError(f"--{name} {path} is a folder; give a file path")
+    csv = values["csv"]
+    if csv == STDOUT:
+        raise UsageError("--csv writes two files into a folder; - (stdout) is for one file")
+    if csv is not None and csv.exists() and not csv.is_dir():
+        raise UsageError(f"--csv {csv} is a file; give a folder")
+    html, json = values["html"], values["json"]
+    if json == STDOUT and values["markdown"] == STDOUT:
+        raise UsageError("--json - and --markdown - would both write to stdout; give one a file")
+    if html is not None and json is not None and html.resolve() == json.resolve():
+        raise UsageError("--html and --json name the same file")
+
+
+def _check_ca_file(path: Path) -> None:
+    try:
+        ssl.create_default_context().load_verify_locations(cafile=path)
+    except (OSError, ssl.SSLError) as exc:
+        raise UsageError(f"--ca-file {path}: not a readable PEM certificate ({exc})") from exc
+
+
+def _header(text: str) -> tuple[str, str]:
+    """'Name: value' split; AuditConfig refuses a name that is no token or a value with CR/LF."""
+    name, colon, value = text.partition(":")
+    if not colon:
+        # Not echoed: the text may be a secret with its colon forgotten.
+        raise UsageError("--header wants 'Name: value' (a colon after the name)")
+    return name.strip(" \t"), value.strip(" \t")
+
+
+def targets_from(texts: Sequence[str]) -> tuple[Target, ...]:
+    """TARGET arguments classified (TargetError, a UsageError, for one that is neither)."""
+    targets = []
+    for text in texts:
+        target = parse_target(text, is_file=Path.is_file)  # TargetError: a UsageError
+        if target.path is not None and not os.access(target.path, os.R_OK):
+            raise UsageError(f"{text!r}: file is not readable")
+        targets.append(target)
+    return tuple(targets)
