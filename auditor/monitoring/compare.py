@@ -18,7 +18,7 @@ from typing import Generic, TypeVar
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.models import Indexability, NotIndexable, Regression
+from auditor.models import FieldChange, Indexability, NotIndexable, Regression
 from auditor.monitoring.facts import Key, UrlFacts, from_check
 from auditor.results.acceptance import NO_RULES, AcceptRules
 
@@ -51,15 +51,6 @@ class Gate:
     def tripping(self, codes: Iterable[str], subject: str | None) -> list[str]:
         """The codes among `codes` that are regressions."""
         return [code for code in codes if self.trips(code, subject)]
-
-
-@dataclass(frozen=True, slots=True)
-class FieldChange:
-    """One field of a URL, before and after: `status 200 -> 404`."""
-
-    field: str  # status, final_url, indexability, canonical, codes
-    before: str
-    after: str
 
 
 @dataclass(frozen=True, slots=True)

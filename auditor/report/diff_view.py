@@ -10,8 +10,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from auditor.codes import Code
-from auditor.models import NotIndexable
-from auditor.monitoring.compare import FieldChange
+from auditor.models import FieldChange, NotIndexable
 from auditor.report.encode import Json
 from auditor.report.html_rows import MAX_LIST_ITEMS, Link, link
 

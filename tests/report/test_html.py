@@ -18,6 +18,7 @@ from auditor.demo.site import CLEAN_SECTIONS, clean_routes
 from auditor.errors import ReportWriteError
 from auditor.models import (
     CheckResult,
+    FieldChange,
     FoundBy,
     Redirect,
     SitemapKind,
@@ -25,7 +26,6 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.monitoring.compare import FieldChange
 from auditor.report.diff_view import DiffView, RegressionLine, UrlChange
 from auditor.report.html_rows import link
 from auditor.report.html_view import RunFacts, build_view
