@@ -23,7 +23,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from auditor.codes import Code
-from auditor.fleet.monitoring import FleetRun, fleet_registry
+from auditor.fleet.dashboards import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
 from auditor.options.table import Group, Kind, Option, Place, grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV

@@ -63,7 +63,7 @@ PURE = {
     "auditor.discovery.targets",
     "auditor.errors",
     "auditor.fleet.sites",
-    "auditor.fleet.summary",
+    "auditor.fleet.fleet_summary",
     "auditor.limits",
     "auditor.models",
     "auditor.monitoring.compare",

@@ -9,7 +9,7 @@ docs/how-to/python.md:
 
 from __future__ import annotations
 
-from auditor.api.frames import URL_FRAME_COLUMNS
+from auditor.api.dataframes import URL_FRAME_COLUMNS
 from auditor.api.results import AuditRun, Report
 from auditor.api.runs import audit_site, read_report, run
 from auditor.report.decode import ReportedUrl, ReportSummary

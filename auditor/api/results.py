@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from auditor.api.changes import changes
-from auditor.api.frames import changes_frame, findings_frame, urls_frame
+from auditor.api.dataframes import changes_frame, findings_frame, urls_frame
 from auditor.config import FailOn
 from auditor.errors import ExitCode
 from auditor.models import Finding, SitemapRecord, TargetRecord

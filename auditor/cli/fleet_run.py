@@ -28,10 +28,10 @@ from auditor.cli.parser import PROG
 from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.fleet.dask_runner import SiteTask, import_distributed
+from auditor.fleet.fleet_summary import worst_first
 from auditor.fleet.run import FleetPlan, FleetResult, run_fleet
 from auditor.fleet.sites import FleetSite, SiteOutcome
-from auditor.fleet.summary import worst_first
-from auditor.fleet.task import audit_site
+from auditor.fleet.task import audit_fleet_site
 
 RECENT_ROWS = 8  # ended sites the live table keeps showing; the counts hold them all
 _STYLES = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "FAILED": "yellow"}
@@ -42,7 +42,7 @@ def main_fleet(
     argv: Sequence[str] | None,
     *,
     no_color: bool,
-    task: SiteTask = audit_site,
+    task: SiteTask = audit_fleet_site,
 ) -> int:
     """Run the fleet of `--fleet`; the exit code (the worst of the sites')."""
     try:

@@ -17,8 +17,8 @@ import jinja2
 
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
+from auditor.fleet.fleet_summary import FleetDecision, FleetFacts, relative, worst_first
 from auditor.fleet.sites import SiteOutcome
-from auditor.fleet.summary import FleetDecision, FleetFacts, relative, worst_first
 from auditor.report.charts import HBarChart, Item, hbar_chart
 from auditor.report.encode import TOOL
 from auditor.report.html_writer import html_environment, report_assets

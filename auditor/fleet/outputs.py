@@ -14,7 +14,7 @@ import orjson
 
 from auditor.errors import BaselineError, ReportError, ReportWriteError
 from auditor.files import write_atomically
-from auditor.fleet.summary import previous_reports
+from auditor.fleet.fleet_summary import previous_reports
 from auditor.report.encode import Json
 
 SCHEMA_FILE = "fleet.schema.json"

@@ -17,9 +17,10 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from auditor.config import FailOn
+from auditor.fleet.dashboards import FleetRun, write_fleet_junit, write_fleet_metrics
 from auditor.fleet.dask_runner import ClusterSpec, Result, SiteTask, open_cluster, run_sites
+from auditor.fleet.fleet_summary import FleetDecision, FleetFacts, decide_fleet, summary_json
 from auditor.fleet.index_html import build_view, write_index
-from auditor.fleet.monitoring import FleetRun, write_fleet_junit, write_fleet_metrics
 from auditor.fleet.outputs import summary_paths, write_summary
 from auditor.fleet.sites import (
     FailureKind,
@@ -28,8 +29,7 @@ from auditor.fleet.sites import (
     SiteOutcome,
     SiteStatus,
 )
-from auditor.fleet.summary import FleetDecision, FleetFacts, decide_fleet, summary_json
-from auditor.fleet.task import audit_site
+from auditor.fleet.task import audit_fleet_site
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +70,7 @@ def run_fleet(
     stop: threading.Event,
     on_start: OnStart | None = None,
     on_end: OnEnd | None = None,
-    task: SiteTask = audit_site,
+    task: SiteTask = audit_fleet_site,
 ) -> FleetResult:
     """Audit every site, then write the summary, the index, and the metrics and JUnit files.
 

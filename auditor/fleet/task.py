@@ -16,7 +16,7 @@ from auditor.pipeline import AuditResult, audit
 from auditor.processes.event_loop import run_in_loop
 
 
-def audit_site(site: FleetSite) -> SiteReport | SiteFailure:
+def audit_fleet_site(site: FleetSite) -> SiteReport | SiteFailure:
     """Audit the site; its reports are written under its own folder when this returns.
 
     An audit that refuses to start (a report folder that cannot be written, an unreadable

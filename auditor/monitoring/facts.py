@@ -82,7 +82,7 @@ def reported_url_facts(obj: Mapping[str, Any]) -> UrlFacts | None:
     """A URL of a baseline report (its raw `urls[]` entry); None when it is not http(s)."""
     loc = str(obj["loc"])
     parsed = parse_http_url(loc)
-    # As the run's reader keys it (auditor.sitemap.reader): the normalised form.
+    # As the run's reader keys it (auditor.sitemap.document_reader): the normalised form.
     digest = url_digest(parsed.key) if parsed is not None else 0
     if not digest:
         return None

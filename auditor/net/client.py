@@ -30,7 +30,7 @@ from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_pub
 from auditor.net.transport import ClosingResponse, Timeouts
 from auditor.urls import dns_name_problem, parse_http_url
 
-__all__ = ["HttpClient", "Response", "Timeouts", "is_private_host", "translate_error"]
+__all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "is_private_host", "translate_error"]
 
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -111,7 +111,7 @@ def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
     return watch
 
 
-class Response(ClosingResponse):
+class AiohttpResponse(ClosingResponse):
     """An open response; read it with `read()`, then close it (`async with response:`)."""
 
     def __init__(self, raw: aiohttp.ClientResponse) -> None:
@@ -338,7 +338,7 @@ class HttpClient:
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
         max_body: int | None = None,  # noqa: ARG002 - bodies are streamed: the reader stops
-    ) -> Response:
+    ) -> AiohttpResponse:
         """Send one request (no redirect followed) and return the response, body unread.
 
         `headers` are this request's own (conditional ones), over the user's.
@@ -373,7 +373,7 @@ class HttpClient:
                     raw = await request
         except _TRANSLATED as exc:
             raise translate_error(exc) from exc
-        return Response(raw)
+        return AiohttpResponse(raw)
 
     def _refuse_private_literal(self, host: str | None) -> None:
         """Aiohttp never resolves an IP literal: the guard checks it here."""

@@ -56,7 +56,7 @@ def clip(text: str, limit: int = MAX_TEXT_CHARS) -> Text:
 
 
 @dataclass(frozen=True, slots=True)
-class Hop:
+class KeptHop:
     """One hop of a redirect chain as kept: the URL asked and its answer."""
 
     url: Text
@@ -75,7 +75,7 @@ class Example:
     status: int | None = None
     final_url: Text | None = None
     final_status: int | None = None
-    hops: tuple[Hop, ...] = ()
+    hops: tuple[KeptHop, ...] = ()
     hops_left_out: int = 0
     not_indexable: NotIndexable | None = None  # why its URL cannot be indexed
     indexability: Indexability | None = None  # of its URL; None: not about a listed URL
@@ -264,7 +264,7 @@ def _with_answer(
     redirects: tuple[Redirect, ...],
 ) -> Example:
     """The example with how its URL answered: status, and where its redirects led."""
-    hops = tuple(Hop(clip(hop.url, MAX_HOP_CHARS), hop.status) for hop in redirects[:MAX_HOPS])
+    hops = tuple(KeptHop(clip(hop.url, MAX_HOP_CHARS), hop.status) for hop in redirects[:MAX_HOPS])
     return replace(
         example,
         status=status,

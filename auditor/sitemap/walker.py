@@ -26,8 +26,8 @@ from auditor.models import (
     TargetRecord,
     finding,
 )
+from auditor.sitemap.document_reader import read_sitemap
 from auditor.sitemap.read_services import ReadServices
-from auditor.sitemap.reader import read_sitemap
 from auditor.sitemap.tree_rules import Job
 from auditor.urls import parse_http_url
 

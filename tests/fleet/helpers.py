@@ -17,7 +17,7 @@ from auditor.cli.parser import parse_command
 from auditor.fleet.dask_runner import SiteTask
 from auditor.fleet.outputs import fleet_schema
 from auditor.fleet.run import FleetPlan
-from auditor.fleet.task import audit_site
+from auditor.fleet.task import audit_fleet_site
 from auditor.pipeline import audit
 from tests.fleet.sites import Served
 from tests.helpers import validate_report
@@ -90,7 +90,7 @@ def _run(argv: list[str], task: SiteTask) -> int:
     return main_fleet(args, argv, no_color=True, task=task)
 
 
-async def run_fleet_command(argv: list[str], *, task: SiteTask = audit_site) -> int:
+async def run_fleet_command(argv: list[str], *, task: SiteTask = audit_fleet_site) -> int:
     """The command's fleet run, with `task` for each site, in a thread (the sites are served by
     the test's loop); the exit code."""
     return await asyncio.to_thread(_run, argv, task)

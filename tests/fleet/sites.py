@@ -18,7 +18,7 @@ from aiohttp import web
 
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.fleet.sites import FailureKind, FleetSite, SiteFailure, SiteReport
-from auditor.fleet.task import audit_site
+from auditor.fleet.task import audit_fleet_site
 
 KILLER = "killer"  # the site whose task kills its worker process
 OK_PAGE = Page(200, b"<!doctype html><title>ok</title><p>ok", {"Content-Type": "text/html"})
@@ -144,7 +144,7 @@ def audit_or_die(site: FleetSite) -> SiteReport | SiteFailure:
     """The fleet's task, except that the killer site's kills its worker process at once."""
     if site.name == KILLER:
         os._exit(70)
-    return audit_site(site)
+    return audit_fleet_site(site)
 
 
 def refuse(site: FleetSite) -> SiteReport | SiteFailure:

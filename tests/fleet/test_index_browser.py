@@ -5,8 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+from auditor.fleet.fleet_summary import decide_fleet
 from auditor.fleet.index_html import build_view, render_index
-from auditor.fleet.summary import decide_fleet
 from tests.browser import Page
 from tests.fleet.test_summary import FOLDER, facts, mixed
 from tests.report.test_browser import look_at

@@ -14,7 +14,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.demo.documents import Page
 from auditor.errors import ExitCode
-from auditor.fleet.monitoring import FleetRun, write_fleet_metrics
+from auditor.fleet.dashboards import FleetRun, write_fleet_metrics
 from auditor.fleet.sites import FailureKind, SiteFailure, SiteOutcome
 from auditor.results.verdict import Outcome
 from tests.fleet.helpers import check_named_reports, read_summary, run_fleet_command, toml_fleet

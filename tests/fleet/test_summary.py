@@ -12,6 +12,13 @@ import pytest
 
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import BaselineError, ExitCode
+from auditor.fleet.fleet_summary import (
+    FleetFacts,
+    decide_fleet,
+    previous_reports,
+    summary_json,
+    worst_first,
+)
 from auditor.fleet.index_html import build_view, render_index
 from auditor.fleet.outputs import fleet_schema
 from auditor.fleet.sites import (
@@ -23,13 +30,6 @@ from auditor.fleet.sites import (
     SiteReport,
     SiteStatus,
     folder_name,
-)
-from auditor.fleet.summary import (
-    FleetFacts,
-    decide_fleet,
-    previous_reports,
-    summary_json,
-    worst_first,
 )
 from auditor.results.verdict import Outcome
 from tests.helpers import target

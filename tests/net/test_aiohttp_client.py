@@ -13,7 +13,7 @@ import pytest
 from auditor.codes import Code
 from auditor.demo.server import serve
 from auditor.errors import FetchError
-from auditor.net.client import HttpClient, Response
+from auditor.net.client import AiohttpResponse, HttpClient
 from auditor.net.transport import Timeouts
 from tests.fault_server import broken_chunked_late
 
@@ -21,7 +21,7 @@ from tests.fault_server import broken_chunked_late
 TIMEOUTS = Timeouts(total_s=10.0, idle_s=5.0)
 
 
-async def read_to_end(response: Response) -> None:
+async def read_to_end(response: AiohttpResponse) -> None:
     while await response.read():
         pass
 
