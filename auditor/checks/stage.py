@@ -16,7 +16,7 @@ from auditor.checks.checker import Checker
 from auditor.checks.page_head import lastmod_behind
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import CheckResult, UrlRecord
+from auditor.models import CheckResult, UrlRecord, Validators
 from auditor.urls import authority_of, parse_http_url
 
 # Origins kept by `scheme://authority` as written (most sitemaps list one or a few hosts).
@@ -30,13 +30,20 @@ RESULT_BATCH = 64
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 K = TypeVar("K")
+# One URL to check: (key, URL, origin, the validators of a conditional request).
+Job = tuple[K, str, str, Validators | None]
 
 
 class Checks(Protocol):
     """Where the stage's records are checked: in this process, or in checker processes."""
 
-    async def put(self, record: UrlRecord, loc: str, origin: str) -> None:
-        """Check `loc` (of `origin`) for `record`; waits while the backend is full."""
+    async def put(
+        self, record: UrlRecord, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
+        """Check `loc` (of `origin`) for `record`; waits while the backend is full.
+
+        `validators`: the page's last ones, for a conditional request (--history).
+        """
 
     async def close(self) -> None:
         """No more records: end once every record put is checked."""
@@ -114,7 +121,7 @@ class CheckStage:
 
 
 class CheckLoop(Generic[K]):
-    """`workers` tasks in this process checking (key, URL, origin) jobs from a bounded queue.
+    """`workers` tasks in this process checking (key, URL, origin, validators) jobs, queued.
 
     The (key, result) pairs go on in small batches.
     """
@@ -129,14 +136,16 @@ class CheckLoop(Generic[K]):
         self._checker = checker
         self._workers = workers
         self._emit = emit
-        self._queue: asyncio.Queue[tuple[K, str, str] | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
+        self._queue: asyncio.Queue[Job[K] | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
         self._done: list[tuple[K, CheckResult]] = []
         self._waiting = 0  # jobs in the queue (not the end markers)
 
-    async def put(self, key: K, loc: str, origin: str) -> None:
+    async def put(
+        self, key: K, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
         """Queue one job; waits while the queue is full."""
         self._waiting += 1
-        await self._queue.put((key, loc, origin))
+        await self._queue.put((key, loc, origin, validators))
 
     async def close(self) -> None:
         """No more jobs: each worker ends once the queue is drained."""
@@ -154,8 +163,8 @@ class CheckLoop(Generic[K]):
     async def _work(self) -> None:
         while (job := await self._queue.get()) is not None:
             self._waiting -= 1
-            key, loc, origin = job
-            result = await self._checker.check(loc, origin=origin)
+            key, loc, origin, validators = job
+            result = await self._checker.check(loc, origin=origin, validators=validators)
             self._done.append((key, result))
             if len(self._done) >= RESULT_BATCH or not self._waiting:
                 batch, self._done = self._done, []

@@ -21,7 +21,7 @@ from typing import Generic, TypeVar
 
 from auditor.config import AuditConfig
 from auditor.errors import CheckerProcessError
-from auditor.models import CheckResult, Finding, NotIndexable, Redirect
+from auditor.models import CheckResult, Finding, NotIndexable, Redirect, Validators
 from auditor.net.address_guard import Reach
 from auditor.processes.frame_stream import read_frame
 from auditor.processes.frames import frame
@@ -35,8 +35,9 @@ WINDOW_PER_REQUEST = 3
 SEND_BATCH = 256  # jobs per frame at most (fewer when no job is waiting)
 CHILD_COMMAND: Sequence[str] = (sys.executable, "-m", "auditor.processes.check_child")
 
-# One job: (id, URL, origin). One result: (id, then CheckResult's fields in order).
-Job = tuple[int, str, str]
+# One job: (id, URL, origin, validators). One result: (id, then CheckResult's fields in order,
+# up to what a check itself sets: `checked_at` and `carried` are the history's).
+Job = tuple[int, str, str, Validators | None]
 PackedResult = tuple[
     int,
     int | None,
@@ -48,6 +49,8 @@ PackedResult = tuple[
     tuple[Finding, ...],
     str | None,
     NotIndexable | None,
+    str | None,
+    bool,
 ]
 
 
@@ -73,15 +76,27 @@ def pack_result(ident: int, result: CheckResult) -> PackedResult:
         result.findings,
         result.last_modified,
         result.not_indexable,
+        result.etag,
+        result.not_modified,
     )
 
 
 def unpack_result(packed: PackedResult) -> tuple[int, CheckResult]:
     """The id and the result `pack_result` packed."""
     ident, status, final_url, final_status, redirects, elapsed_ms, method, findings = packed[:8]
-    modified, reason = packed[8], packed[9]
+    modified, reason, etag, not_modified = packed[8:]
     return ident, CheckResult(
-        status, final_url, final_status, redirects, elapsed_ms, method, findings, modified, reason
+        status,
+        final_url,
+        final_status,
+        redirects,
+        elapsed_ms,
+        method,
+        findings,
+        modified,
+        reason,
+        etag,
+        not_modified,
     )
 
 
@@ -98,7 +113,7 @@ class _Shard(Generic[K]):
 
 
 class CheckPool(Generic[K]):
-    """Checks (key, URL, origin) jobs in child processes; (key, result) pairs go to `emit`."""
+    """Checks jobs (key, URL, origin, validators) in child processes; (key, result) to `emit`."""
 
     def __init__(
         self,
@@ -118,7 +133,9 @@ class CheckPool(Generic[K]):
         self._room = asyncio.Event()  # set when a child answered: its window has room again
         self._next_id = 0
 
-    async def put(self, key: K, loc: str, origin: str) -> None:
+    async def put(
+        self, key: K, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
         """Give one job to the child with the fewest unanswered; waits while all are full.
 
         Jobs put in one go leave in one frame, at the loop's next turn.
@@ -134,7 +151,7 @@ class CheckPool(Generic[K]):
         ident = self._next_id
         self._next_id += 1
         shard.pending[ident] = key
-        shard.unsent.append((ident, loc, origin))
+        shard.unsent.append((ident, loc, origin, validators))
         if len(shard.unsent) == 1:
             asyncio.get_running_loop().call_soon(self._send, shard)
         elif len(shard.unsent) >= SEND_BATCH:
