@@ -7,6 +7,7 @@ where a flag has none: `timeout` is `timeout_s`). Pure: no I/O.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -18,6 +19,14 @@ from auditor.limits import MAX_SITEMAP_BYTES
 from auditor.urls import parse_http_url
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
+# The history's bounds (docs/how-to/big-sites.md).
+MAX_BUDGET = 1_000_000_000  # requests a run
+MAX_BUDGET_S = 30 * 86_400  # a run's time for requests
+MAX_AGE_DAYS = 3650
+_NEED_HISTORY = ("budget", "budget_time_s", "max_age_days", "resume")
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
@@ -161,6 +170,15 @@ class AuditConfig:
     findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
     backoff_base_s: float = 0.5
     max_retry_after_s: float = 60.0
+    # Big sites (auditor.history, docs/how-to/big-sites.md): every URL's last verdict kept in
+    # `history` between runs; at most `budget` requests a run, or `budget_time_s` seconds of
+    # requests; every URL requested at least every `max_age_days`; `resume`: continue the
+    # history's interrupted run.
+    history: Path | None = None
+    budget: int | None = None
+    budget_time_s: float | None = None
+    max_age_days: int | None = None
+    resume: bool = False
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option."""
@@ -178,6 +196,27 @@ class AuditConfig:
             _at_least("sample", self.sample, 1)
         if self.max_sitemap_bytes < 1:
             raise ConfigError("max_sitemap_bytes must be positive")
+        self._check_history()
+
+    def _check_history(self) -> None:
+        """The history's options: in range, and only with a history and URL checks."""
+        for name, least, most in (("budget", 0, MAX_BUDGET), ("max_age_days", 1, MAX_AGE_DAYS)):
+            value = getattr(self, name)
+            if value is not None:
+                _at_least(name, value, least)
+                _at_most(name, value, most)
+        seconds = self.budget_time_s
+        if seconds is not None and not (math.isfinite(seconds) and 0 < seconds <= MAX_BUDGET_S):
+            raise ConfigError(
+                f"--budget-time must be more than 0 and at most 30 days, not {seconds}"
+            )
+        given = [name for name in _NEED_HISTORY if getattr(self, name) not in (None, False)]
+        if given and self.history is None:
+            raise ConfigError(f"{_option(given[0])} needs --history (where verdicts are kept)")
+        if self.history is not None and self.no_check:
+            raise ConfigError("--history keeps URL checks; it means nothing with --no-check")
+        if self.history is not None and self.sample is not None:
+            raise ConfigError("--sample or --history, not both: --budget checks part of a site")
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:
@@ -222,5 +261,21 @@ def _at_least(name: str, value: int, least: int) -> None:
         raise ConfigError(f"{_option(name)} must be at least {least}, not {value}")
 
 
+def _at_most(name: str, value: int, most: int) -> None:
+    if value > most:
+        raise ConfigError(f"{_option(name)} must be at most {most}, not {value}")
+
+
 def _option(name: str) -> str:
-    return "--" + name.removesuffix("_s").replace("_", "-")
+    return "--" + name.removesuffix("_s").removesuffix("_days").replace("_", "-")
+
+
+def parse_duration(text: str) -> float:
+    """`--budget-time`'s value in seconds: `3600`, `90s`, `45m`, `8h`, `1d`, `1h30m`.
+
+    ConfigError when it is none of these.
+    """
+    compact = text.strip().lower().replace(" ", "")
+    if not compact or not _DURATION.fullmatch(compact):
+        raise ConfigError(f"--budget-time wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")
+    return sum(float(number) * _UNIT_S[unit] for number, unit in _DURATION_PART.findall(compact))

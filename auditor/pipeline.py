@@ -47,6 +47,7 @@ from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
+from auditor.results.last_known import HistoryCounts
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
@@ -59,6 +60,8 @@ from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
 
 if TYPE_CHECKING:
+    from auditor.history.plan import HistoryPlan
+    from auditor.history.store import HistoryStore, RunStart
     from auditor.monitoring.store import Comparison
 
 log = logging.getLogger(__name__)
@@ -127,6 +130,10 @@ async def audit(
         comparison = await _comparison(config, json_path, accept)
         if comparison is not None:
             await stack.enter_async_context(comparison)
+        # A history that cannot be used is a usage error too, found before anything is written.
+        history = await _history(config, started_at)
+        if history is not None:
+            stack.push_async_callback(asyncio.to_thread, history[0].close)
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
         writer, csv = await open_outputs(config, json_path)
@@ -141,6 +148,7 @@ async def audit(
             observers=[junit] if junit is not None else [],
             state=state,
             accept=accept,
+            history=history,
         )
         records = [item for item in (writer, csv, comparison) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
@@ -250,6 +258,26 @@ async def _accept_rules(config: AuditConfig) -> AcceptRules:
     return parse_accept_rules(text, source=f"--accept-file {path}")
 
 
+async def _history(
+    config: AuditConfig, started_at: datetime
+) -> tuple[HistoryStore, RunStart] | None:
+    """`--history`: the file open and locked, this run begun in it (HistoryError: exit 2)."""
+    if config.history is None:
+        return None
+    from auditor.history.store import HistoryStore  # noqa: PLC0415 - only with --history
+
+    store = await asyncio.to_thread(HistoryStore.open, config.history)
+    targets = "\n".join(target.input for target in config.targets)
+    try:
+        start = await asyncio.to_thread(
+            store.begin, targets, resume=config.resume, now_s=int(started_at.timestamp())
+        )
+    except BaseException:
+        await asyncio.to_thread(store.close)
+        raise
+    return store, start
+
+
 async def _comparison(
     config: AuditConfig, json_path: Path, accept: AcceptRules
 ) -> Comparison | None:
@@ -278,8 +306,12 @@ class _Run:
         observers: Sequence[Observer],
         state: StateStore | None,
         accept: AcceptRules = NO_RULES,
+        history: tuple[HistoryStore, RunStart] | None = None,
     ) -> None:
-        """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues."""
+        """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues.
+
+        `history`: --history, open, and this run begun in it.
+        """
         self.config = config
         self.clock = clock
         self.started_at = started_at
@@ -289,6 +321,7 @@ class _Run:
         self._observers = observers
         self._state = state
         self.accept = accept
+        self._history = history
         self.targets: tuple[TargetRecord, ...] = ()
 
     async def walk(
@@ -326,9 +359,10 @@ class _Run:
             group.create_task(sink)
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
+            plan = await self._plan(queue, folder=links_path.parent)
             stage = None
             if not config.no_check:
-                stage = self._check_stage(parts, reach, queue, rng)
+                stage = self._check_stage(parts, reach, queue, rng, plan)
             emit_urls = stage.submit if stage is not None else queue.put
             walker = self._walker(
                 parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
@@ -336,6 +370,7 @@ class _Run:
             ticker = None
             if self._on_progress is not None:
                 ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
+            finished = False
             try:
                 # Once every sitemap is read, the run's hreflang return links are judged.
                 judge = partial(
@@ -350,6 +385,8 @@ class _Run:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
                     ticker.cancel()
+                if plan is not None:  # what was checked is kept, and a stopped run resumable
+                    await plan.finish(complete=finished, listed=dedup.__contains__)
             await queue.put(None)
         return finished
 
@@ -383,12 +420,37 @@ class _Run:
         )
         return Walker(services, frontier)
 
+    async def _plan(self, queue: SinkQueue, *, folder: Path) -> HistoryPlan | None:
+        """With --history: the plan of the run's requests, its counts in the summary."""
+        if self._history is None:
+            return None
+        from auditor.history.plan import Budget, HistoryPlan  # noqa: PLC0415
+
+        config, (store, start) = self.config, self._history
+        counts = HistoryCounts()
+        self.summary.keep_history(counts, now_s=self.started_at.timestamp())
+        budget = Budget(config.budget, config.budget_time_s, config.max_age_days)
+        return await HistoryPlan.create(
+            store,
+            start,
+            budget=budget,
+            clock=self.clock,
+            counts=counts,
+            folder=folder,
+            report=queue.put,
+        )
+
     def _check_stage(
-        self, parts: Openers, reach: Reach, queue: SinkQueue, rng: random.Random
+        self,
+        parts: Openers,
+        reach: Reach,
+        queue: SinkQueue,
+        rng: random.Random,
+        plan: HistoryPlan | None,
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
-        emit = records_checked(queue.put)
+        emit = plan.records_checked(queue.put) if plan is not None else records_checked(queue.put)
         checks: Checks
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
@@ -400,6 +462,7 @@ class _Run:
             emit=queue.put,
             select=UrlFilter(config.include, config.exclude),
             sample=Reservoir(config.sample, rng) if config.sample is not None else None,
+            plan=plan,
         )
 
     async def _tick(

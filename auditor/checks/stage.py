@@ -9,8 +9,8 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
-from typing import Generic, Protocol, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
 from auditor.checks.page_head import lastmod_behind
@@ -52,6 +52,27 @@ class Checks(Protocol):
         """Check records until closed and drained."""
 
 
+class Ask(NamedTuple):
+    """A URL a plan asks to be requested: its record, its origin, its last validators."""
+
+    record: UrlRecord
+    origin: str
+    validators: Validators | None
+
+
+class Plan(Protocol):
+    """Which of the wanted URLs are requested, and when (auditor.history: --history)."""
+
+    async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
+        """Of a reader's wanted (record, origin) pairs: those to request now, and those done.
+
+        The records done go on to the sink as they are; the plan keeps the rest for `rest()`.
+        """
+
+    def rest(self) -> AsyncIterator[Ask | UrlRecord]:
+        """Once every record is submitted: what it kept, to request or done."""
+
+
 class CheckStage:
     """Chooses the records to check and hands them to `checks`; the rest go straight on."""
 
@@ -62,11 +83,14 @@ class CheckStage:
         emit: EmitUrls,
         select: UrlFilter,
         sample: Reservoir[tuple[UrlRecord, str]] | None,
+        plan: Plan | None = None,
     ) -> None:
+        """`plan`: which wanted URLs to request and when (none: all of them, as they come)."""
         self._checks = checks
         self._emit = emit
         self._select = select
         self._sample = sample
+        self._plan = plan
         self._origins: dict[str, str | None] = {}
         self.queued = 0  # records sent to be checked so far
         self.discovered = False  # every record has been submitted
@@ -74,10 +98,13 @@ class CheckStage:
     async def submit(self, batch: list[UrlRecord]) -> None:
         """Take a reader's batch: queue what is to be checked, pass the rest on to the sink."""
         unchecked: list[UrlRecord] = []
+        planned: list[tuple[UrlRecord, str]] = []
         for record in batch:
             origin = self._origin_if_wanted(record)
             if origin is None:
                 unchecked.append(record)
+            elif self._plan is not None:
+                planned.append((record, origin))
             elif self._sample is not None:
                 left_out = self._sample.offer((record, origin))
                 if left_out is not None:
@@ -85,8 +112,17 @@ class CheckStage:
             else:
                 self.queued += 1
                 await self._checks.put(record, record.loc, origin)
+        if self._plan is not None and planned:
+            asks, done = await self._plan.sort(planned)
+            unchecked += done
+            for ask in asks:
+                await self._ask(ask)
         if unchecked:
             await self._emit(unchecked)
+
+    async def _ask(self, ask: Ask) -> None:
+        self.queued += 1
+        await self._checks.put(ask.record, ask.record.loc, ask.origin, ask.validators)
 
     def _origin_if_wanted(self, record: UrlRecord) -> str | None:
         """The URL's origin when it is to be requested, else None."""
@@ -112,8 +148,24 @@ class CheckStage:
             for record, origin in self._sample.take():
                 self.queued += 1
                 await self._checks.put(record, record.loc, origin)
+        if self._plan is not None:
+            await self._planned_rest(self._plan)
         self.discovered = True
         await self._checks.close()
+
+    async def _planned_rest(self, plan: Plan) -> None:
+        """What the plan kept: requested, or on to the sink in batches."""
+        done: list[UrlRecord] = []
+        async for item in plan.rest():
+            if isinstance(item, UrlRecord):
+                done.append(item)
+                if len(done) >= RESULT_BATCH:
+                    await self._emit(done)
+                    done = []
+            else:
+                await self._ask(item)
+        if done:
+            await self._emit(done)
 
     async def run(self) -> None:
         """Check until `finish()` has been called and every record is checked."""
@@ -177,12 +229,12 @@ def records_checked(
     """An emit for (record, result) pairs: each record with its check, on to `emit`."""
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        return emit([_joined(record, result) for record, result in pairs])
+        return emit([joined(record, result) for record, result in pairs])
 
     return checked
 
 
-def _joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
+def joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
     """The record with its check, and what only both tell together: a lastmod behind the page."""
     if record.lastmod is not None and result.last_modified is not None:
         behind = lastmod_behind(record.lastmod, result.last_modified, url=record.loc)

@@ -30,6 +30,7 @@ from auditor.monitoring.facts import (
     target_keys,
     url_facts,
 )
+from auditor.urls import digest_of_stored, stored_digest
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (a thread hop each)
 
@@ -48,7 +49,6 @@ class Field(NamedTuple):
 
 BaselineRow = UrlFacts | Key | Document | Field
 CACHE_KIB = 8_192  # sqlite's page cache: the join's memory, whatever the number of URLs
-_SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 # A URL's row: its digest, what is compared (`facts`: equal text, nothing changed), and where
 # it is (`place`: its URL, sitemap and line). Tables are only appended to; their indexes are
 # made once, when the join needs them (random inserts into an index cost three times as much).
@@ -281,8 +281,7 @@ def _row(facts: UrlFacts) -> tuple[int, str, str]:
     digest = facts.digest
     compared = (facts.checked, facts.status, facts.final_url, facts.verdict, facts.canonical)
     place = (facts.loc, facts.sitemap, facts.line)
-    signed = digest - _SIGN if digest >= _SIGN else digest
-    return signed, _json(*compared, facts.codes), _json(*place)
+    return stored_digest(digest), _json(*compared, facts.codes), _json(*place)
 
 
 def _json(*values: object) -> str:
@@ -292,7 +291,15 @@ def _json(*values: object) -> str:
 def _facts(digest: int, facts: str, place: str) -> UrlFacts:
     checked, status, final_url, verdict, canonical, codes = orjson.loads(facts)
     loc, sitemap, line = orjson.loads(place)
-    unsigned = digest + _SIGN if digest < 0 else digest
     return UrlFacts(
-        unsigned, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line
+        digest_of_stored(digest),
+        loc,
+        checked,
+        status,
+        final_url,
+        verdict,
+        canonical,
+        codes,
+        sitemap,
+        line,
     )

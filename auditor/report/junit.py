@@ -94,7 +94,8 @@ class JunitCases:
 
     def add_url(self, record: UrlRecord) -> None:
         """A URL: a case only when it fails."""
-        findings = record.findings + (record.check.findings if record.check else ())
+        check = record.fresh_check  # a carried verdict failed an earlier run, not this one
+        findings = record.findings + (check.findings if check else ())
         if any(self._fails(item) for item in findings):
             self.urls.add(self._case("urls", record.loc, findings, ()))
 
