@@ -438,6 +438,7 @@ class _Run:
             counts=counts,
             folder=folder,
             report=queue.put,
+            window=2 * config.concurrency,  # the checks never wait; a time budget stays close
         )
 
     def _check_stage(

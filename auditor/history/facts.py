@@ -112,6 +112,8 @@ def after_check(
     blob = result_blob(result, loc)
     if blob is None and result.method == "HEAD":
         flags |= HEAD
+    # Validators only of a page that answered itself: a redirect's target's are not its own.
+    validators = result.validators or Validators(None, None)
     return Known(
         digest,
         at,
@@ -119,8 +121,8 @@ def after_check(
         flags,
         result.status,
         result.elapsed_ms,
-        result.etag,
-        http_date_seconds(result.last_modified),
+        validators.etag,
+        http_date_seconds(validators.last_modified),
         blob,
     )
 

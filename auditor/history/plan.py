@@ -7,7 +7,7 @@ back in the budget's order (auditor.history.order): requested while the budget l
 rest carried forward with their last verdict and its age. With `--resume`, a URL the
 interrupted run had requested is not requested again: its verdict is the run's own.
 
-Each check's row is written as results arrive, a batch at a time (auditor.history.store).
+Each batch of checks is written as it arrives, before it goes on (auditor.history.store).
 """
 
 from __future__ import annotations
@@ -27,10 +27,6 @@ from auditor.history.store import COMPLETE, STOPPED, HistoryStore, RunStart
 from auditor.models import CheckResult, RunFindings, UrlRecord, finding
 from auditor.results.last_known import HistoryCounts
 
-# Rows of checks gathered before a write, or seconds at most between two writes: what a run
-# killed at the worst moment requests again when resumed.
-FLUSH_ROWS = 512
-FLUSH_S = 5.0
 Emit = Callable[[list[UrlRecord]], Awaitable[None]]
 Report = Callable[[RunFindings], Awaitable[None]]
 # A URL waiting for the budget's decision.
@@ -64,10 +60,13 @@ class HistoryPlan:
         counts: HistoryCounts,
         park: Park[_Waiting] | None,
         report: Report,
+        window: int = 256,
     ) -> None:
         """`park`: where URLs wait for the budget's order (None: no budget).
 
-        `report`: where the run's own findings go (run.max_age_exceeded).
+        `report`: where the run's own findings go (run.max_age_exceeded); `window`: URLs
+        handed to the checks and not answered yet, at most (with a budget: the time budget is
+        looked at when each is handed over).
         """
         self._store = store
         self._start = start
@@ -83,9 +82,10 @@ class HistoryPlan:
         if budget.seconds is not None:
             self._deadline = clock.monotonic() + budget.seconds - start.elapsed_before_s
         self._pending: dict[int, Known] = {}  # digests being checked: their rows
+        self._window = max(1, window)
+        self._answered = asyncio.Event()
         self._rows: list[Known] = []  # checks not written yet
         self._recorded = start.requested_before  # checks written, the interrupted run's too
-        self._flushed_at = clock.monotonic()
         counts.requested = start.requested_before
         counts.budget, counts.budget_time_s = budget.requests, budget.seconds
         counts.max_age_days = budget.max_age_days
@@ -102,11 +102,19 @@ class HistoryPlan:
         counts: HistoryCounts,
         folder: Path,
         report: Report,
+        window: int,
     ) -> HistoryPlan:
         """A plan; with a budget, its file of waiting URLs made in `folder` (the report's)."""
         park = await asyncio.to_thread(Park[_Waiting], folder) if budget.limited else None
         return cls(
-            store, start, budget=budget, clock=clock, counts=counts, park=park, report=report
+            store,
+            start,
+            budget=budget,
+            clock=clock,
+            counts=counts,
+            park=park,
+            report=report,
+            window=window,
         )
 
     async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
@@ -155,6 +163,9 @@ class HistoryPlan:
             return
         while chunk := await asyncio.to_thread(park.next_chunk):
             for record, origin, known, tier in chunk:
+                while len(self._pending) >= self._window:
+                    self._answered.clear()
+                    await self._answered.wait()
                 if self._spend():
                     yield self._ask(record, origin, known, tier)
                 else:
@@ -202,8 +213,9 @@ class HistoryPlan:
         """
 
         async def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> None:
-            now = self._clock.now().timestamp()
+            now = max(self._clock.now().timestamp(), self._start.started_s)
             records = []
+            self._answered.set()
             for record, answer in pairs:
                 known = self._pending.pop(record.digest, None)
                 result = self._judged(record, known, answer)
@@ -212,8 +224,8 @@ class HistoryPlan:
                     after = after_check(known, record.loc, record.digest, result, at=int(now))
                     self._rows.append(after)
                 records.append(joined(record, result))
-            if len(self._rows) >= FLUSH_ROWS or self._since_flush() >= FLUSH_S:
-                await self._flush()
+            # Written before they go on: a run killed now requests again only what was in flight.
+            await self._flush()
             await emit(records)
 
         return checked
@@ -227,12 +239,8 @@ class HistoryPlan:
         self._counts.not_modified += 1
         return confirmed(last, result)
 
-    def _since_flush(self) -> float:
-        return self._clock.monotonic() - self._flushed_at
-
     async def _flush(self) -> None:
         rows, self._rows = self._rows, []
-        self._flushed_at = self._clock.monotonic()
         if not rows:
             return
         self._recorded += len(rows)

@@ -58,7 +58,9 @@ class RunStart:
     """The run as the history knows it: its row, and where a resumed run had got to."""
 
     run_id: int
-    started_s: int  # the start of the run (of the interrupted one, when resumed)
+    # The start of the run (of the interrupted one, when resumed): later than every check an
+    # earlier run made, and no later than this run's checks (their times are kept at least it).
+    started_s: int
     resumed: bool
     requested_before: int  # requests the interrupted run had committed
     elapsed_before_s: int  # how long the interrupted run had been going
@@ -110,6 +112,10 @@ class HistoryStore:
                 if resume:
                     return self._continued(rows[0], targets)
                 self._db.execute("UPDATE runs SET state = ? WHERE id = ?", (ABANDONED, rows[0][0]))
+            # Every check of an earlier run is older than this run's start (the same second,
+            # or a clock set back, included): what --resume takes as this run's is.
+            if rows and isinstance(rows[0][2], int):
+                now_s = max(now_s, rows[0][2] + 1)
             cursor = self._db.execute(
                 "INSERT INTO runs (started, updated, state, targets, requested) "
                 "VALUES (?, ?, ?, ?, 0)",
@@ -165,7 +171,7 @@ class HistoryStore:
         with self._writing():
             self._db.executemany(_REPLACE, (_row(known) for known in rows))
             self._db.execute(
-                "UPDATE runs SET updated = ?, requested = ? WHERE id = ?",
+                "UPDATE runs SET updated = max(updated, ?), requested = ? WHERE id = ?",
                 (now_s, requested, run_id),
             )
 
@@ -173,7 +179,8 @@ class HistoryStore:
         """Say how the run ended: complete, or stopped (then --resume continues it)."""
         with self._writing():
             self._db.execute(
-                "UPDATE runs SET state = ?, updated = ? WHERE id = ?", (state, now_s, run_id)
+                "UPDATE runs SET state = ?, updated = max(updated, ?) WHERE id = ?",
+                (state, now_s, run_id),
             )
 
     def prune(self, listed_now: Callable[[int], bool], *, since_s: int) -> int:
