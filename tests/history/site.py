@@ -76,7 +76,8 @@ class HistorySite:
             text = f"<!doctype html><html><head><title>p</title>{meta}</head><body>x</body></html>"
             return web.Response(status=state.status, text=text, headers=headers)
 
-        return {"/sitemap.xml": sitemap} | dict.fromkeys(self.pages, page)
+        routes: dict[str, Route] = {"/sitemap.xml": sitemap}
+        return routes | dict.fromkeys(self.pages, page)
 
     def take_requests(self) -> set[str]:
         """The pages requested since the last call."""

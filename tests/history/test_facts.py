@@ -103,7 +103,7 @@ def test_only_a_page_that_answered_itself_keeps_validators() -> None:
     assert row_of(RESULTS["404"]).validators is None
 
 
-NESTED_DETAIL = [["http.not_found", None, True, None, {"a": {}}]]
+NESTED_DETAIL: list[list[object]] = [["http.not_found", None, True, None, {"a": {}}]]
 
 
 @pytest.mark.parametrize(
