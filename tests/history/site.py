@@ -92,7 +92,7 @@ def night(number: float) -> datetime:
 
 
 async def audit_night(
-    tmp_path: Path, base: str, number: float, *, history: Path, **options: Any
+    tmp_path: Path, base: str, number: float, *, history: Path | None, **options: Any
 ) -> Audited:
     """One night's audit of the site at `base`, its clock at `night(number)`."""
     folder = tmp_path / f"night{number}"
