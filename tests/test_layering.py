@@ -76,6 +76,7 @@ PURE = {
     "auditor.report.decode",
     "auditor.report.encode",
     "auditor.report.extensions_view",
+    "auditor.report.history_view",
     "auditor.report.diff_view",
     "auditor.report.html_rows",
     "auditor.report.html_view",
