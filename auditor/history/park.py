@@ -19,7 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
 
-CACHE_KIB = 8_192  # sqlite's page cache (its sorter spills to temporary files beyond it)
+CACHE_KIB = 2_048  # sqlite's page cache (its sorter spills to temporary files beyond it)
 CHUNK = 512  # items read back at a time
 T = TypeVar("T")
 

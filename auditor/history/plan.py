@@ -7,12 +7,13 @@ back in the budget's order (auditor.history.order): requested while the budget l
 rest carried forward with their last verdict and its age. With `--resume`, a URL the
 interrupted run had requested is not requested again: its verdict is the run's own.
 
-Each batch of checks is written as it arrives, before it goes on (auditor.history.store).
+Each batch of checks is written as it arrives, while the next is checked (auditor.history.store).
 """
 
 from __future__ import annotations
 
 import asyncio
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -85,6 +86,7 @@ class HistoryPlan:
         self._window = max(1, window)
         self._answered = asyncio.Event()
         self._rows: list[Known] = []  # checks not written yet
+        self._write: asyncio.Future[None] | None = None  # the write under way
         self._recorded = start.requested_before  # checks written, the interrupted run's too
         counts.requested = start.requested_before
         counts.budget, counts.budget_time_s = budget.requests, budget.seconds
@@ -120,7 +122,8 @@ class HistoryPlan:
     async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
         """Look the batch up; ask for it now (no budget), or keep it for the budget's order."""
         items = [(record.digest, lastmod_seconds(record.lastmod)) for record, _ in wanted]
-        rows = await asyncio.to_thread(self._store.see, items)
+        # Without a budget every URL is requested now: its row is written with its check.
+        rows = await asyncio.to_thread(self._store.see, items, keep=self._park is not None)
         asks: list[Ask] = []
         done: list[UrlRecord] = []
         waiting: list[tuple[int, _Waiting]] = []
@@ -224,7 +227,8 @@ class HistoryPlan:
                     after = after_check(known, record.loc, record.digest, result, at=int(now))
                     self._rows.append(after)
                 records.append(joined(record, result))
-            # Written before they go on: a run killed now requests again only what was in flight.
+            # A batch is written while the next is checked: a run killed now requests again at
+            # most two batches and what was in flight.
             await self._flush()
             await emit(records)
 
@@ -240,18 +244,27 @@ class HistoryPlan:
         return confirmed(last, result)
 
     async def _flush(self) -> None:
+        """Start writing the rows gathered, once the previous write is done."""
         rows, self._rows = self._rows, []
+        await self._written()
         if not rows:
             return
         self._recorded += len(rows)
-        now_s = int(self._clock.now().timestamp())
-        await asyncio.to_thread(
+        write = functools.partial(
             self._store.record,
             rows,
             run_id=self._start.run_id,
             requested=self._recorded,
-            now_s=now_s,
+            now_s=int(self._clock.now().timestamp()),
         )
+        # An executor's future, not a task: the write goes on in its thread whatever happens here.
+        self._write = asyncio.get_running_loop().run_in_executor(None, write)
+
+    async def _written(self) -> None:
+        """Wait for the write under way, if any (its HistoryWriteError is raised here)."""
+        write, self._write = self._write, None
+        if write is not None:
+            await write
 
     async def finish(self, *, complete: bool, listed: Callable[[int], bool]) -> None:
         """Write what is left, and how the run ended; the waiting URLs' file goes.
@@ -260,6 +273,7 @@ class HistoryPlan:
         """
         try:
             await self._flush()
+            await self._written()
             now_s = int(self._clock.now().timestamp())
             state = COMPLETE if complete else STOPPED
             await asyncio.to_thread(self._store.end, self._start.run_id, state=state, now_s=now_s)

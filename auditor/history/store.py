@@ -29,7 +29,9 @@ from auditor.urls import digest_of_stored, stored_digest
 
 APPLICATION_ID = 0x53414831  # "SAH1", in the file's header: this is a history of ours
 FORMAT = 1  # PRAGMA user_version: the version of the tables below
-CACHE_KIB = 16_384  # sqlite's page cache: the history's memory, whatever the number of URLs
+# sqlite's page cache: the history's memory, whatever the number of URLs (the system's page
+# cache holds the rest of the file; a look-up reads a few pages of it).
+CACHE_KIB = 4_096
 LOOKUP_CHUNK = 500  # digests looked up per statement (each a bound parameter)
 PRUNE_CHUNK = 10_000  # rows read per step of the pruning
 KEEP_RUNS = 100  # rows of the runs table kept
@@ -140,10 +142,13 @@ class HistoryStore:
         self._db.execute("UPDATE runs SET state = ? WHERE id = ?", (RUNNING, start.run_id))
         return start
 
-    def see(self, items: Sequence[tuple[int, int | None]]) -> dict[int, Known]:
+    def see(
+        self, items: Sequence[tuple[int, int | None]], *, keep: bool = True
+    ) -> dict[int, Known]:
         """The rows of URLs this run lists, (digest, lastmod) each, after their listing.
 
-        Rows for URLs new to the history, and lastmods that moved, are written at once.
+        With `keep`, rows for URLs new to the history, and lastmods that moved, are written at
+        once (a run that requests every URL writes each row with its check instead).
         """
         found: dict[int, Known] = {}
         for start in range(0, len(items), LOOKUP_CHUNK):
@@ -161,15 +166,17 @@ class HistoryStore:
             seen[digest] = known
             if moved:
                 changed.append(_row(known))
-        if changed:
+        if changed and keep:
+            changed.sort(key=_digest_of)  # in key order: fewer pages touched, in order
             with self._writing():
                 self._db.executemany(_REPLACE, changed)
         return seen
 
     def record(self, rows: Iterable[Known], *, run_id: int, requested: int, now_s: int) -> None:
         """The rows of URLs just checked, and how far the run got, in one transaction."""
+        ordered = sorted((_row(known) for known in rows), key=_digest_of)
         with self._writing():
-            self._db.executemany(_REPLACE, (_row(known) for known in rows))
+            self._db.executemany(_REPLACE, ordered)
             self._db.execute(
                 "UPDATE runs SET updated = max(updated, ?), requested = ? WHERE id = ?",
                 (now_s, requested, run_id),
@@ -350,6 +357,10 @@ def _resumed(row: tuple[object, ...]) -> RunStart:
         requested_before=_number(requested),
         elapsed_before_s=max(0, _number(updated) - began),
     )
+
+
+def _digest_of(row: tuple[object, ...]) -> int:
+    return _number(row[0])
 
 
 def _row(known: Known) -> tuple[object, ...]:

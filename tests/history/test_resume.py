@@ -29,9 +29,10 @@ DELAY_S = 0.02
 IN_FLIGHT = 4  # --concurrency
 SIGNAL_AT = 140  # page requests the child has made when it is signalled
 WAIT_S = 30.0  # for the child to get going, and to end
-# Checks are handed on (and written) in batches of at most this many (auditor.checks.stage):
-# a run stopped, or killed, requests again at most a batch and what was in flight.
-LOST_AT_MOST = RESULT_BATCH + IN_FLIGHT
+# Checks are handed on in batches of at most this many (auditor.checks.stage), each written
+# while the next is checked: a run stopped, or killed, requests again at most two batches and
+# what was in flight.
+LOST_AT_MOST = 2 * RESULT_BATCH + IN_FLIGHT
 
 
 def slow_site() -> HistorySite:
