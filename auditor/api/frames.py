@@ -30,6 +30,8 @@ URL_FRAME_COLUMNS = (
     "findings",
     "indexability",
     "indexability_reason",
+    "checked_at",
+    "carried",
 )
 _WHOLE_NUMBERS = ("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings")
 # Rows become columns a chunk at a time: Python objects for one chunk, never for every URL.
@@ -85,4 +87,6 @@ def _row(url: ReportedUrl) -> tuple[object, ...]:
         len(url.findings),
         url.indexability.value,
         url.not_indexable.value if url.not_indexable is not None else None,
+        url.checked_at,
+        url.carried,
     )

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 
 from prometheus_client.parser import text_string_to_metric_families
 
+from auditor.api.runs import read_report
 from auditor.cli.terminal import plain_lines
 from auditor.demo.server import serve
 from tests.history.site import HistorySite, audit_night
@@ -48,3 +50,18 @@ async def test_without_a_history_no_output_speaks_of_one(tmp_path: Path) -> None
     assert not any(
         line.startswith("history:") for line in plain_lines(audited.result, no_check=False)
     )
+
+
+async def test_the_library_reads_carried_verdicts_back(tmp_path: Path) -> None:
+    site = HistorySite(3)
+    history = tmp_path / "h.sqlite"
+    async with serve(site.routes) as served:
+        await audit_night(tmp_path, served.base, 0, history=history)
+        audited = await audit_night(tmp_path, served.base, 2, history=history, budget=1)
+    report = await asyncio.to_thread(read_report, audited.result.json_path)
+    urls = await asyncio.to_thread(lambda: list(report.urls()))
+    assert sorted((url.carried, url.checked, url.checked_at) for url in urls) == [
+        (False, True, "2026-11-25T12:00:00Z"),
+        (True, True, "2026-11-23T12:00:00Z"),
+        (True, True, "2026-11-23T12:00:00Z"),
+    ]
