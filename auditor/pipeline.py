@@ -12,12 +12,12 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
@@ -126,14 +126,11 @@ async def audit(
     accept = await _accept_rules(config)
     json_path = await report_path(config, started_at)
     async with contextlib.AsyncExitStack() as stack:
-        # Before the report: a bad baseline is a usage error, and nothing is written.
+        # Before the report: a bad baseline or history is a usage error, and nothing is written.
         comparison = await _comparison(config, json_path, accept)
         if comparison is not None:
             await stack.enter_async_context(comparison)
-        # A history that cannot be used is a usage error too, found before anything is written.
-        history = await _history(config, started_at)
-        if history is not None:
-            stack.push_async_callback(asyncio.to_thread, history[0].close)
+        history = await _history(config, started_at, stack)
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
         writer, csv = await open_outputs(config, json_path)
@@ -259,22 +256,22 @@ async def _accept_rules(config: AuditConfig) -> AcceptRules:
 
 
 async def _history(
-    config: AuditConfig, started_at: datetime
+    config: AuditConfig, started_at: datetime, stack: contextlib.AsyncExitStack
 ) -> tuple[HistoryStore, RunStart] | None:
-    """`--history`: the file open and locked, this run begun in it (HistoryError: exit 2)."""
+    """`--history`: the file open and locked until `stack` closes, this run begun in it.
+
+    HistoryError (exit 2) when it cannot be used.
+    """
     if config.history is None:
         return None
     from auditor.history.store import HistoryStore  # noqa: PLC0415 - only with --history
 
     store = await asyncio.to_thread(HistoryStore.open, config.history)
+    stack.push_async_callback(asyncio.to_thread, store.close)
     targets = "\n".join(target.input for target in config.targets)
-    try:
-        start = await asyncio.to_thread(
-            store.begin, targets, resume=config.resume, now_s=int(started_at.timestamp())
-        )
-    except BaseException:
-        await asyncio.to_thread(store.close)
-        raise
+    start = await asyncio.to_thread(
+        store.begin, targets, resume=config.resume, now_s=int(started_at.timestamp())
+    )
     return store, start
 
 
@@ -347,48 +344,68 @@ class _Run:
             links,
             asyncio.TaskGroup() as group,
         ):
-            sink = run_sink(
-                queue,
-                writer=writer,
-                summary=self.summary,
-                dedup=dedup,
-                samples=self.samples,
-                observers=self._observers,
-                accept=self.accept,
-            )
-            group.create_task(sink)
+            group.create_task(self._sink(queue, writer, dedup))
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
-            plan = await self._plan(queue, folder=links_path.parent)
-            stage = None
-            if not config.no_check:
-                stage = self._check_stage(parts, reach, queue, rng, plan)
-            emit_urls = stage.submit if stage is not None else queue.put
-            walker = self._walker(
-                parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
-            )
-            ticker = None
-            if self._on_progress is not None:
-                ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
-            finished = False
-            try:
-                # Once every sitemap is read, the run's hreflang return links are judged.
-                judge = partial(
-                    judge_alternates,
-                    links,
-                    listed=dedup.__contains__,
-                    emit_findings=queue.put,
-                    emit_urls=emit_urls,
+            async with self._planned(queue, links_path.parent, dedup.__contains__) as plan:
+                stage = None
+                if not config.no_check:
+                    stage = self._check_stage(parts, reach, queue, rng, plan)
+                emit_urls = stage.submit if stage is not None else queue.put
+                walker = self._walker(
+                    parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
                 )
-                finished = await until_stopped(_produce(walker, judge, stage), stop)
-            finally:
-                self.targets = tuple(walker.target_records())
-                if ticker is not None:
-                    ticker.cancel()
-                if plan is not None:  # what was checked is kept, and a stopped run resumable
-                    await plan.finish(complete=finished, listed=dedup.__contains__)
+                ticker = None
+                if self._on_progress is not None:
+                    ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
+                try:
+                    # Once every sitemap is read, the run's hreflang return links are judged.
+                    judge = partial(
+                        judge_alternates,
+                        links,
+                        listed=dedup.__contains__,
+                        emit_findings=queue.put,
+                        emit_urls=emit_urls,
+                    )
+                    finished = await until_stopped(_produce(walker, judge, stage), stop)
+                finally:
+                    self.targets = tuple(walker.target_records())
+                    if ticker is not None:
+                        ticker.cancel()
+                if plan is not None:
+                    plan.complete = finished
             await queue.put(None)
         return finished
+
+    def _sink(
+        self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
+    ) -> Coroutine[Any, Any, None]:
+        """The one sink, fed by `queue`, writing to `writer`."""
+        return run_sink(
+            queue,
+            writer=writer,
+            summary=self.summary,
+            dedup=dedup,
+            samples=self.samples,
+            observers=self._observers,
+            accept=self.accept,
+        )
+
+    @contextlib.asynccontextmanager
+    async def _planned(
+        self, queue: SinkQueue, folder: Path, listed: Callable[[int], bool]
+    ) -> AsyncIterator[HistoryPlan | None]:
+        """With --history, the plan of the run's requests.
+
+        On the way out, whatever happened, what was checked is kept, and a run that did not
+        complete can be resumed.
+        """
+        plan = await self._plan(queue, folder=folder)
+        try:
+            yield plan
+        finally:
+            if plan is not None:
+                await plan.finish(listed=listed)
 
     def _walker(
         self,

@@ -88,6 +88,7 @@ class HistoryPlan:
         self._rows: list[Known] = []  # checks not written yet
         self._write: asyncio.Future[None] | None = None  # the write under way
         self._recorded = start.requested_before  # checks written, the interrupted run's too
+        self.complete = False  # set once the run has read and checked everything
         counts.requested = start.requested_before
         counts.budget, counts.budget_time_s = budget.requests, budget.seconds
         counts.max_age_days = budget.max_age_days
@@ -266,7 +267,7 @@ class HistoryPlan:
         if write is not None:
             await write
 
-    async def finish(self, *, complete: bool, listed: Callable[[int], bool]) -> None:
+    async def finish(self, *, listed: Callable[[int], bool]) -> None:
         """Write what is left, and how the run ended; the waiting URLs' file goes.
 
         After a complete run, the URLs no sitemap lists any more are forgotten.
@@ -275,9 +276,9 @@ class HistoryPlan:
             await self._flush()
             await self._written()
             now_s = int(self._clock.now().timestamp())
-            state = COMPLETE if complete else STOPPED
+            state = COMPLETE if self.complete else STOPPED
             await asyncio.to_thread(self._store.end, self._start.run_id, state=state, now_s=now_s)
-            if complete:
+            if self.complete:
                 await asyncio.to_thread(self._store.prune, listed, since_s=self._start.started_s)
         finally:
             if self._park is not None:
