@@ -10,14 +10,14 @@ only this process ever unpickles what it pickled there. Blocking: called in a wo
 from __future__ import annotations
 
 import contextlib
-import os
 import pickle
 import sqlite3
-import tempfile
 import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
+
+from auditor.files import scratch_database
 
 CACHE_KIB = 2_048  # sqlite's page cache (its sorter spills to temporary files beyond it)
 CHUNK = 512  # items read back at a time
@@ -30,14 +30,8 @@ class Park(Generic[T]):
     def __init__(self, folder: Path) -> None:
         """A new file in `folder` that only this run opens."""
         folder.mkdir(parents=True, exist_ok=True)
-        handle, name = tempfile.mkstemp(prefix=".park-", suffix=".sqlite", dir=folder)
-        os.close(handle)
-        self.path = Path(name)
-        self._db = sqlite3.connect(self.path, isolation_level=None, check_same_thread=False)
-        self._db.executescript(
-            f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{CACHE_KIB};"
-            "PRAGMA temp_store=FILE; CREATE TABLE parked (key INTEGER, item BLOB);"
-        )
+        self.path, self._db = scratch_database(folder, prefix=".park-", cache_kib=CACHE_KIB)
+        self._db.execute("CREATE TABLE parked (key INTEGER, item BLOB)")
         self._cursor: sqlite3.Cursor | None = None
         self._busy = threading.Lock()  # one call at a time (see auditor.history.store)
         self.count = 0

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple, Self
 
 import orjson
 
+from auditor.files import scratch_database
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.monitoring.compare import MAX_EXAMPLES, BaselineHead, Gate, Tally, diff_json
 from auditor.monitoring.facts import (
@@ -95,14 +94,8 @@ class Comparison:
         """A new store in `folder` (the report's): a hidden file only this run can open."""
         self.head = head
         self.gate = gate
-        handle, name = tempfile.mkstemp(prefix=".compare-", suffix=".sqlite", dir=folder)
-        os.close(handle)
-        self.path = Path(name)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.executescript(
-            f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{CACHE_KIB};"
-            "PRAGMA temp_store=FILE;" + _SCHEMA
-        )
+        self.path, self._db = scratch_database(folder, prefix=".compare-", cache_kib=CACHE_KIB)
+        self._db.executescript(_SCHEMA)
         self._urls: list[tuple[int, str, str]] = []
         self._keys: list[Key] = []
         self._documents: list[tuple[str]] = []
