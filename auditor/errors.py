@@ -38,10 +38,12 @@ See docs/explanation/design.md#exit-codes.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from auditor.codes import Code
 from auditor.models import Finding
+
+E = TypeVar("E", bound=BaseException)
 
 
 class ExitCode(IntEnum):
@@ -186,10 +188,15 @@ class BlockedAddressError(OSError):
 
 def write_failure_in(exc: BaseException) -> ReportWriteError | None:
     """The report-writing failure that is `exc` or inside it (a task group's), if any."""
-    if isinstance(exc, ReportWriteError):
+    return failure_in(exc, ReportWriteError)
+
+
+def failure_in(exc: BaseException, kind: type[E]) -> E | None:
+    """The exception of `kind` that is `exc` or inside it (a task group's), if any."""
+    if isinstance(exc, kind):
         return exc
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            if (found := write_failure_in(inner)) is not None:
+            if (found := failure_in(inner, kind)) is not None:
                 return found
     return None

@@ -24,7 +24,7 @@ from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
-from auditor.errors import ConfigError, ExitCode, write_failure_in
+from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -239,7 +239,11 @@ async def _walk_or_fail(
             if csv is not None:
                 await csv.discard()
             raise lost or exc from None
-        log.exception("the audit failed")
+        history = failure_in(exc, HistoryWriteError)
+        if history is not None:  # our disk, not a bug: one line (earlier runs' rows are kept)
+            log.error("the audit stopped: %s", history)  # noqa: TRY400 - no traceback: not a bug
+        else:
+            log.exception("the audit failed")
         return False, True
 
 

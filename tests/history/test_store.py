@@ -15,7 +15,7 @@ import pytest
 
 from auditor.cli.main import main
 from auditor.demo.server import serve
-from auditor.errors import ExitCode, HistoryError
+from auditor.errors import ExitCode, HistoryError, HistoryWriteError
 from auditor.history.store import APPLICATION_ID, FORMAT, HistoryStore
 from tests.history.site import HistorySite, audit_night, entries
 
@@ -168,3 +168,14 @@ def row_count(history: Path) -> int:
         return len(list(store.rows()))
     finally:
         store.close()
+
+
+def test_a_write_that_fails_mid_run_is_a_history_write_error(tmp_path: Path) -> None:
+    store = HistoryStore.open(tmp_path / "h.sqlite")
+    start = store.begin("t", resume=False, now_s=1_700_000_000)
+    store._db.close()  # the file gone from under the run, as a failed disk would
+    with pytest.raises(HistoryWriteError):
+        store.record([], run_id=start.run_id, requested=0, now_s=1_700_000_001)
+    with pytest.raises(HistoryWriteError):
+        store.see([(1, None)])
+    store.close()
