@@ -30,6 +30,7 @@ from auditor.config import (
     Method,
     Target,
     TargetKind,
+    parse_duration,
 )
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
@@ -38,7 +39,7 @@ PROG = "sitemap-audit"
 STDOUT = Path("-")  # `--json -`, `--markdown -`
 SCHEMAS = ("report", "fleet")  # --print-schema: the JSON report's, or the fleet summary's
 # Options that only mean something when URLs are requested.
-CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow")
+CHECK_ONLY = ("rate", "method", "include", "exclude", "sample", "slow", "history")
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
 DEMO_TIMEOUT_S = 2.0
 DEMO_SLOW_S = 1.0
@@ -70,6 +71,7 @@ def build_parser() -> argparse.ArgumentParser:
     _bounds_options(parser.add_argument_group("bounds"))
     _process_options(parser.add_argument_group("processes"))
     _monitoring_options(parser.add_argument_group("monitoring"))
+    _history_options(parser.add_argument_group("big sites"))
     _fleet_options(parser.add_argument_group("fleet"))
     return parser
 
@@ -252,6 +254,25 @@ def _monitoring_options(group: argparse._ArgumentGroup) -> None:
     add("--state", type=Path, metavar="PATH", help="sitemap validators kept between runs")
 
 
+def _history_options(group: argparse._ArgumentGroup) -> None:
+    add = group.add_argument
+    add("--history", type=Path, metavar="PATH", help="every URL's last verdict, kept between runs")
+    add(
+        "--budget",
+        type=InRange("budget"),
+        metavar="N",
+        help="requests a run at most; the rest carry their verdict",
+    )
+    add("--budget-time", metavar="DURATION", help="stop requesting after this long (8h, 90m)")
+    add(
+        "--max-age",
+        type=InRange("max_age_days"),
+        metavar="DAYS",
+        help="request every URL at least this often",
+    )
+    add("--resume", action="store_true", help="continue the history's interrupted run")
+
+
 def _fleet_options(group: argparse._ArgumentGroup) -> None:
     add = group.add_argument
     add("--fleet", type=Path, metavar="FILE", help="audit every site of FILE as a Dask task")
@@ -332,6 +353,11 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         junit_failures_only=args.junit_failures_only,
         baseline=args.baseline,
         state=args.state,
+        history=args.history,
+        budget=args.budget,
+        budget_time_s=parse_duration(args.budget_time) if args.budget_time else None,
+        max_age_days=args.max_age,
+        resume=args.resume,
         sitemap_concurrency=args.sitemap_concurrency,
         sitemap_timeout_s=args.sitemap_timeout,
         max_depth=args.max_depth,
@@ -366,7 +392,7 @@ def _check_args(args: argparse.Namespace) -> None:
 
 def _check_outputs(args: argparse.Namespace) -> None:
     """UsageError for outputs that cannot be written where they are asked."""
-    for name in ("json", "html", "markdown", "state"):
+    for name in ("json", "html", "markdown", "state", "history"):
         path = getattr(args, name)
         if path is not None and path.is_dir():
             raise UsageError(f"--{name} {path} is a folder; give a file path")
