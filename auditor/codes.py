@@ -155,6 +155,7 @@ class Code(StrEnum):
     VIDEO_UPLOADER_INVALID = "video.uploader_invalid"
     VIDEO_DEPRECATED_TAG = "video.deprecated_tag"
     RUN_LIMIT_REACHED = "run.limit_reached"
+    RUN_MAX_AGE_EXCEEDED = "run.max_age_exceeded"
     INTERNAL_ERROR = "internal.error"
 
     @property

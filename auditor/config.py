@@ -1,7 +1,8 @@
 """The audit's configuration: one frozen record, checked once when it is made.
 
 Field names are the long option names (docs/reference/options.md) with `_` for `-` (units added
-where a flag has none: `timeout` is `timeout_s`); RANGES holds every numeric setting's range.
+where a flag has none: `timeout` is `timeout_s`, `max-age` is `max_age_days`); RANGES holds
+every numeric setting's range.
 Pure: no I/O.
 """
 
@@ -21,6 +22,10 @@ from auditor.limits import MAX_SITEMAP_BYTES
 from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
+_NEED_HISTORY = ("budget", "budget_time_s", "max_age_days", "resume")
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
@@ -87,6 +92,10 @@ RANGES = MappingProxyType(
         "fleet_concurrency": NumberRange(1, 100_000, "sites"),
         # outputs
         "keep": NumberRange(1, 100_000, "reports"),
+        # big sites (docs/how-to/big-sites.md): a budget of 0 requests carries every verdict
+        "budget": NumberRange(0, 1_000_000_000, "requests"),
+        "budget_time_s": NumberRange(0.001, 30 * 86_400.0, _SECONDS),
+        "max_age_days": NumberRange(1, 3_650, "days"),
         # the library's alone
         "max_sitemap_bytes": NumberRange(1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False),
         "findings_per_sitemap": NumberRange(0, 100_000, "findings", option=False),
@@ -101,7 +110,7 @@ def option_name(key: str) -> str:
     number_range = RANGES.get(key)
     if number_range is not None and not number_range.option:
         return key
-    return "--" + key.removesuffix("_s").replace("_", "-")
+    return "--" + key.removesuffix("_days").removesuffix("_s").replace("_", "-")
 
 
 def out_of_range(key: str, value: object) -> str | None:
@@ -280,6 +289,15 @@ class AuditConfig:
     findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
     backoff_base_s: float = 0.5
     max_retry_after_s: float = 60.0
+    # Big sites (auditor.history, docs/how-to/big-sites.md): every URL's last verdict kept in
+    # `history` between runs; at most `budget` requests a run, or `budget_time_s` seconds of
+    # requests; every URL requested at least every `max_age_days`; `resume`: continue the
+    # history's interrupted run.
+    history: Path | None = None
+    budget: int | None = None
+    budget_time_s: float | None = None
+    max_age_days: int | None = None
+    resume: bool = False
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""
@@ -292,6 +310,17 @@ class AuditConfig:
                 raise ConfigError(f"{option_name(setting.name)} {problem}")
         for name, value in self.headers:
             _check_header(name, value)
+        self._check_history()
+
+    def _check_history(self) -> None:
+        """The history's options only with a history, and a history only with URL checks."""
+        given = [name for name in _NEED_HISTORY if getattr(self, name) not in (None, False)]
+        if given and self.history is None:
+            raise ConfigError(f"{option_name(given[0])} needs --history (where verdicts are kept)")
+        if self.history is not None and self.no_check:
+            raise ConfigError("--history keeps URL checks; it means nothing with --no-check")
+        if self.history is not None and self.sample is not None:
+            raise ConfigError("--sample or --history, not both: --budget checks part of a site")
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:
@@ -336,3 +365,14 @@ def _check_header(name: str, value: str) -> None:
         raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
     if _NOT_IN_HEADER.search(value):
         raise ConfigError(f"--header {name}: a value holds no CR, LF or NUL (RFC 9110 §5.5)")
+
+
+def parse_duration(text: str) -> float:
+    """`--budget-time`'s value in seconds: `3600`, `90s`, `45m`, `8h`, `1d`, `1h30m`.
+
+    ValueError when it is none of these.
+    """
+    compact = text.strip().lower().replace(" ", "")
+    if not compact or not _DURATION.fullmatch(compact):
+        raise ValueError(f"wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")
+    return sum(float(number) * _UNIT_S[unit] for number, unit in _DURATION_PART.findall(compact))

@@ -6,11 +6,13 @@
     │   ├── ConfigFileError                 --config: unreadable, unknown key, wrong type
     │   ├── TargetError                     a TARGET that is neither a URL nor a file
     │   ├── BaselineError                   --baseline: missing, truncated, not a report
+    │   ├── HistoryError                    --history: not ours, damaged, newer, or in use
     │   ├── LoopError                       --loop uvloop without uvloop installed
     │   ├── ReportReadError                 a report to read back: missing, truncated, not ours
     │   └── ReportError                     the report folder cannot be written (before the run)
     ├── RunError .......................... exit 3: the run itself failed, not the site
     │   ├── ReportWriteError                a report or output failed mid-run or at the end
+    │   ├── HistoryWriteError               the --history file failed mid-run (earlier runs kept)
     │   └── HelperError                     a helper process broke off (the run: internal.error)
     │       ├── FrameError                  a frame broke off
     │       ├── CheckerProcessError         a checker process ended with URLs unanswered
@@ -36,10 +38,12 @@ See docs/explanation/design.md#exit-codes.
 from __future__ import annotations
 
 from enum import IntEnum
-from typing import ClassVar
+from typing import ClassVar, TypeVar
 
 from auditor.codes import Code
 from auditor.models import Finding
+
+E = TypeVar("E", bound=BaseException)
 
 
 class ExitCode(IntEnum):
@@ -77,6 +81,10 @@ class BaselineError(UsageError):
     """A baseline that cannot be compared with."""
 
 
+class HistoryError(UsageError):
+    """A `--history` file that cannot be used; it is left as it is."""
+
+
 class LoopError(UsageError):
     """The event loop asked for is not installed."""
 
@@ -97,6 +105,10 @@ class RunError(AuditorError):
 
 class ReportWriteError(RunError):
     """Writing a report failed mid-run or at its end (a full disk)."""
+
+
+class HistoryWriteError(RunError):
+    """The `--history` file failed mid-run (a full disk): what earlier runs wrote is kept."""
 
 
 class HelperError(RunError):
@@ -187,10 +199,15 @@ class BlockedAddressError(OSError):
 
 def write_failure_in(exc: BaseException) -> ReportWriteError | None:
     """The report-writing failure that is `exc` or inside it (a task group's), if any."""
-    if isinstance(exc, ReportWriteError):
+    return failure_in(exc, ReportWriteError)
+
+
+def failure_in(exc: BaseException, kind: type[E]) -> E | None:
+    """The exception of `kind` that is `exc` or inside it (a task group's), if any."""
+    if isinstance(exc, kind):
         return exc
     if isinstance(exc, BaseExceptionGroup):
         for inner in exc.exceptions:
-            if (found := write_failure_in(inner)) is not None:
+            if (found := failure_in(inner, kind)) is not None:
                 return found
     return None

@@ -1,4 +1,4 @@
-"""The file edge: local documents read in chunks (aiofiles), and files replaced whole.
+"""The file edge: local documents read in chunks, files replaced whole, scratch databases.
 
 A reader of a file written with `write_atomically` sees the old content or the new one, never
 half of it.
@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import os
 import secrets
+import sqlite3
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -70,6 +72,26 @@ def create_new(stem: Path, suffix: str = "") -> tuple[int, Path]:
 def hidden_stem(path: Path) -> Path:
     """`.name` beside `path`: the stem of the temporary files made on the way to `path`."""
     return path.with_name(f".{path.name}")
+
+
+def scratch_database(
+    folder: Path, *, prefix: str, cache_kib: int
+) -> tuple[Path, sqlite3.Connection]:
+    """A new sqlite file of the run's own in `folder`: hidden, this user's only (mkstemp).
+
+    Set for speed, not safety: no journal, no sync (the run deletes it); its page cache is
+    `cache_kib`, and what sorts beyond it spills to temporary files, never to memory.
+    Blocking: call it in a thread from the event loop.
+    """
+    handle, name = tempfile.mkstemp(prefix=prefix, suffix=".sqlite", dir=folder)
+    os.close(handle)
+    path = Path(name)
+    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+    db.executescript(
+        f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{cache_kib};"
+        "PRAGMA temp_store=FILE;"
+    )
+    return path, db
 
 
 def write_atomically(path: Path, data: bytes) -> None:

@@ -23,3 +23,6 @@ ROBOTS_MAX_BYTES = 500 * 1024
 # must not be copied into entries, findings and the report. Far above any valid value. A URL
 # cut here is never requested.
 MAX_FIELD_CHARS = 8192
+# An ETag or Last-Modified longer than this is not kept to be sent back (--history): real ones
+# are a few dozen characters.
+MAX_VALIDATOR_CHARS = 256

@@ -254,6 +254,16 @@ _REASON_LABELS = {
 }
 
 
+class Validators(NamedTuple):
+    """A page's last ETag and Last-Modified: a later check asks whether it changed since.
+
+    RFC 9110 §13.1.2 (If-None-Match) and §13.1.3 (If-Modified-Since); a 304 says it did not.
+    """
+
+    etag: str | None
+    last_modified: str | None
+
+
 # Not frozen, though never changed once built: one is made per URL checked, and a frozen
 # dataclass's __init__ (object.__setattr__ per field) costs three times as much.
 @dataclass(slots=True)
@@ -275,6 +285,27 @@ class CheckResult:
     last_modified: str | None = None
     # Why the URL cannot be indexed; None: indexable (auditor.checks.indexability).
     not_indexable: NotIndexable | None = None
+    # The page's ETag, where it answered itself (no redirect) with a 2xx: a validator.
+    etag: str | None = None
+    # It answered 304 to a conditional request: its last verdict stands (auditor.history).
+    not_modified: bool = False
+    # When the request was made (Unix seconds), where a history keeps it (--history).
+    checked_at: float | None = None
+    # An earlier run's verdict carried forward: this run did not request the URL (--budget).
+    carried: bool = False
+
+    @property
+    def validators(self) -> Validators | None:
+        """What a later check may send to ask whether the page changed (None: nothing).
+
+        Only a page that answered itself (no redirect) with a 2xx has validators of its own.
+        """
+        status = self.status
+        if status is None or not 200 <= status < 300 or self.redirects:
+            return None
+        if self.etag is None and self.last_modified is None:
+            return None
+        return Validators(self.etag, self.last_modified)
 
     @property
     def status_class(self) -> StatusClass:
@@ -312,9 +343,18 @@ class UrlRecord:
 
     @property
     def indexability(self) -> Indexability:
-        """Indexable, not indexable (its check's `not_indexable` says why), or not checked."""
+        """Indexable, not indexable (its check's `not_indexable` says why), or not checked.
+
+        A verdict carried from an earlier run (--history) counts: the URL as last known.
+        """
         check = self.check
         return Indexability.NOT_CHECKED if check is None else check.indexability
+
+    @property
+    def fresh_check(self) -> CheckResult | None:
+        """This run's check of the URL: None when not requested, or its verdict is carried."""
+        check = self.check
+        return None if check is None or check.carried else check
 
     def with_check(self, check: CheckResult) -> UrlRecord:
         """This record with its check (dataclasses.replace costs more, once per URL)."""

@@ -12,12 +12,12 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from auditor.checks.alternate_targets import AlternateTargets
 from auditor.checks.lastmod_rules import BehindPages
@@ -26,7 +26,7 @@ from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, re
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
-from auditor.errors import ConfigError, ExitCode, write_failure_in
+from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -49,6 +49,7 @@ from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
+from auditor.results.last_known import HistoryCounts
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
@@ -61,6 +62,8 @@ from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
 
 if TYPE_CHECKING:
+    from auditor.history.plan import HistoryPlan
+    from auditor.history.store import HistoryStore, RunStart
     from auditor.monitoring.store import Comparison
 
 log = logging.getLogger(__name__)
@@ -126,10 +129,11 @@ async def audit(
     accept = await _accept_rules(config)
     json_path = await report_path(config, started_at)
     async with contextlib.AsyncExitStack() as stack:
-        # Before the report: a bad baseline is a usage error, and nothing is written.
+        # Before the report: a bad baseline or history is a usage error, and nothing is written.
         comparison = await _comparison(config, json_path, accept)
         if comparison is not None:
             await stack.enter_async_context(comparison)
+        history = await _history(config, started_at, stack)
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
         writer, csv = await open_outputs(config, json_path)
@@ -147,6 +151,7 @@ async def audit(
             observers=[],
             state=state,
             accept=accept,
+            history=history,
         )
         records = [item for item in (writer, csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
@@ -241,7 +246,11 @@ async def _walk_or_fail(
             if csv is not None:
                 await csv.discard()
             raise lost or exc from None
-        log.exception("the audit failed")
+        history = failure_in(exc, HistoryWriteError)
+        if history is not None:  # our disk, not a bug: one line (earlier runs' rows are kept)
+            log.error("the audit stopped: %s", history)  # noqa: TRY400 - no traceback: not a bug
+        else:
+            log.exception("the audit failed")
         return False, True
 
 
@@ -262,6 +271,26 @@ async def _accept_rules(config: AuditConfig) -> AcceptRules:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
     return parse_accept_rules(text, source=f"--accept-file {path}")
+
+
+async def _history(
+    config: AuditConfig, started_at: datetime, stack: contextlib.AsyncExitStack
+) -> tuple[HistoryStore, RunStart] | None:
+    """`--history`: the file open and locked until `stack` closes, this run begun in it.
+
+    HistoryError (exit 2) when it cannot be used.
+    """
+    if config.history is None:
+        return None
+    from auditor.history.store import HistoryStore  # noqa: PLC0415 - only with --history
+
+    store = await asyncio.to_thread(HistoryStore.open, config.history)
+    stack.push_async_callback(asyncio.to_thread, store.close)
+    targets = "\n".join(target.input for target in config.targets)
+    start = await asyncio.to_thread(
+        store.begin, targets, resume=config.resume, now_s=int(started_at.timestamp())
+    )
+    return store, start
 
 
 async def _comparison(
@@ -292,8 +321,12 @@ class _Run:
         observers: Sequence[Observer],
         state: StateStore | None,
         accept: AcceptRules = NO_RULES,
+        history: tuple[HistoryStore, RunStart] | None = None,
     ) -> None:
-        """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues."""
+        """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues.
+
+        `history`: --history, open, and this run begun in it.
+        """
         self.config = config
         self.clock = clock
         self.started_at = started_at
@@ -303,6 +336,7 @@ class _Run:
         self._observers = observers
         self._state = state
         self.accept = accept
+        self._history = history
         self.targets: tuple[TargetRecord, ...] = ()
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
@@ -329,50 +363,77 @@ class _Run:
             links,
             asyncio.TaskGroup() as group,
         ):
-            sink = run_sink(
-                queue,
-                writer=writer,
-                summary=self.summary,
-                dedup=dedup,
-                samples=self.samples,
-                observers=self._observers,
-                accept=self.accept,
-            )
-            group.create_task(sink)
+            group.create_task(self._sink(queue, writer, dedup))
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
-            stage, alternates = None, AlternateTargets(links)
-            if not config.no_check:
-                stage = self._check_stage(parts, reach, queue, rng, watchers=(alternates,))
-            emit_urls = stage.submit if stage is not None else queue.put
-            walker = self._walker(
-                parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
-            )
-            if config.insecure:
-                walker.verify_with(partial(client.certificate_problem, timeout_s=config.timeout_s))
-            ticker = None
-            if self._on_progress is not None:
-                ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
-            try:
-                # Once every sitemap is read, the run's hreflang return links are judged.
-                judge = partial(
-                    judge_alternates,
-                    links,
-                    listed=dedup.__contains__,
-                    emit_findings=queue.put,
-                    emit_urls=emit_urls,
+            async with self._planned(queue, links_path.parent, dedup.__contains__) as plan:
+                stage, alternates = None, AlternateTargets(links)
+                if not config.no_check:
+                    stage = self._check_stage(
+                        parts, reach, queue, rng, plan, watchers=(alternates,)
+                    )
+                emit_urls = stage.submit if stage is not None else queue.put
+                walker = self._walker(
+                    parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
                 )
-                finished = await until_stopped(_produce(walker, judge, stage), stop)
-            finally:
-                self.targets = tuple(walker.target_records())
-                if ticker is not None:
-                    ticker.cancel()
+                if config.insecure:
+                    verify = partial(client.certificate_problem, timeout_s=config.timeout_s)
+                    walker.verify_with(verify)
+                ticker = None
+                if self._on_progress is not None:
+                    ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
+                try:
+                    # Once every sitemap is read, the run's hreflang return links are judged.
+                    judge = partial(
+                        judge_alternates,
+                        links,
+                        listed=dedup.__contains__,
+                        emit_findings=queue.put,
+                        emit_urls=emit_urls,
+                    )
+                    finished = await until_stopped(_produce(walker, judge, stage), stop)
+                finally:
+                    self.targets = tuple(walker.target_records())
+                    if ticker is not None:
+                        ticker.cancel()
+                if plan is not None:
+                    plan.complete = finished
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
             for found in (self.behind.findings(), await alternates.findings()):
                 if found is not None:
                     await queue.put(found)
             await queue.put(None)
         return finished
+
+    def _sink(
+        self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
+    ) -> Coroutine[Any, Any, None]:
+        """The one sink, fed by `queue`, writing to `writer`."""
+        return run_sink(
+            queue,
+            writer=writer,
+            summary=self.summary,
+            dedup=dedup,
+            samples=self.samples,
+            observers=self._observers,
+            accept=self.accept,
+        )
+
+    @contextlib.asynccontextmanager
+    async def _planned(
+        self, queue: SinkQueue, folder: Path, listed: Callable[[int], bool]
+    ) -> AsyncIterator[HistoryPlan | None]:
+        """With --history, the plan of the run's requests.
+
+        On the way out, whatever happened, what was checked is kept, and a run that did not
+        complete can be resumed.
+        """
+        plan = await self._plan(queue, folder=folder)
+        try:
+            yield plan
+        finally:
+            if plan is not None:
+                await plan.finish(listed=listed)
 
     def _walker(
         self,
@@ -404,18 +465,45 @@ class _Run:
         )
         return Walker(services, frontier)
 
+    async def _plan(self, queue: SinkQueue, *, folder: Path) -> HistoryPlan | None:
+        """With --history: the plan of the run's requests, its counts in the summary."""
+        if self._history is None:
+            return None
+        from auditor.history.plan import Budget, HistoryPlan  # noqa: PLC0415
+
+        config, (store, start) = self.config, self._history
+        counts = HistoryCounts()
+        self.summary.keep_history(counts, now_s=self.started_at.timestamp())
+        budget = Budget(config.budget, config.budget_time_s, config.max_age_days)
+        return await HistoryPlan.create(
+            store,
+            start,
+            budget=budget,
+            clock=self.clock,
+            counts=counts,
+            folder=folder,
+            report=queue.put,
+            window=2 * config.concurrency,  # the checks never wait; a time budget stays close
+        )
+
     def _check_stage(
         self,
         parts: Openers,
         reach: Reach,
         queue: SinkQueue,
         rng: random.Random,
+        plan: HistoryPlan | None,
         *,
         watchers: Sequence[CheckWatcher],
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
-        emit = records_checked(queue.put, watchers=(self.behind, *watchers))
+        watching = (self.behind, *watchers)
+        emit = (
+            plan.records_checked(queue.put, watchers=watching)
+            if plan is not None
+            else records_checked(queue.put, watchers=watching)
+        )
         checks: Checks
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
@@ -427,6 +515,7 @@ class _Run:
             emit=queue.put,
             select=UrlFilter(config.include, config.exclude),
             sample=Reservoir(config.sample, rng) if config.sample is not None else None,
+            plan=plan,
         )
 
     async def _tick(

@@ -257,6 +257,20 @@ def digest64(data: bytes) -> int:
     return int.from_bytes(blake2b(data, digest_size=8).digest(), "little")
 
 
+# sqlite's integers are signed 64-bit: a digest is stored shifted by 2**63 (order kept).
+_DIGEST_SHIFT = 1 << 63
+
+
+def stored_digest(digest: int) -> int:
+    """An unsigned 64-bit digest as a signed 64-bit integer (sqlite's), order kept."""
+    return digest - _DIGEST_SHIFT
+
+
+def digest_of_stored(value: int) -> int:
+    """The digest `stored_digest` stored."""
+    return value + _DIGEST_SHIFT
+
+
 def url_digest(key: str) -> int:
     """A non-zero 64-bit digest of a normalised URL, the same in every process."""
     return digest64(key.encode()) or 1

@@ -185,6 +185,7 @@ def targets(
     check_tasks: Sequence[str],
     https_tasks: Sequence[str] = (),
     diff_task: str | None = None,
+    nights_task: str | None = None,
     cores: int,
 ) -> list[Target]:
     """The parse and check targets (for a 2-core machine), from the medians
@@ -253,6 +254,21 @@ def targets(
                 rss(diff_task, "auditor compare"),
                 Bound.BELOW,
                 120,
+            )
+        )
+    if nights_task is not None:
+        # A night of a 1M-URL site with a history and a budget, within the check rows' target.
+        peaks = [
+            float(str(run.details["night_peak_rss_mb_max"]))
+            for run in cells_of(runs, nights_task, "auditor nights")
+            if "night_peak_rss_mb_max" in run.details
+        ]
+        found.append(
+            Target(
+                f"{nights_task}: a night's peak RSS MB (all processes)",
+                _median(peaks),
+                Bound.BELOW,
+                150,
             )
         )
     return found

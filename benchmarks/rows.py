@@ -32,6 +32,7 @@ class TaskKind(StrEnum):
     FLEET = "fleet"  # several sites, each checked: --fleet against single runs one by one
     HTTPS = "https"  # the same checks, every URL over TLS (HTTP/2 where the client asks)
     DIFF = "diff"  # two reports of the tree's size compared URL by URL (no server)
+    NIGHTS = "nights"  # a site audited night after night with a history and a budget
 
 
 @dataclass(frozen=True, slots=True)
@@ -365,6 +366,46 @@ def judge_bare_read(measured: Measured, ctx: Context) -> Verdict:
     return verdict
 
 
+# --- nights: a big site with a history, a budget and changes between nights ---------------
+
+
+def nights_command(ctx: Context) -> list[str]:
+    """nights_bench.py's seven nights, in the auditor's own Python (it runs each night's audit
+    with the audit's clock a day on, and measures it alone)."""
+    python = str(ctx.auditor.parent / "python")
+    argv = [python, str(HERE / "nights_bench.py"), "run", str(ctx.tree)]
+    return [*argv, "--auditor", str(ctx.auditor), "--urls", str(ctx.expected.urls)]
+
+
+def judge_nights(measured: Measured, _ctx: Context) -> Verdict:
+    """Every verdict right, every URL requested within the nights, every change found in time."""
+    verdict = Verdict()
+    if measured.exit_code != 0:
+        verdict.problems.append(f"exit {measured.exit_code}")
+    found = printed_json(measured, verdict)
+    if found is None:
+        return verdict
+    verdict.details = found
+    urls = int(str(found["urls"]))
+    silent = int(str(found["silent_changes"]))
+    within = int(str(found["silent_found_within_max_age"]))
+    pending = int(str(found["silent_pending_within_max_age"]))
+    wanted = {
+        "requested_within_nights": urls,
+        "wrong_verdicts": 0,
+        "carried_too_old": 0,
+        "over_budget_nights": 0,
+        "lastmod_found_same_night": found["lastmod_changes"],
+    }
+    for key, value in wanted.items():
+        if found.get(key) != value:
+            verdict.problems.append(f"{key} {found.get(key)} (want {value})")
+    if within + pending != silent:
+        verdict.problems.append(f"silent changes missed: {silent - within - pending}")
+    verdict.urls = urls if not verdict.problems else -1
+    return verdict
+
+
 _P, _C, _S = TaskKind.PARSE, TaskKind.CHECK, TaskKind.HTTPS
 _W = str(CORES)
 ROWS = (
@@ -456,6 +497,13 @@ ROWS = (
         ("--workers", "--engine", "--ca-file"),
     ),
     Row("lychee https", _S, lychee_command, judge_lychee, ("bare curl https",)),
+    Row(
+        "auditor nights",
+        TaskKind.NIGHTS,
+        nights_command,
+        judge_nights,
+        auditor_flags=("--history", "--budget", "--max-age"),
+    ),
     Row("auditor sequential", TaskKind.FLEET, sequential_command, judge_sequential),
     Row(
         "auditor fleet",

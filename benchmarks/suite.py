@@ -16,9 +16,11 @@ run) and two plots of the parse rows against the URL count. Exits 1 when a run w
 Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plots); check 20k
 (3 rounds) and 200k (2); https 20k (3: the 20k checks over TLS, nginx with a certificate of a
 CA made for the run, trustme's, HTTP/2 offered); fleet 20x10k (1: 20 sites of 10k URLs, `--fleet`
-on its LocalCluster against 20 single runs one after another). Quick mode: parse 100k (2) and
-250k (1); check 20k (2); https 20k (2). The HTTPS task needs nginx. `--only "auditor fleet"
-"auditor sequential"` runs the fleet task alone.
+on its LocalCluster against 20 single runs one after another); diff 1M (2); nights 1M (1: seven
+nights of a 1M-URL site with --history --budget 150000 --max-age 7, nights_bench.py, which
+serves its own site). Quick mode: parse 100k (2) and 250k (1); check 20k (2); https 20k (2).
+The HTTPS and nights tasks need nginx. `--only "auditor fleet" "auditor sequential"` runs the
+fleet task alone.
 """
 
 from __future__ import annotations
@@ -71,6 +73,7 @@ FULL = (
     Task(TaskKind.FLEET, 10_000, 1, sites=20),
     Task(TaskKind.HTTPS, 20_000, 3),
     Task(TaskKind.DIFF, 1_000_000, 2),
+    Task(TaskKind.NIGHTS, 1_000_000, 1),  # seven nights in one run: the longest task
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
@@ -98,8 +101,8 @@ TreeKey = tuple[int, str]  # (URLs, "plain", "tls" or "reports")
 
 
 def tree_key(task: Task) -> TreeKey:
-    flavour = {TaskKind.HTTPS: "tls", TaskKind.DIFF: "reports"}.get(task.kind, "plain")
-    return task.urls, flavour
+    flavours = {TaskKind.HTTPS: "tls", TaskKind.DIFF: "reports", TaskKind.NIGHTS: "nights"}
+    return task.urls, flavours.get(task.kind, "plain")
 
 
 def prepare_reports(data: Path, urls: int) -> Tree:
@@ -111,6 +114,13 @@ def prepare_reports(data: Path, urls: int) -> Tree:
         script = [sys.executable, str(HERE / "diff_bench.py"), "generate", str(directory)]
         subprocess.run([*script, "--urls", str(urls)], check=True)
     # No server: the tree is the reports' folder; the counts are beside them.
+    return Tree(directory, 0, no_tree(urls))
+
+
+def prepare_nights(data: Path, urls: int) -> Tree:
+    """The nights task's folder: nights_bench.py makes its site and serves it (nginx) itself."""
+    directory = data / f"nights-{urls}"
+    directory.mkdir(parents=True, exist_ok=True)
     return Tree(directory, 0, no_tree(urls))
 
 
@@ -186,15 +196,17 @@ def measure_row(
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
     ctx = replace(ctx, sites=tree.sites, ca_file=ca_file)
     server.log.skip()
+    # The nights task is seven audits in one run, each with its own time bound.
+    timeout_s = args.run_timeout * (8 if task.kind is TaskKind.NIGHTS else 1)
     measured = run_measured(
-        row.command(ctx), work=work, timeout_s=args.run_timeout, server_pids=server.pids
+        row.command(ctx), work=work, timeout_s=timeout_s, server_pids=server.pids
     )
     requests = server.log.since()
     verdict = row.judge(measured, ctx)
     if measured.timed_out:
         verdict.problems.insert(0, f"killed after {args.run_timeout:.0f} s")
     if (
-        task.kind not in (TaskKind.PARSE, TaskKind.DIFF)
+        task.kind not in (TaskKind.PARSE, TaskKind.DIFF, TaskKind.NIGHTS)
         and requests["GET"] + requests["HEAD"] < task.urls * task.sites
     ):
         verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
@@ -340,6 +352,7 @@ def write_results(
         check_tasks=check_tasks or ["-"],
         https_tasks=https_tasks,
         diff_task=next((task.name for task in tasks if task.kind is TaskKind.DIFF), None),
+        nights_task=next((task.name for task in tasks if task.kind is TaskKind.NIGHTS), None),
         cores=CORES,
     )
     details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
@@ -402,12 +415,14 @@ def main() -> int:
     trees = {
         key: prepare_tree(args.data, key[0], taken, tls=key[1] == "tls")
         for key in single
-        if key[1] != "reports"
+        if key[1] not in ("reports", "nights")
     }
     served = list(trees.values())
     for size, flavour in single:
         if flavour == "reports":
             trees[size, flavour] = prepare_reports(args.data, size)
+        elif flavour == "nights":
+            trees[size, flavour] = prepare_nights(args.data, size)
     for task in (task for task in tasks if task.kind is TaskKind.FLEET):
         name = f"fleet-{task.urls}-site{{:02d}}"
         sites = [

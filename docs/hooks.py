@@ -29,6 +29,7 @@ from auditor.options.table import Group, Kind, Option, Place, grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
+from auditor.results.last_known import HistoryCounts
 from auditor.results.summary import Summary
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -236,6 +237,9 @@ def _one_of_each() -> Summary:
     summary.sitemaps_by_kind["urlset"] = 1
     summary.by_status_class["2xx"] = 1
     summary.by_code[Code.LOC_INVALID] = 1
+    summary.keep_history(HistoryCounts(), now_s=1.0)
+    assert summary.last_known is not None
+    summary.last_known.oldest_s = 0.0
     return summary
 
 

@@ -17,7 +17,7 @@ import jsonschema
 import trustme
 from hypothesis import settings
 
-from auditor.clock import FixedClock
+from auditor.clock import Clock, FixedClock
 from auditor.config import AuditConfig, Target
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import serve
@@ -94,9 +94,16 @@ def target(text: str) -> Target:
 
 
 async def run_audit(
-    tmp_path: Path, *targets: str, on_progress: OnProgress | None = None, **overrides: Any
+    tmp_path: Path,
+    *targets: str,
+    on_progress: OnProgress | None = None,
+    clock: Clock | None = None,
+    **overrides: Any,
 ) -> Audited:
-    """Audit `targets` with test-sized limits (short timeouts, quick retries)."""
+    """Audit `targets` with test-sized limits (short timeouts, quick retries).
+
+    `clock`: the audit's (default: stopped at NOW).
+    """
     settings: dict[str, Any] = {
         "json": tmp_path / "report.json",
         "no_check": True,
@@ -108,7 +115,7 @@ async def run_audit(
     }
     settings.update(overrides)
     config = AuditConfig(targets=tuple(target(t) for t in targets), **settings)
-    result = await audit(config, clock=FixedClock(NOW), on_progress=on_progress)
+    result = await audit(config, clock=clock or FixedClock(NOW), on_progress=on_progress)
     report = json.loads(result.json_path.read_bytes())
     validate_report(report)
     assert_inert(result.html_path.read_text())  # every scenario's HTML report too

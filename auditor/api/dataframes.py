@@ -38,6 +38,8 @@ URL_FRAME_COLUMNS = (
     "findings",
     "indexability",
     "indexability_reason",
+    "checked_at",
+    "carried",
 )
 FINDING_FRAME_COLUMNS = (
     "code",
@@ -180,4 +182,6 @@ def _row(url: ReportedUrl) -> tuple[object, ...]:
         len(url.findings),
         url.indexability.value,
         url.not_indexable.value if url.not_indexable is not None else None,
+        url.checked_at,
+        url.carried,
     )

@@ -22,7 +22,16 @@ from auditor.codes import Code
 from auditor.config import Method
 from auditor.discovery.robots import RobotsTxt, robots_detail
 from auditor.errors import CompressionError, FetchError
-from auditor.models import AlreadyRead, CheckResult, Finding, NotIndexable, Redirect, finding
+from auditor.limits import MAX_VALIDATOR_CHARS
+from auditor.models import (
+    AlreadyRead,
+    CheckResult,
+    Finding,
+    NotIndexable,
+    Redirect,
+    Validators,
+    finding,
+)
 from auditor.net.body_pace import Read, floored
 from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
@@ -43,6 +52,8 @@ DEEP_READS = 4
 MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
 _SHOWN_CHARS = 200
 _ERROR_CHARS = 300
+# RFC 9110 §15.4.5: the answer to a conditional request whose condition is false.
+NOT_MODIFIED = 304
 # Content types that have an HTML head; a body without a Content-Type may have one too.
 _HTML_TYPES = ("text/html", "application/xhtml+xml")
 
@@ -77,22 +88,36 @@ class Checker:
         # Canonicals checked: comparable URL -> (why not indexable, its status), once each.
         self._targets: dict[str, asyncio.Future[tuple[NotIndexable | None, int | None]]] = {}
 
-    async def check(self, loc: str, *, origin: str, follow: bool = True) -> CheckResult:
+    async def check(
+        self,
+        loc: str,
+        *,
+        origin: str,
+        follow: bool = True,
+        validators: Validators | None = None,
+    ) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means.
 
         `follow`: judge where the page's canonical leads too (not for that canonical itself).
+        `validators`: the page's last ETag and Last-Modified, sent as If-None-Match and
+        If-Modified-Since; a 304 then comes back `not_modified`, its page left unread.
         """
-        result = await self._check(loc, origin, follow=follow)
+        result = await self._check(loc, origin, follow=follow, validators=validators)
         result.not_indexable = not_indexable(result)
         return result
 
-    async def _check(self, loc: str, origin: str, *, follow: bool) -> CheckResult:
+    async def _check(
+        self, loc: str, origin: str, *, follow: bool, validators: Validators | None
+    ) -> CheckResult:
         try:
             robots = await self._robots_of(origin)
             found = self._blocked(loc, loc, robots)
             try:
                 opened = await self._opener.open(
-                    loc, method=self._method, max_body=MAX_BODY_PREFIX_BYTES
+                    loc,
+                    method=self._method,
+                    headers=_conditional(validators),
+                    max_body=MAX_BODY_PREFIX_BYTES,
                 )
             except FetchError as error:
                 # The host answers nothing at all (docs/explanation/rules.md#robots-status).
@@ -102,6 +127,8 @@ class Checker:
                 return CheckResult(None, findings=tuple(found))
             if isinstance(opened, Refused):
                 return self._refused(opened, found)
+            if validators and not opened.redirects and opened.response.status == NOT_MODIFIED:
+                return _not_modified(opened, found)
             # judged where it lands (docs/explanation/rules.md#robots-blocked)
             if not found and opened.redirects:
                 found += await self._blocked_on_the_way(loc, opened)
@@ -203,7 +230,14 @@ class Checker:
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
-        return _result(opened, status, found, last_modified=_last_modified(headers))
+        direct = not chain and 200 <= status < 300
+        return _result(
+            opened,
+            status,
+            found,
+            last_modified=_last_modified(headers),
+            etag=_bounded(headers.get("ETag")) if direct else None,
+        )
 
     async def _canonical_leads(self, loc: str, target: str) -> list[Finding]:
         """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
@@ -276,7 +310,12 @@ class Checker:
 
 
 def _result(
-    opened: Opened, status: int, found: list[Finding], *, last_modified: str | None
+    opened: Opened,
+    status: int,
+    found: list[Finding],
+    *,
+    last_modified: str | None,
+    etag: str | None = None,
 ) -> CheckResult:
     chain: tuple[Redirect, ...] = opened.redirects
     return CheckResult(
@@ -288,7 +327,32 @@ def _result(
         method=opened.method.value.upper(),
         findings=tuple(found),
         last_modified=last_modified,
+        etag=etag,
     )
+
+
+def _conditional(validators: Validators | None) -> dict[str, str] | None:
+    """RFC 9110 §13.1.2, §13.1.3: ask for the page only if it changed since these validators."""
+    if validators is None:
+        return None
+    headers = {}
+    if validators.etag is not None:
+        headers["If-None-Match"] = validators.etag
+    if validators.last_modified is not None:
+        headers["If-Modified-Since"] = validators.last_modified
+    return headers or None
+
+
+def _not_modified(opened: Opened, found: list[Finding]) -> CheckResult:
+    """A 304 to a conditional request (RFC 9110 §15.4.5): the page did not change.
+
+    Nothing of the page is read or judged; the history keeps its last verdict. Only what this
+    run judges before asking (robots.txt) and the time it took are this check's own.
+    """
+    opened.response.close()
+    result = _result(opened, NOT_MODIFIED, found, last_modified=None)
+    result.not_modified = True
+    return result
 
 
 def _origin_of(url: str) -> str | None:
@@ -304,7 +368,12 @@ def _has_head(content_type: str | None) -> bool:
 def _last_modified(headers: Mapping[str, str]) -> str | None:
     """The page's Last-Modified, unless it is the answer's Date: dynamic pages say "now"."""
     value = headers.get("Last-Modified")
-    return value if value is not None and value != headers.get("Date") else None
+    return _bounded(value) if value is not None and value != headers.get("Date") else None
+
+
+def _bounded(value: str | None) -> str | None:
+    """A validator kept to be sent back; a longer one is not a validator worth keeping."""
+    return value if value is not None and len(value) <= MAX_VALIDATOR_CHARS else None
 
 
 async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> tuple[bytes, bool]:

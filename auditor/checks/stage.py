@@ -9,13 +9,13 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from typing import Generic, Protocol, TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from typing import Generic, NamedTuple, Protocol, TypeVar
 
 from auditor.checks.checker import Checker
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import CheckResult, UrlRecord
+from auditor.models import CheckResult, UrlRecord, Validators
 from auditor.urls import authority_of, parse_http_url
 
 # Origins kept by `scheme://authority` as written (most sitemaps list one or a few hosts).
@@ -29,19 +29,47 @@ RESULT_BATCH = 64
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 K = TypeVar("K")
+# One URL to check: (key, URL, origin, the validators of a conditional request).
+Job = tuple[K, str, str, Validators | None]
 
 
 class Checks(Protocol):
     """Where the stage's records are checked: in this process, or in checker processes."""
 
-    async def put(self, record: UrlRecord, loc: str, origin: str) -> None:
-        """Check `loc` (of `origin`) for `record`; waits while the backend is full."""
+    async def put(
+        self, record: UrlRecord, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
+        """Check `loc` (of `origin`) for `record`; waits while the backend is full.
+
+        `validators`: the page's last ones, for a conditional request (--history).
+        """
 
     async def close(self) -> None:
         """No more records: end once every record put is checked."""
 
     async def run(self) -> None:
         """Check records until closed and drained."""
+
+
+class Ask(NamedTuple):
+    """A URL a plan asks to be requested: its record, its origin, its last validators."""
+
+    record: UrlRecord
+    origin: str
+    validators: Validators | None
+
+
+class Plan(Protocol):
+    """Which of the wanted URLs are requested, and when (auditor.history: --history)."""
+
+    async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
+        """Of a reader's wanted (record, origin) pairs: those to request now, and those done.
+
+        The records done go on to the sink as they are; the plan keeps the rest for `rest()`.
+        """
+
+    def rest(self) -> AsyncIterator[Ask | UrlRecord]:
+        """Once every record is submitted: what it kept, to request or done."""
 
 
 class CheckStage:
@@ -54,11 +82,14 @@ class CheckStage:
         emit: EmitUrls,
         select: UrlFilter,
         sample: Reservoir[tuple[UrlRecord, str]] | None,
+        plan: Plan | None = None,
     ) -> None:
+        """`plan`: which wanted URLs to request and when (none: all of them, as they come)."""
         self._checks = checks
         self._emit = emit
         self._select = select
         self._sample = sample
+        self._plan = plan
         self._origins: dict[str, str | None] = {}
         self.queued = 0  # records sent to be checked so far
         self.discovered = False  # every record has been submitted
@@ -66,10 +97,13 @@ class CheckStage:
     async def submit(self, batch: list[UrlRecord]) -> None:
         """Take a reader's batch: queue what is to be checked, pass the rest on to the sink."""
         unchecked: list[UrlRecord] = []
+        planned: list[tuple[UrlRecord, str]] = []
         for record in batch:
             origin = self._origin_if_wanted(record)
             if origin is None:
                 unchecked.append(record)
+            elif self._plan is not None:
+                planned.append((record, origin))
             elif self._sample is not None:
                 left_out = self._sample.offer((record, origin))
                 if left_out is not None:
@@ -77,8 +111,17 @@ class CheckStage:
             else:
                 self.queued += 1
                 await self._checks.put(record, record.loc, origin)
+        if self._plan is not None and planned:
+            asks, done = await self._plan.sort(planned)
+            unchecked += done
+            for ask in asks:
+                await self._ask(ask)
         if unchecked:
             await self._emit(unchecked)
+
+    async def _ask(self, ask: Ask) -> None:
+        self.queued += 1
+        await self._checks.put(ask.record, ask.record.loc, ask.origin, ask.validators)
 
     def _origin_if_wanted(self, record: UrlRecord) -> str | None:
         """The URL's origin when it is to be requested, else None."""
@@ -104,8 +147,24 @@ class CheckStage:
             for record, origin in self._sample.take():
                 self.queued += 1
                 await self._checks.put(record, record.loc, origin)
+        if self._plan is not None:
+            await self._planned_rest(self._plan)
         self.discovered = True
         await self._checks.close()
+
+    async def _planned_rest(self, plan: Plan) -> None:
+        """What the plan kept: requested, or on to the sink in batches."""
+        done: list[UrlRecord] = []
+        async for item in plan.rest():
+            if isinstance(item, UrlRecord):
+                done.append(item)
+                if len(done) >= RESULT_BATCH:
+                    await self._emit(done)
+                    done = []
+            else:
+                await self._ask(item)
+        if done:
+            await self._emit(done)
 
     async def run(self) -> None:
         """Check until `finish()` has been called and every record is checked."""
@@ -113,7 +172,7 @@ class CheckStage:
 
 
 class CheckLoop(Generic[K]):
-    """`workers` tasks in this process checking (key, URL, origin) jobs from a bounded queue.
+    """`workers` tasks in this process checking (key, URL, origin, validators) jobs, queued.
 
     The (key, result) pairs go on in small batches.
     """
@@ -128,14 +187,16 @@ class CheckLoop(Generic[K]):
         self._checker = checker
         self._workers = workers
         self._emit = emit
-        self._queue: asyncio.Queue[tuple[K, str, str] | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
+        self._queue: asyncio.Queue[Job[K] | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
         self._done: list[tuple[K, CheckResult]] = []
         self._waiting = 0  # jobs in the queue (not the end markers)
 
-    async def put(self, key: K, loc: str, origin: str) -> None:
+    async def put(
+        self, key: K, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
         """Queue one job; waits while the queue is full."""
         self._waiting += 1
-        await self._queue.put((key, loc, origin))
+        await self._queue.put((key, loc, origin, validators))
 
     async def close(self) -> None:
         """No more jobs: each worker ends once the queue is drained."""
@@ -153,8 +214,8 @@ class CheckLoop(Generic[K]):
     async def _work(self) -> None:
         while (job := await self._queue.get()) is not None:
             self._waiting -= 1
-            key, loc, origin = job
-            result = await self._checker.check(loc, origin=origin)
+            key, loc, origin, validators = job
+            result = await self._checker.check(loc, origin=origin, validators=validators)
             self._done.append((key, result))
             if len(self._done) >= RESULT_BATCH or not self._waiting:
                 batch, self._done = self._done, []
@@ -177,9 +238,16 @@ def records_checked(
     """
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        for watcher in watchers:
-            for record, result in pairs:
-                watcher.checked(record, result)
-        return emit([record.with_check(result) for record, result in pairs])
+        return emit(joined(pairs, watchers))
 
     return checked
+
+
+def joined(
+    pairs: Sequence[tuple[UrlRecord, CheckResult]], watchers: Sequence[CheckWatcher]
+) -> list[UrlRecord]:
+    """Each record with its check; each pair shown to `watchers` first."""
+    for watcher in watchers:
+        for record, result in pairs:
+            watcher.checked(record, result)
+    return [record.with_check(result) for record, result in pairs]

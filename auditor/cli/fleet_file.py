@@ -122,6 +122,7 @@ def fleet_plan(args: argparse.Namespace, argv: Sequence[str] | None) -> FleetPla
         except UsageError as exc:
             raise ConfigFileError(f"{where}: {exc}") from None
         sites.append(FleetSite(index, name, entry.line, config))
+    _one_history_per_site(sites, source)
     cluster = ClusterSpec(
         scheduler=args.scheduler,
         workers=args.fleet_workers or cores(),
@@ -157,8 +158,25 @@ def _check_fleet_args(args: argparse.Namespace) -> None:
         path = getattr(args, name)
         if path is not None and path.is_dir():
             raise UsageError(f"--{name} {path} is a folder; give a file path")
-    if args.state is not None and args.state.exists() and not args.state.is_dir():
-        raise UsageError(f"--state {args.state}: with --fleet, a folder (one state per site)")
+    for name in ("state", "history"):
+        folder = getattr(args, name)
+        if folder is not None and folder.exists() and not folder.is_dir():
+            raise UsageError(f"--{name} {folder}: with --fleet, a folder (one {name} per site)")
+
+
+def _one_history_per_site(sites: Sequence[FleetSite], source: Path) -> None:
+    """ConfigFileError when two sites would share a history file (each run holds it whole)."""
+    taken: dict[Path, FleetSite] = {}
+    for site in sites:
+        path = site.config.history
+        if path is None:
+            continue
+        first = taken.setdefault(path, site)
+        if first is not site:
+            raise ConfigFileError(
+                f"--fleet {source}: line {site.line} ({site.name}): its history {path} is "
+                f"{first.name}'s (line {first.line}); each site needs its own"
+            )
 
 
 def _names(entries: Sequence[FleetEntry], source: Path) -> list[str]:
@@ -234,6 +252,11 @@ def _site_config(
     # The fleet gathers every site's cases into one file: the failing ones, not every URL's.
     site["junit_failures_only"] = True
     state = (args.state / f"{folder_name(name)}.state").absolute() if args.state else None
+    if "history" not in values:  # the fleet's folder: a history per site
+        kept = args.history
+        site["history"] = (kept / f"{folder_name(name)}.history").absolute() if kept else None
+    elif site["history"] is not None:
+        site["history"] = site["history"].absolute()
     before = previous.get(name)
     site.update(state=state, baseline=before if before is not None and before.is_file() else None)
     if site["ca_file"] is not None:

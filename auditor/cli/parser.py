@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from auditor.cli.numbers import InRange
-from auditor.config import AuditConfig, Target, TargetKind
+from auditor.config import AuditConfig, Target, TargetKind, parse_duration
 from auditor.errors import ConfigFileError, UsageError
 from auditor.options.build import config_from_values, targets_from
 from auditor.options.table import Kind, Option, Place, grouped
@@ -41,9 +41,9 @@ def build_parser(*, defaults: bool = True) -> argparse.ArgumentParser:
         for option in options:
             where = titled
             if option.exclusive is not None:
-                where = exclusive.setdefault(
-                    option.exclusive, titled.add_mutually_exclusive_group()
-                )
+                if option.exclusive not in exclusive:
+                    exclusive[option.exclusive] = titled.add_mutually_exclusive_group()
+                where = exclusive[option.exclusive]
             kwargs = _argument(option)
             if not defaults:
                 kwargs["default"] = argparse.SUPPRESS
@@ -69,6 +69,8 @@ def _argument(option: Option) -> dict[str, Any]:
         kwargs["type"] = Path
     elif option.kind is Kind.NUMBER:
         kwargs["type"] = InRange(option.setting or option.dest)
+    elif option.kind is Kind.DURATION:
+        kwargs["type"] = InRange(option.setting or option.dest, parse=parse_duration)
     if option.choices:
         kwargs["choices"] = option.choices
     if option.optional_value is not None:

@@ -55,7 +55,7 @@ def url_facts(record: UrlRecord) -> UrlFacts | None:
     """A URL of this run; None when it has no digest (not an http(s) URL: nothing to join)."""
     if not record.digest:
         return None
-    check = record.check
+    check = record.fresh_check  # a verdict carried forward (--history) was not checked now
     findings = record.findings + check.findings if check is not None else record.findings
     if check is None:
         status = final = None

@@ -11,15 +11,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import os
 import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple, Self
 
 import orjson
 
+from auditor.files import scratch_database
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.monitoring.compare import (
     MAX_EXAMPLES,
@@ -38,6 +37,7 @@ from auditor.monitoring.facts import (
     target_keys,
     url_facts,
 )
+from auditor.urls import digest_of_stored, stored_digest
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (a thread hop each)
 
@@ -56,7 +56,6 @@ class Field(NamedTuple):
 
 BaselineRow = UrlFacts | Key | Document | Field
 CACHE_KIB = 8_192  # sqlite's page cache: the join's memory, whatever the number of URLs
-_SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 # A URL's row: its digest, what is compared (`facts`: equal text, nothing changed), and where
 # it is (`place`: its URL, sitemap and line). Tables are only appended to; their indexes are
 # made once, when the join needs them (random inserts into an index cost three times as much).
@@ -105,14 +104,8 @@ class Comparison:
         """A new store in `folder` (the report's): a hidden file only this run can open."""
         self.head = head
         self.gate = gate
-        handle, name = tempfile.mkstemp(prefix=".compare-", suffix=".sqlite", dir=folder)
-        os.close(handle)
-        self.path = Path(name)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.executescript(
-            f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{CACHE_KIB};"
-            "PRAGMA temp_store=FILE;" + _SCHEMA
-        )
+        self.path, self._db = scratch_database(folder, prefix=".compare-", cache_kib=CACHE_KIB)
+        self._db.executescript(_SCHEMA)
         self._urls: list[tuple[int, str, str]] = []
         self._keys: list[Key] = []
         self._documents: list[tuple[str]] = []
@@ -309,8 +302,7 @@ def _row(facts: UrlFacts) -> tuple[int, str, str]:
     digest = facts.digest
     compared = (facts.checked, facts.status, facts.final_url, facts.verdict, facts.canonical)
     place = (facts.loc, facts.sitemap, facts.line)
-    signed = digest - _SIGN if digest >= _SIGN else digest
-    return signed, _json(*compared, facts.codes), _json(*place)
+    return stored_digest(digest), _json(*compared, facts.codes), _json(*place)
 
 
 def _json(*values: object) -> str:
@@ -320,7 +312,15 @@ def _json(*values: object) -> str:
 def _facts(digest: int, facts: str, place: str) -> UrlFacts:
     checked, status, final_url, verdict, canonical, codes = orjson.loads(facts)
     loc, sitemap, line = orjson.loads(place)
-    unsigned = digest + _SIGN if digest < 0 else digest
     return UrlFacts(
-        unsigned, loc, checked, status, final_url, verdict, canonical, codes, sitemap, line
+        digest_of_stored(digest),
+        loc,
+        checked,
+        status,
+        final_url,
+        verdict,
+        canonical,
+        codes,
+        sitemap,
+        line,
     )

@@ -66,6 +66,11 @@ def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConf
         junit_failures_only=values["junit_failures_only"],
         baseline=values["baseline"],
         state=values["state"],
+        history=values["history"],
+        budget=values["budget"],
+        budget_time_s=values["budget_time"],
+        max_age_days=values["max_age"],
+        resume=values["resume"],
         sitemap_concurrency=values["sitemap_concurrency"],
         sitemap_timeout_s=values["sitemap_timeout"],
         max_depth=values["max_depth"],
@@ -102,7 +107,7 @@ def _check_values(values: Values) -> None:
 
 def _check_outputs(values: Values) -> None:
     """UsageError for outputs that cannot be written where they are asked."""
-    for name in ("json", "html", "markdown", "state"):
+    for name in ("json", "html", "markdown", "state", "history"):
         path = values[name]
         if path is not None and path.is_dir():
             raise UsageError(f"--{name} {path} is a folder; give a file path")

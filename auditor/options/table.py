@@ -42,6 +42,7 @@ class Kind(StrEnum):
     TEXT = "text"
     PATH = "path"  # relative paths in a file are taken from the file's folder
     NUMBER = "number"  # an int or a float by its range (RANGES), always within it
+    DURATION = "duration"  # `90m`, `8h`, `1h30m` (or seconds): a float of seconds, in its range
     CHOICE = "choice"  # one of `choices`
 
 
@@ -55,6 +56,7 @@ class Group(StrEnum):
     BOUNDS = "bounds"
     PROCESSES = "processes"
     MONITORING = "monitoring"
+    BIG_SITES = "big sites"
     FLEET = "fleet"
 
 
@@ -111,7 +113,9 @@ class Option:
 
     @property
     def number_range(self) -> NumberRange | None:
-        return RANGES[self.setting or self.dest] if self.kind is Kind.NUMBER else None
+        if self.kind not in (Kind.NUMBER, Kind.DURATION):
+            return None
+        return RANGES[self.setting or self.dest]
 
     def default_value(self) -> object:
         """The value when not given; a fresh list for a repeatable one."""
@@ -494,6 +498,39 @@ OPTIONS: tuple[Option, ...] = (
         RUN_OUTPUT,
         metavar="PATH",
     ),
+    # --- big sites
+    Option(
+        "history",
+        _G.BIG_SITES,
+        "every URL's last verdict, kept between runs",
+        Kind.PATH,
+        metavar="PATH",
+        checks_only=True,
+    ),
+    Option(
+        "budget",
+        _G.BIG_SITES,
+        "requests a run at most; the rest carry their verdict",
+        Kind.NUMBER,
+        metavar="N",
+    ),
+    Option(
+        "budget-time",
+        _G.BIG_SITES,
+        "stop requesting after this long (8h, 90m)",
+        Kind.DURATION,
+        metavar="DURATION",
+        setting="budget_time_s",
+    ),
+    Option(
+        "max-age",
+        _G.BIG_SITES,
+        "request every URL at least this often",
+        Kind.NUMBER,
+        metavar="DAYS",
+        setting="max_age_days",
+    ),
+    Option("resume", _G.BIG_SITES, "continue the history's interrupted run", Kind.FLAG),
     # --- fleet
     Option(
         "fleet",

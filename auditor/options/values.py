@@ -13,7 +13,7 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from auditor.config import out_of_range
+from auditor.config import out_of_range, parse_duration
 from auditor.errors import ConfigError, ConfigFileError, UsageError
 from auditor.options.table import BY_DEST, MAX_COUNT, Kind, Option, Place
 
@@ -82,6 +82,11 @@ def _one(key: str, option: Option, value: object, *, base: Path) -> object:
     match value:
         case bool():  # TOML true/false is never a number here
             result = None
+        case str() if option.kind is Kind.DURATION:
+            try:
+                result = parse_duration(value)
+            except ValueError as exc:
+                raise ConfigFileError(f"key {key!r} {exc}") from None
         case int() if number_range is not None:
             result = value if integer else float(value)
         case float() if number_range is not None and not integer:
@@ -106,6 +111,8 @@ def _one(key: str, option: Option, value: object, *, base: Path) -> object:
 
 def _wanted(option: Option) -> str:
     number_range = option.number_range
+    if option.kind is Kind.DURATION:
+        return "a duration (90m, 8h, 1d, 1h30m) or seconds"
     if number_range is None:
         return "a string"
     return "an integer" if number_range.integer else "a number"

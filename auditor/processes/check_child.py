@@ -130,8 +130,8 @@ async def _take_jobs(reader: asyncio.StreamReader, checks: CheckLoop[int]) -> bo
         if jobs is None:
             return True
         assert isinstance(jobs, list)
-        for ident, loc, origin in jobs:
-            await checks.put(ident, loc, origin)
+        for ident, loc, origin, validators in jobs:
+            await checks.put(ident, loc, origin, validators)
 
 
 if __name__ == "__main__":

@@ -24,7 +24,7 @@ from typing import Generic, TypeVar
 from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import CheckerProcessError, FrameError
-from auditor.models import CheckResult, Finding, NotIndexable, Redirect, finding
+from auditor.models import CheckResult, Finding, NotIndexable, Redirect, Validators, finding
 from auditor.net.address_guard import Reach
 from auditor.processes.frame_stream import read_frame
 from auditor.processes.frames import frame
@@ -41,8 +41,9 @@ CHILD_COMMAND: Sequence[str] = (sys.executable, "-m", "auditor.processes.check_c
 # crash, too few to hide a checker that cannot run at all (that fails the run).
 MAX_RESTARTS_PER_CHILD = 2
 
-# One job: (id, URL, origin). One result: (id, then CheckResult's fields in order).
-Job = tuple[int, str, str]
+# One job: (id, URL, origin, validators). One result: (id, then CheckResult's fields in order,
+# up to what a check itself sets: `checked_at` and `carried` are the history's).
+Job = tuple[int, str, str, Validators | None]
 PackedResult = tuple[
     int,
     int | None,
@@ -54,6 +55,8 @@ PackedResult = tuple[
     tuple[Finding, ...],
     str | None,
     NotIndexable | None,
+    str | None,
+    bool,
 ]
 
 
@@ -79,15 +82,27 @@ def pack_result(ident: int, result: CheckResult) -> PackedResult:
         result.findings,
         result.last_modified,
         result.not_indexable,
+        result.etag,
+        result.not_modified,
     )
 
 
 def unpack_result(packed: PackedResult) -> tuple[int, CheckResult]:
     """The id and the result `pack_result` packed."""
     ident, status, final_url, final_status, redirects, elapsed_ms, method, findings = packed[:8]
-    modified, reason = packed[8], packed[9]
+    modified, reason, etag, not_modified = packed[8:]
     return ident, CheckResult(
-        status, final_url, final_status, redirects, elapsed_ms, method, findings, modified, reason
+        status,
+        final_url,
+        final_status,
+        redirects,
+        elapsed_ms,
+        method,
+        findings,
+        modified,
+        reason,
+        etag,
+        not_modified,
     )
 
 
@@ -98,6 +113,7 @@ class _Pending(Generic[K]):
     key: K
     loc: str
     origin: str
+    validators: Validators | None
     lost: int = 0  # children that died holding it
 
 
@@ -120,7 +136,7 @@ class _Shard(Generic[K]):
 
 
 class CheckPool(Generic[K]):
-    """Checks (key, URL, origin) jobs in child processes; (key, result) pairs go to `emit`."""
+    """Checks jobs (key, URL, origin, validators) in child processes; (key, result) to `emit`."""
 
     def __init__(
         self,
@@ -142,7 +158,9 @@ class CheckPool(Generic[K]):
         self._closing = False  # no more jobs: each child gets its end frame
         self._restarts_left = MAX_RESTARTS_PER_CHILD * len(configs)
 
-    async def put(self, key: K, loc: str, origin: str) -> None:
+    async def put(
+        self, key: K, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
         """Give one job to the child with the fewest unanswered; waits while all are full.
 
         Jobs put in one go leave in one frame, at the loop's next turn.
@@ -157,8 +175,8 @@ class CheckPool(Generic[K]):
                 shard = self._least_busy()
         ident = self._next_id
         self._next_id += 1
-        shard.pending[ident] = _Pending(key, loc, origin)
-        shard.unsent.append((ident, loc, origin))
+        shard.pending[ident] = _Pending(key, loc, origin, validators)
+        shard.unsent.append((ident, loc, origin, validators))
         if len(shard.unsent) == 1:
             asyncio.get_running_loop().call_soon(self._send, shard)
         elif len(shard.unsent) >= SEND_BATCH:
@@ -278,7 +296,9 @@ class CheckPool(Generic[K]):
             if job.lost > 1:
                 del shard.pending[ident]
                 given_up.append((job.key, _lost_twice(job.loc)))
-        shard.unsent = [(ident, job.loc, job.origin) for ident, job in shard.pending.items()]
+        shard.unsent = [
+            (ident, job.loc, job.origin, job.validators) for ident, job in shard.pending.items()
+        ]
         shard.process = await self._spawn(shard.config)
         shard.restarting = False
         if self._closing:

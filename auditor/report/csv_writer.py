@@ -25,6 +25,7 @@ from auditor.files import create_new, hidden_stem
 from auditor.models import Finding, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.report.decode import codes_of, worst_of
 from auditor.report.encode import dumps
+from auditor.results.last_known import utc_text
 
 URLS_CSV = "urls.csv"
 FINDINGS_CSV = "findings.csv"
@@ -41,6 +42,8 @@ URL_COLUMNS = (
     "final_status",
     "indexability",
     "indexability_reason",
+    "checked_at",
+    "carried",
 )
 FINDING_COLUMNS = ("code", "severity", "url", "sitemap", "line", "message", "detail")
 FLUSH_CHARS = 1 << 20  # buffer rows and write in large pieces: each write is a thread hop
@@ -161,6 +164,8 @@ class CsvWriter:
                 check.final_status if check is not None else None,
                 record.indexability.value,
                 check.not_indexable.value if check and check.not_indexable else None,
+                utc_text(check.checked_at) if check and check.checked_at is not None else None,
+                "true" if check is not None and check.carried else None,
             )
         )
         for item in findings:

@@ -34,7 +34,8 @@ class ReportedUrl:
     """One entry of a report's `urls[]`: a distinct URL, its answer if requested, its findings.
 
     `findings` holds the listing's and the check's together, as the report keeps them.
-    `checked` is False when the URL was not requested (--no-check, filtered, not sampled).
+    `checked` is False when the URL has no verdict (--no-check, filtered, not sampled); with
+    --history, `carried` tells a verdict of an earlier run's, as of `checked_at`.
     """
 
     loc: str
@@ -54,6 +55,8 @@ class ReportedUrl:
     alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
     extensions: Mapping[str, Any] | None = None  # the report's `extensions` of the entry
     not_indexable: NotIndexable | None = None  # why it cannot be indexed (checked URLs only)
+    checked_at: str | None = None  # with --history: when its verdict's request was made
+    carried: bool = False  # with --history: an earlier run's verdict, not requested this run
 
     @property
     def indexability(self) -> Indexability:
@@ -188,6 +191,8 @@ def url_of(obj: Obj) -> ReportedUrl:
             get("alternate_of"),
             get("extensions"),
             reason_of(get("indexability_reason")),
+            get("checked_at"),
+            bool(get("carried")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportReadError(f"a urls[] entry this version cannot read ({exc!r})") from None

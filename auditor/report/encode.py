@@ -7,7 +7,9 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      lists, regressions); sitemaps[].from_state (with --state: answered 304, read from the
      kept copy); urls[].extensions and urls[].alternate_of (sitemap extensions, hreflang
      alternates no sitemap lists); run_findings and run_findings_omitted (return links);
-     summary.alternates and summary.extensions.
+     summary.alternates and summary.extensions; with --history: urls[].checked_at,
+     urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
+     (answered 304), summary.history.
 
 See docs/reference/report.md.
 """
@@ -26,6 +28,7 @@ import orjson
 from auditor import __version__
 from auditor.config import AuditConfig, Target
 from auditor.models import ExtensionFacts, Finding, SitemapRecord, TargetRecord, UrlRecord
+from auditor.results.last_known import utc_text
 
 SCHEMA_VERSION = 1
 TOOL = {"name": "sitemap-auditor", "version": __version__}
@@ -88,6 +91,12 @@ def url_json(record: UrlRecord) -> Json:
         reason = check.not_indexable
         out["indexability"] = "indexable" if reason is None else "not_indexable"
         out["indexability_reason"] = reason
+        if check.checked_at is not None:
+            out["checked_at"] = utc_text(check.checked_at)
+        if check.carried:
+            out["carried"] = True
+        if check.not_modified:
+            out["not_modified"] = True
         findings += check.findings
     else:
         out["indexability"] = "not_checked"

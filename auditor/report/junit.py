@@ -110,8 +110,12 @@ class JunitCases:
         )
 
     def add_url(self, record: UrlRecord) -> None:
-        """A URL, in the suite of the sitemap that listed it first."""
-        findings = record.findings + (record.check.findings if record.check else ())
+        """A URL, in the suite of the sitemap that listed it first.
+
+        Its findings of this run: a carried verdict (--budget) failed an earlier run, not this one.
+        """
+        check = record.fresh_check
+        findings = record.findings + (check.findings if check else ())
         suite = record.sitemaps[0] if record.sitemaps else (record.alternate_of or "alternates")
         self._add(suite, record.loc, findings, file=suite, line=record.line)
 

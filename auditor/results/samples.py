@@ -130,7 +130,7 @@ class Samples:
         """A batch of URL records, as the sink receives them."""
         times, edges = self.times, TIME_BUCKETS_MS
         for record in records:
-            check = record.check
+            check = record.fresh_check  # the HTML's samples are this run's requests
             if check is not None:
                 elapsed = check.elapsed_ms
                 if elapsed is not None:
@@ -142,7 +142,7 @@ class Samples:
                 self._add_url(record)
 
     def _add_url(self, record: UrlRecord) -> None:
-        check = record.check
+        check = record.fresh_check
         findings = record.findings + check.findings if check is not None else record.findings
         examples, cap = self.examples, self.examples_per_code
         # An alternate no sitemap lists: the sitemap naming it, as its findings say.

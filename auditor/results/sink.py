@@ -158,7 +158,7 @@ class _Sink:
             writer.add_url(record)
             for observer in self.observers:
                 observer.add_url(record)
-            check = record.check
+            check = record.fresh_check
             if check is not None and record.digest:
                 dedup.set_outcome(
                     record.digest,

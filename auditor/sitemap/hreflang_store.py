@@ -26,13 +26,13 @@ from auditor.codes import Code
 from auditor.files import create_new
 from auditor.models import Finding, finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
+from auditor.urls import digest_of_stored, stored_digest
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (at the next new cluster): a thread hop each
 _MAX_ROWS = 4 * FLUSH_ROWS  # written then even in the middle of a cluster
 # A cluster still waiting for pages, opened within the last this many pages, is kept for the
 # next write: documents read at once hand their entries over piece by piece, interleaved.
 _YOUNG_PAGES = 2048
-_SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 _RECENT_CLUSTERS = 4096  # clusters written lately, and whether their links were left out
 # One row per page naming alternates; one per link of each cluster (the set of links its pages
 # name), gathered in memory while the cluster's pages come (most often one after another). A
@@ -237,13 +237,13 @@ class LinkStore:
         if number is None:
             number = self._sitemaps[sitemap] = len(self._sitemaps)
             self._new_sitemaps.append((number, sitemap))
-        key = _signed(cluster.key)
+        key = stored_digest(cluster.key)
         opened = self._open.get(key)
         if opened is None and self._rows >= FLUSH_ROWS:  # between two clusters
             await self._flush()
         own = cluster.own
         languages = f" {' '.join(own)} " if own else None
-        self._pages.append((_signed(digest), loc, number, languages, key, int(again)))
+        self._pages.append((stored_digest(digest), loc, number, languages, key, int(again)))
         self._again = self._again or again
         self._rows += 1
         if opened is None:
@@ -294,10 +294,10 @@ class LinkStore:
             for link in opened.links:
                 lang = link.hreflang
                 if lang == X_DEFAULT:
-                    rows.append((key, _signed(link.digest), lang, link.href, 0))
+                    rows.append((key, stored_digest(link.digest), lang, link.href, 0))
                 elif not closed:
                     settled = int((link.digest, lang) not in waiting)
-                    rows.append((key, _signed(link.digest), lang, link.href, settled))
+                    rows.append((key, stored_digest(link.digest), lang, link.href, settled))
         self._open = kept
         return rows
 
@@ -355,7 +355,7 @@ class LinkStore:
             report(_no_return(loc, sitemaps[sitemap], lang, href))
         unlisted = _UnlistedCount(db, verdict)
         for loc, sitemap, target, lang, href in db.execute(_NO_CLUSTER):
-            digest = _unsigned(target)
+            digest = digest_of_stored(target)
             if listed(digest):  # listed without alternates: it names nobody back
                 report(_no_return(loc, sitemaps[sitemap], lang, href))
             else:
@@ -379,7 +379,7 @@ class LinkStore:
         The first MAX_BAD_KEPT are kept, as the run may name alternates later.
         """
         if len(self._bad) < MAX_BAD_KEPT:
-            self._bad.append(_signed(digest))
+            self._bad.append(stored_digest(digest))
             self._bad_reasons.append(self._reasons.setdefault(reason, len(self._reasons)))
 
     async def judge_targets(self, *, report: Callable[[Finding], None]) -> None:
@@ -433,14 +433,6 @@ def _no_return(loc: str, sitemap: str, lang: str, href: str) -> Finding:
     return finding(code, url=loc, sitemap=sitemap, alternate=href, hreflang=lang)
 
 
-def _signed(digest: int) -> int:
-    return digest - _SIGN
-
-
-def _unsigned(value: int) -> int:
-    return value + _SIGN
-
-
 class _UnlistedCount:
     """The alternates no sitemap lists, each once.
 
@@ -463,7 +455,7 @@ class _UnlistedCount:
             seen.add(alternate.digest)
             self._verdict.unlisted.append(alternate)
             return
-        self._beyond.append((_signed(alternate.digest),))
+        self._beyond.append((stored_digest(alternate.digest),))
         if len(self._beyond) >= FLUSH_ROWS:
             self._db.executemany("INSERT OR IGNORE INTO beyond VALUES (?)", self._beyond)
             self._beyond = []

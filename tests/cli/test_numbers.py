@@ -26,6 +26,16 @@ OPTIONS = sorted(key for key, number_range in RANGES.items() if number_range.opt
 FLEET_ONLY = {"fleet_workers", "fleet_concurrency"}  # the fleet's, not a site's configuration
 COMMAND_ONLY = {"keep"}  # what the command does with the reports, not a run's configuration
 NOT_FIELDS = FLEET_ONLY | COMMAND_ONLY
+NEED_HISTORY = {"budget", "budget_time_s", "max_age_days"}  # given only with --history
+
+
+def dest(key: str) -> str:
+    """The option's own name for a setting: `max_age` for `max_age_days`."""
+    return option_name(key).removeprefix("--").replace("-", "_")
+
+
+def history(key: str) -> list[str]:
+    return ["--history", "h.sqlite"] if key in NEED_HISTORY else []
 
 
 def outside(number_range: NumberRange) -> list[int | float]:
@@ -65,9 +75,9 @@ def test_both_ends_of_a_range_are_taken(key: str) -> None:
     flag = option_name(key)
     for value in (RANGES[key].least, RANGES[key].most):
         args = build_parser().parse_args([flag, str(value), TARGET])
-        assert getattr(args, key.removesuffix("_s")) == value
+        assert getattr(args, dest(key)) == value
         if key in FIELDS:
-            _, config = parse_command([flag, str(value), TARGET])
+            _, config = parse_command([flag, str(value), *history(key), TARGET])
             assert getattr(config, key) == value
 
 
@@ -99,7 +109,7 @@ def test_the_library_applies_the_same_ranges(key: str) -> None:
             AuditConfig(targets=(target(TARGET),), **setting(key, value))
         if RANGES[key].option:
             with pytest.raises(UsageError):
-                config_of([TARGET], {key.removesuffix("_s"): value})
+                config_of([TARGET], {dest(key): value})
     for value in (RANGES[key].least, RANGES[key].most):
         config = AuditConfig(targets=(target(TARGET),), **setting(key, value))
         assert getattr(config, key) == value
@@ -113,7 +123,7 @@ def test_a_number_that_is_no_number_is_refused_as_such() -> None:
 
 
 def setting(key: str, value: float) -> dict[str, Any]:
-    return {key: value}
+    return {key: value, "history": Path("h.sqlite")} if key in NEED_HISTORY else {key: value}
 
 
 def _toml(value: float) -> str:

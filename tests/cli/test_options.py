@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from auditor.cli.parser import build_parser
 
-GROUPS = ("output", "what to request", "politeness", "bounds", "processes", "monitoring", "fleet")
+GROUPS = (
+    *("output", "what to request", "politeness", "bounds", "processes", "monitoring"),
+    *("big sites", "fleet"),
+)
 UNGROUPED = {"--help", "--version", "--demo", "--config"}  # what the command is, not how it runs
 
 
@@ -23,3 +26,4 @@ def test_help_groups_every_flag() -> None:
     assert "--engine" in grouped["what to request"]
     assert "--workers" in grouped["processes"]
     assert "--baseline" in grouped["monitoring"]
+    assert "--history" in grouped["big sites"]

@@ -258,3 +258,46 @@ def test_a_config_file_may_name_the_fleet(tmp_path: Path) -> None:
     assert plan.source == tmp_path / "sites.txt"  # relative to the config file's folder
     assert plan.cluster.workers == 3
     assert plan.sites[0].config.rate == 2.0
+
+
+def test_each_site_has_its_own_history(tmp_path: Path) -> None:
+    fleet = write(
+        tmp_path / "sites.toml",
+        "[[site]]\nname = 'a'\ntarget = 'https://a.example/'\n\n"
+        "[[site]]\nname = 'b'\ntarget = 'https://b.example/'\nhistory = 'b-own.history'\n\n"
+        "[[site]]\ntarget = 'https://c.example/'\nbudget = 10\n",
+    )
+    argv = ["--fleet", str(fleet), "--history", str(tmp_path / "histories"), "--budget", "99"]
+    args, _ = parse_command(argv)
+    a, b, c = fleet_plan(args, argv).sites
+    assert a.config.history == (tmp_path / "histories" / "a.history").absolute()
+    assert b.config.history == tmp_path / "b-own.history"  # its own, beside the fleet file
+    assert c.config.history == (tmp_path / "histories" / "c.example.history").absolute()
+    assert (a.config.budget, c.config.budget) == (99, 10)
+
+
+def test_two_sites_sharing_a_history_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fleet = write(
+        tmp_path / "sites.toml",
+        "[[site]]\ntarget = 'https://a.example/'\nhistory = 'one.history'\n\n"
+        "[[site]]\ntarget = 'https://b.example/'\nhistory = 'one.history'\n",
+    )
+    assert main(["--fleet", str(fleet), "--out", str(tmp_path)]) == ExitCode.USAGE
+    one_line_error(capsys)
+
+
+def test_a_fleet_history_is_a_folder(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    fleet = write(tmp_path / "sites.txt", "https://a.example/\n")
+    history = write(tmp_path / "one.history", "")
+    assert main(["--fleet", str(fleet), "--history", str(history)]) == ExitCode.USAGE
+    one_line_error(capsys)
+
+
+def test_a_site_with_a_budget_and_no_history_is_named(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fleet = write(tmp_path / "sites.toml", "[[site]]\ntarget = 'https://a.example/'\nbudget = 5\n")
+    assert main(["--fleet", str(fleet), "--out", str(tmp_path)]) == ExitCode.USAGE
+    assert "line 1" in one_line_error(capsys)

@@ -1,0 +1,79 @@
+"""The one table of options: the parser, the key readers and the library are made from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from auditor.api.keywords import config_of
+from auditor.cli.parser import build_parser
+from auditor.config import option_name
+from auditor.errors import UsageError
+from auditor.options.table import BY_DEST, OPTIONS, Kind, Option, Place, defaults, grouped
+from auditor.options.values import option_values
+
+TARGET = "https://example.com/"
+
+
+def sample(option: Option) -> object:
+    """A value the option takes, as a TOML file or a keyword would give it."""
+    if option.positional or option.repeat:
+        return [TARGET] if option.positional else ["x"]
+    match option.kind:
+        case Kind.FLAG:
+            return True
+        case Kind.COUNT:
+            return 1
+        case Kind.CHOICE:
+            return option.choices[-1]
+        case Kind.NUMBER | Kind.DURATION:
+            number_range = option.number_range
+            assert number_range is not None
+            return number_range.most
+        case _:
+            return "some-file.txt" if option.kind is Kind.PATH else "text"
+
+
+def test_names_are_unique_and_flags_are_the_ranges_names() -> None:
+    assert len(BY_DEST) == len(OPTIONS)
+    for option in OPTIONS:
+        if option.number_range is not None:
+            assert option_name(option.setting or option.dest) == option.flag
+
+
+def test_the_parser_starts_from_the_tables_defaults() -> None:
+    assert vars(build_parser().parse_args([])) == defaults()
+
+
+def test_help_shows_every_option_in_its_group() -> None:
+    text = build_parser().format_help()
+    for group, options in grouped():
+        section = text.split(f"\n{group.value}:\n", 1)[1] if group.value else text
+        for option in options:
+            assert (option.metavar if option.positional else option.flag) in section
+    assert "[-q | -v]" in text  # one of the exclusive pair
+
+
+@pytest.mark.parametrize("option", OPTIONS, ids=lambda option: option.name)
+@pytest.mark.parametrize("place", list(Place))
+def test_a_key_is_taken_exactly_where_the_table_says(option: Option, place: Place) -> None:
+    key = option.dest if place is Place.LIBRARY else option.name  # a keyword; a TOML key
+    table = {key: sample(option)}
+    if place in option.places:
+        assert option.dest in option_values(table, place=place, base=Path("/base"))
+    else:
+        with pytest.raises(UsageError, match=repr(key)):
+            option_values(table, place=place)
+
+
+def test_the_library_refuses_the_commands_own_options_by_name() -> None:
+    for option in OPTIONS:
+        if Place.LIBRARY not in option.places and Place.CONFIG in option.places:
+            with pytest.raises(UsageError, match="option of the command"):
+                config_of([TARGET], {option.dest: sample(option)})
+
+
+def test_a_relative_path_in_a_file_is_the_files() -> None:
+    values = option_values({"state": "s.json"}, place=Place.CONFIG, base=Path("/etc/audit"))
+    assert values["state"] == Path("/etc/audit/s.json")
