@@ -151,7 +151,8 @@ async def test_the_top_of_every_range_runs(tmp_path: Path, engine: Engine) -> No
         return {"/sitemap.xml": xml_page(listed), **pages}
 
     async with serve(routes) as site:
-        argv = quiet(report_path, "--engine", engine, *tops, f"{site.base}/sitemap.xml")
+        history = ("--history", str(tmp_path / "h.sqlite"))  # --budget and --max-age need it
+        argv = quiet(report_path, "--engine", engine, *tops, *history, f"{site.base}/sitemap.xml")
         run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
     assert "Traceback" not in run.stderr, run.stderr
     assert run.peak_rss_mb < MAX_RSS_MB
