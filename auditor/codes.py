@@ -141,6 +141,9 @@ class Code(StrEnum):
     VIDEO_DESCRIPTION_TOO_LONG = "video.description_too_long"
     VIDEO_UPLOADER_INVALID = "video.uploader_invalid"
     VIDEO_DEPRECATED_TAG = "video.deprecated_tag"
+    COVERAGE_NOT_IN_SITEMAP = "coverage.not_in_sitemap"
+    COVERAGE_ORPHAN = "coverage.orphan"
+    COVERAGE_DEEP = "coverage.deep"
     RUN_LIMIT_REACHED = "run.limit_reached"
     INTERNAL_ERROR = "internal.error"
 

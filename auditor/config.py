@@ -21,6 +21,8 @@ DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
+# "Googlebot crawls the first 2MB of a supported file type" (Search Central, "Googlebot").
+CRAWL_PAGE_BYTES = 2 * 1024 * 1024
 
 
 class TargetKind(StrEnum):
@@ -161,6 +163,15 @@ class AuditConfig:
     findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
     backoff_base_s: float = 0.5
     max_retry_after_s: float = 60.0
+    # The crawl (docs/how-to/coverage.md): the site read link by link, held against its sitemaps.
+    crawl: bool = False
+    crawl_max: int = 100_000  # URLs it takes in to request
+    crawl_depth: int = 100  # clicks from a start page
+    crawl_page_bytes: int = CRAWL_PAGE_BYTES
+    crawl_hosts: tuple[str, ...] = ()  # hosts beside the targets' (and their www. aliases)
+    crawl_starts: tuple[str, ...] = ()  # start pages beside the targets' home pages
+    crawl_nofollow: bool = False  # follow rel="nofollow" links too
+    deep_clicks: int = 3  # coverage.deep: a listed URL more clicks than this from a start page
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option."""
@@ -168,6 +179,10 @@ class AuditConfig:
             raise ConfigError("at least one target is needed")
         for name in ("concurrency", "per_host", "workers", "sitemap_concurrency", "max_sitemaps"):
             _at_least(name, getattr(self, name), 1)
+        for name in ("crawl_max", "crawl_page_bytes"):
+            _at_least(name, getattr(self, name), 1)
+        for name in ("crawl_depth", "deep_clicks"):
+            _at_least(name, getattr(self, name), 0)
         for name in ("retries", "max_redirects", "max_depth", "findings_per_sitemap"):
             _at_least(name, getattr(self, name), 0)
         for name in ("timeout_s", "sitemap_timeout_s", "rate", "slow_s"):
@@ -178,6 +193,8 @@ class AuditConfig:
             _at_least("sample", self.sample, 1)
         if self.max_sitemap_bytes < 1:
             raise ConfigError("max_sitemap_bytes must be positive")
+        if self.crawl and not self.crawl_starts and all(t.path is not None for t in self.targets):
+            raise ConfigError("--crawl needs a site to start from: a URL target, or --crawl-start")
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:

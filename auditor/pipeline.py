@@ -19,11 +19,16 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from auditor.checks.checker import Checker
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.crawl.coverage import Coverage, EmitSummary
+from auditor.crawl.crawler import Crawler, crawl_plan
+from auditor.crawl.store import CrawlStore
+from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, write_failure_in
 from auditor.http_stack import (
     Openers,
@@ -226,7 +231,8 @@ async def _walk_or_fail(
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)
-        return await run.walk(tee, stop, links_path=store_path(writer.path)), False
+        paths = (store_path(writer.path), crawl_store_path(writer.path))
+        return await run.walk(tee, stop, paths=paths), False
     except BaseException as exc:
         lost = write_failure_in(exc)
         if lost is not None or not isinstance(exc, Exception):
@@ -292,11 +298,12 @@ class _Run:
         self.targets: tuple[TargetRecord, ...] = ()
 
     async def walk(
-        self, writer: RecordWriter, stop: asyncio.Event | None, *, links_path: Path
+        self, writer: RecordWriter, stop: asyncio.Event | None, *, paths: tuple[Path, Path]
     ) -> bool:
-        """Walk the trees and check their URLs into the sink; False when stopped before the end.
+        """Crawl (--crawl), walk the trees, check their URLs into the sink; False if stopped.
 
-        `links_path`: the run's temporary hreflang store (auditor.sitemap.hreflang_store).
+        `paths`: the run's temporary hreflang store (auditor.sitemap.hreflang_store) and crawl
+        store (auditor.crawl.store).
         """
         config, clock = self.config, self.clock
         queue = make_sink_queue()
@@ -306,12 +313,13 @@ class _Run:
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
-        links = LinkStore(links_path)
+        links = LinkStore(paths[0])
         async with (
             client,
             check_transport(config, client, reach=reach) as transport,
             parsers,
             links,
+            CrawlStore(paths[1]) as crawl_store,
             asyncio.TaskGroup() as group,
         ):
             sink = run_sink(
@@ -330,6 +338,11 @@ class _Run:
             if not config.no_check:
                 stage = self._check_stage(parts, reach, queue, rng)
             emit_urls = stage.submit if stage is not None else queue.put
+            crawl: _Crawl | None = None
+            if config.crawl:
+                crawl = _Crawl(config, checker(config, parts, clock=clock), parts, crawl_store)
+                crawl.join(listed=dedup.__contains__, emit_checked=queue.put, emit=emit_urls)
+                emit_urls = crawl.coverage.submit
             walker = self._walker(
                 parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
             )
@@ -345,11 +358,15 @@ class _Run:
                     emit_findings=queue.put,
                     emit_urls=emit_urls,
                 )
-                finished = await until_stopped(_produce(walker, judge, stage), stop)
+                work = _produce(walker, judge, stage, crawl=crawl.run if crawl else None)
+                finished = await until_stopped(work, stop)
             finally:
                 self.targets = tuple(walker.target_records())
                 if ticker is not None:
                     ticker.cancel()
+            if crawl is not None:  # what the crawl gathered, whether or not the run finished
+                read = finished and not walker.capped
+                await crawl.finish(sitemaps_read=read, emit_summary=queue.put)
             await queue.put(None)
         return finished
 
@@ -423,10 +440,65 @@ class _Run:
             await asyncio.sleep(PROGRESS_INTERVAL_S)
 
 
+class _Crawl:
+    """The run's crawl (--crawl), and the coverage that holds the sitemaps against it."""
+
+    def __init__(
+        self, config: AuditConfig, check: Checker, parts: Openers, store: CrawlStore
+    ) -> None:
+        self.plan = crawl_plan(config)
+        self.deep_clicks = config.deep_clicks
+        self.store = store
+        self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)
+        self.done = False
+        self._coverage: Coverage | None = None
+
+    @property
+    def coverage(self) -> Coverage:
+        """The join of the sitemaps' URLs with the crawl (`join` makes it)."""
+        assert self._coverage is not None
+        return self._coverage
+
+    def join(
+        self, *, listed: Callable[[int], bool], emit_checked: EmitUrls, emit: EmitUrls
+    ) -> None:
+        """Where the sitemaps' URL records go once joined (see auditor.crawl.coverage)."""
+        self._coverage = Coverage(
+            self.crawler,
+            self.store,
+            scope=self.plan.scope,
+            deep_clicks=self.deep_clicks,
+            listed=listed,
+            emit_checked=emit_checked,
+            emit=emit,
+        )
+
+    async def run(self) -> None:
+        """Crawl the site; the sitemaps are read once it is over (auditor.crawl.coverage)."""
+        await self.crawler.run()
+        self.done = True
+        await self.coverage.crawled(interrupted=False)
+
+    async def finish(self, *, sitemaps_read: bool, emit_summary: EmitSummary) -> None:
+        """The pages only the crawl found, and its summary, to the sink."""
+        await self.coverage.finish(
+            sitemaps_read=sitemaps_read, interrupted=not self.done, emit_summary=emit_summary
+        )
+
+
 async def _produce(
-    walker: Walker, then: Callable[[], Awaitable[object]], stage: CheckStage | None
+    walker: Walker,
+    then: Callable[[], Awaitable[object]],
+    stage: CheckStage | None,
+    *,
+    crawl: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Read every document, then what needs them all; with checks, check URLs as they come."""
+    """Crawl first (--crawl); then read every document, then what needs them all.
+
+    With checks, URLs are checked as they come.
+    """
+    if crawl is not None:
+        await crawl()
     if stage is None:
         await walker.run()
         await then()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
 from auditor.checks.indexability import not_indexable
@@ -44,6 +45,16 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 RobotsFor = Callable[[str], Awaitable[RobotsTxt | None]]  # origin -> its robots.txt rules
 
 
+@dataclass(frozen=True, slots=True)
+class PageBody:
+    """A 2xx page's body as `read_page` read it (Content-Encoding undone), for the crawl."""
+
+    final_url: str  # where the redirects ended: relative links resolve against it
+    body: bytes  # at most the bytes asked for
+    content_type: str | None
+    robots_tags: tuple[str, ...]  # X-Robots-Tag values (nofollow)
+
+
 class Checker:
     """Requests URLs with one opener and judges each answer, as `robots_agent` would."""
 
@@ -71,31 +82,51 @@ class Checker:
 
     async def check(self, loc: str, *, origin: str) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
-        result = await self._check(loc, origin)
-        result.not_indexable = not_indexable(result)
+        result, _ = await self._check(loc, origin, page_bytes=None)
         return result
 
-    async def _check(self, loc: str, origin: str) -> CheckResult:
+    async def read_page(
+        self, loc: str, *, origin: str, max_bytes: int
+    ) -> tuple[CheckResult, PageBody | None]:
+        """`check`, with a GET whose body is read up to `max_bytes` and handed back (the crawl).
+
+        The verdict is judged on the same head a check reads, so that a listed URL's check and
+        the crawl's visit of it say the same. No body for an answer that is not 2xx, or a
+        shield's page.
+        """
+        return await self._check(loc, origin, page_bytes=max_bytes)
+
+    async def _check(
+        self, loc: str, origin: str, *, page_bytes: int | None
+    ) -> tuple[CheckResult, PageBody | None]:
+        page = None
         try:
             found = self._blocked(loc, loc, await self._robots_of(origin))
+            method = self._method if page_bytes is None else Method.GET
+            limit = MAX_BODY_PREFIX_BYTES if page_bytes is None else page_bytes
             try:
-                opened = await self._opener.open(
-                    loc, method=self._method, max_body=MAX_BODY_PREFIX_BYTES
-                )
+                opened = await self._opener.open(loc, method=method, max_body=limit)
             except FetchError as error:
                 found.append(error.finding(url=loc))
-                return CheckResult(None, findings=tuple(found))
-            if isinstance(opened, Refused):
-                return self._refused(opened, found)
-            # judged where it lands (docs/explanation/rules.md#robots-blocked)
-            if not found and opened.redirects:
-                found += await self._blocked_on_the_way(loc, opened)
-            return await self._answered(loc, opened, found)
+                result = CheckResult(None, findings=tuple(found))
+            else:
+                if isinstance(opened, Refused):
+                    result = self._refused(opened, found)
+                else:
+                    # judged where it lands (docs/explanation/rules.md#robots-blocked)
+                    if not found and opened.redirects:
+                        found += await self._blocked_on_the_way(loc, opened)
+                    result, page = await self._answered(loc, opened, found, limit=limit)
         except Exception as exc:
             # a bug: report where, and go on (docs/explanation/design.md#findings)
             log.exception("internal error while checking %s", loc)
             text = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
-            return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),))
+            result = CheckResult(
+                None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),)
+            )
+            page = None
+        result.not_indexable = not_indexable(result)
+        return result, page if page_bytes is not None else None
 
     async def _robots_of(self, origin: str) -> RobotsTxt | None:
         last = self._last_robots
@@ -144,7 +175,9 @@ class Checker:
             findings=tuple(found),
         )
 
-    async def _answered(self, loc: str, opened: Opened, found: list[Finding]) -> CheckResult:
+    async def _answered(
+        self, loc: str, opened: Opened, found: list[Finding], *, limit: int
+    ) -> tuple[CheckResult, PageBody | None]:
         response = opened.response
         status, headers = response.status, response.headers
         robots_tags = response.header_values("X-Robots-Tag")
@@ -155,28 +188,32 @@ class Checker:
                 read: Read = response.read
                 if response.streamed:  # a body read whole by the transport was bounded there
                     read = floored(read, window_s=self._timeout_s, clock=self._clock)
-                body = await _read_prefix(read, response.body_encoding)
+                body = await _read_prefix(read, response.body_encoding, limit=limit)
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))
         finally:
             response.close()
         final_url, chain = opened.final_url, opened.redirects
         found += chain_findings(loc, chain, final_url)
-        challenge = bot_challenge(status, headers, body)
+        head = body[:MAX_BODY_PREFIX_BYTES]  # what every check judges, whatever was read
+        challenge = bot_challenge(status, headers, head)
         found += status_findings(status, url=loc, challenge=challenge)
+        page = None
+        content_type = headers.get("Content-Type")
         if 200 <= status < 300 and challenge is None:
             found += self._page_findings(
                 loc,
                 final_url,
                 robots_tags=robots_tags,
                 links=links,
-                body=body,
-                content_type=headers.get("Content-Type"),
+                body=head,
+                content_type=content_type,
             )
+            page = PageBody(final_url, body, content_type, tuple(robots_tags))
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
-        return _result(opened, status, found, last_modified=_last_modified(headers))
+        return _result(opened, status, found, last_modified=_last_modified(headers)), page
 
     def _page_findings(
         self,
@@ -236,23 +273,27 @@ def _last_modified(headers: Mapping[str, str]) -> str | None:
     return value if value is not None and value != headers.get("Date") else None
 
 
-async def _read_prefix(read: Read, encoding: str | None) -> bytes:
-    """At most MAX_BODY_PREFIX_BYTES of the body, its Content-Encoding undone where possible.
+async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> bytes:
+    """At most `limit` bytes of the body, its Content-Encoding undone where possible.
 
     A short body is read to its end, so the connection goes back to the pool; a longer one is
     dropped with its connection when the response closes.
     """
-    raw = bytearray()
-    while len(raw) < MAX_BODY_PREFIX_BYTES and (chunk := await read()):
-        raw += chunk
+    first = await read()
+    if len(first) >= limit or not first:  # a body read whole by the transport: no copy
+        raw: bytes | bytearray = first
+    else:
+        raw = bytearray(first)
+        while len(raw) < limit and (chunk := await read()):
+            raw += chunk
     if not encoding and raw[:2] != b"\x1f\x8b":
-        return bytes(raw[:MAX_BODY_PREFIX_BYTES])
+        return bytes(raw[:limit]) if len(raw) > limit or isinstance(raw, bytearray) else raw
     decoded = bytearray()
     try:
         for piece in BodyDecoder(encoding).feed(bytes(raw)):
             decoded += piece
-            if len(decoded) >= MAX_BODY_PREFIX_BYTES:
+            if len(decoded) >= limit:
                 break
     except CompressionError:
         pass  # a page, not a sitemap: a broken encoding only hides its head from us
-    return bytes(decoded[:MAX_BODY_PREFIX_BYTES])
+    return bytes(decoded[:limit])

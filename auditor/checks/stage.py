@@ -168,12 +168,12 @@ def records_checked(
     """An emit for (record, result) pairs: each record with its check, on to `emit`."""
 
     def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> Awaitable[None]:
-        return emit([_joined(record, result) for record, result in pairs])
+        return emit([joined(record, result) for record, result in pairs])
 
     return checked
 
 
-def _joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
+def joined(record: UrlRecord, result: CheckResult) -> UrlRecord:
     """The record with its check, and what only both tell together: a lastmod behind the page."""
     if record.lastmod is not None and result.last_modified is not None:
         behind = lastmod_behind(record.lastmod, result.last_modified, url=record.loc)

@@ -20,6 +20,7 @@ from typing import NoReturn
 
 from auditor.cli.config_file import parse_with_config, read_config_file
 from auditor.config import (
+    CRAWL_PAGE_BYTES,
     DEFAULT_ROBOTS_AGENT,
     AuditConfig,
     Engine,
@@ -31,6 +32,7 @@ from auditor.config import (
 )
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
+from auditor.urls import parse_http_url
 
 PROG = "sitemap-audit"
 SCHEMAS = ("report", "fleet")  # --print-schema: the JSON report's, or the fleet summary's
@@ -61,6 +63,7 @@ def build_parser() -> argparse.ArgumentParser:
     _request_options(parser.add_argument_group("what to request"))
     _politeness_options(parser.add_argument_group("politeness"))
     _bounds_options(parser.add_argument_group("bounds"))
+    _crawl_options(parser.add_argument_group("crawl (coverage)"))
     _process_options(parser.add_argument_group("processes"))
     _monitoring_options(parser.add_argument_group("monitoring"))
     _fleet_options(parser.add_argument_group("fleet"))
@@ -128,6 +131,24 @@ def _bounds_options(group: argparse._ArgumentGroup) -> None:
     add("--sitemap-timeout", type=float, default=300.0, metavar="S", help="per sitemap (300)")
     add("--max-depth", type=int, default=5, metavar="N", help="index nesting followed (5)")
     add("--max-sitemaps", type=int, default=100_000, metavar="N", help="documents read (100000)")
+
+
+def _crawl_options(group: argparse._ArgumentGroup) -> None:
+    add = group.add_argument
+    add("--crawl", action="store_true", help="crawl the site too: pages missing from the sitemaps")
+    add("--crawl-max", type=int, default=100_000, metavar="N", help="URLs requested (100000)")
+    add("--crawl-depth", type=int, default=100, metavar="N", help="clicks from the home page (100)")
+    add(
+        "--crawl-page-bytes",
+        type=int,
+        default=CRAWL_PAGE_BYTES,
+        metavar="N",
+        help="of each page read (2 MiB, as Google)",
+    )
+    add("--crawl-host", action="append", default=[], metavar="HOST", help="a host in scope too")
+    add("--crawl-start", action="append", default=[], metavar="URL", help="a start page too")
+    add("--crawl-nofollow", action="store_true", help='follow rel="nofollow" links too')
+    add("--deep-clicks", type=int, default=3, metavar="N", help="coverage.deep beyond N clicks (3)")
 
 
 def _process_options(group: argparse._ArgumentGroup) -> None:
@@ -230,6 +251,14 @@ def config_from_args(args: argparse.Namespace, targets: tuple[Target, ...]) -> A
         sitemap_timeout_s=args.sitemap_timeout,
         max_depth=args.max_depth,
         max_sitemaps=args.max_sitemaps,
+        crawl=args.crawl or (args.demo and not args.no_check),  # the demo shows coverage too
+        crawl_max=args.crawl_max,
+        crawl_depth=args.crawl_depth,
+        crawl_page_bytes=args.crawl_page_bytes,
+        crawl_hosts=tuple(args.crawl_host),
+        crawl_starts=tuple(args.crawl_start),
+        crawl_nofollow=args.crawl_nofollow,
+        deep_clicks=args.deep_clicks,
     )
     given = {
         "user_agent": args.user_agent,
@@ -266,6 +295,17 @@ def _check_args(args: argparse.Namespace) -> None:
             re.compile(pattern)
         except re.error as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
+    _check_crawl_args(args)
+
+
+def _check_crawl_args(args: argparse.Namespace) -> None:
+    """UsageError for a start page or a host the crawl cannot use."""
+    for start in args.crawl_start:
+        if parse_http_url(start) is None:
+            raise UsageError(f"--crawl-start wants an absolute http(s) URL, not {start!r}")
+    for host in args.crawl_host:
+        if parse_http_url(f"http://{host}/") is None or "/" in host.strip().rstrip("/"):
+            raise UsageError(f"--crawl-host wants a host name (and :port), not {host!r}")
 
 
 def _check_ca_file(path: Path) -> None:

@@ -50,6 +50,11 @@ class Walker:
         # (docs/explanation/rules.md#probes).
         self._probes: dict[int, list[Job]] = {}
 
+    @property
+    def capped(self) -> bool:
+        """Whether the run's own --max-sitemaps left documents unread."""
+        return self._services.tree.capped
+
     def target_records(self) -> list[TargetRecord]:
         """What discovery found for each target (call when the walk is over)."""
         return [state.record() for state in self._targets]
