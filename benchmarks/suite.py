@@ -34,6 +34,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+import crawl_gen
 from measure import run_measured
 from results import Run, plot, plot_checks, summarise, table, targets, targets_table
 from rows import AUDITOR, CORES, PEERS, ROWS, Context, Row, TaskKind
@@ -71,6 +72,7 @@ FULL = (
     Task(TaskKind.FLEET, 10_000, 1, sites=20),
     Task(TaskKind.HTTPS, 20_000, 3),
     Task(TaskKind.DIFF, 1_000_000, 2),
+    Task(TaskKind.CRAWL, 100_000, 2),
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
@@ -78,6 +80,7 @@ QUICK = (
     Task(TaskKind.CHECK, 20_000, 2),
     Task(TaskKind.HTTPS, 20_000, 2),
     Task(TaskKind.DIFF, 100_000, 1),
+    Task(TaskKind.CRAWL, 20_000, 1),
 )
 
 
@@ -88,6 +91,7 @@ class Tree:
     expected: Expected
     sites: tuple[Expected, ...] = ()  # the fleet task's: a tree a site, each on its own port
     tls: bool = False
+    crawl: crawl_gen.CrawlExpected | None = None  # a crawl tree's counts (crawl_gen.py)
 
     @property
     def base(self) -> str:
@@ -98,7 +102,9 @@ TreeKey = tuple[int, str]  # (URLs, "plain", "tls" or "reports")
 
 
 def tree_key(task: Task) -> TreeKey:
-    flavour = {TaskKind.HTTPS: "tls", TaskKind.DIFF: "reports"}.get(task.kind, "plain")
+    flavour = {TaskKind.HTTPS: "tls", TaskKind.DIFF: "reports", TaskKind.CRAWL: "crawl"}.get(
+        task.kind, "plain"
+    )
     return task.urls, flavour
 
 
@@ -112,6 +118,28 @@ def prepare_reports(data: Path, urls: int) -> Tree:
         subprocess.run([*script, "--urls", str(urls)], check=True)
     # No server: the tree is the reports' folder; the counts are beside them.
     return Tree(directory, 0, no_tree(urls))
+
+
+def prepare_crawl(data: Path, pages: int, taken: set[int]) -> Tree:
+    """The crawl task's site (crawl_gen.py), kept from an earlier run when its port is free."""
+    directory = data / f"crawl-{pages}"
+    cached = crawl_gen.load_expected(directory)
+    if cached is not None and cached.pages == pages:
+        port = int(cached.base.rsplit(":", 1)[1])
+        if port not in taken and port_free(port):
+            taken.add(port)
+            return Tree(directory, port, no_tree(pages), crawl=cached)
+    port = free_port()
+    while port in taken:
+        port = free_port()
+    taken.add(port)
+    print(f"generating a site of {pages:,} pages under {directory} ...", flush=True)
+    started = time.monotonic()
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    counts = crawl_gen.generate(directory, f"http://127.0.0.1:{port}", pages)
+    print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
+    return Tree(directory, port, no_tree(pages), crawl=counts)
 
 
 def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
@@ -169,7 +197,10 @@ def runnable(
             continue
         if missing:
             skipped.append(f"{row.name}: the installed auditor has no {', '.join(missing)}")
-        elif row.name in ("usp", "advertools", "lychee") and not (PEERS / "python").exists():
+        elif (
+            row.name in ("usp", "advertools", "lychee", "scrapy")
+            and not (PEERS / "python").exists()
+        ):
             skipped.append(f"{row.name}: no peers' venv ({PEERS.parent}); run benchmarks/setup.sh")
         else:
             keep.append(row)
@@ -184,7 +215,7 @@ def measure_row(
     work.mkdir(parents=True)
     ca_file = args.data / "tls" / "ca.pem" if tree.tls else None
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
-    ctx = replace(ctx, sites=tree.sites, ca_file=ca_file)
+    ctx = replace(ctx, sites=tree.sites, ca_file=ca_file, crawl=tree.crawl)
     server.log.skip()
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=args.run_timeout, server_pids=server.pids
@@ -194,7 +225,7 @@ def measure_row(
     if measured.timed_out:
         verdict.problems.insert(0, f"killed after {args.run_timeout:.0f} s")
     if (
-        task.kind not in (TaskKind.PARSE, TaskKind.DIFF)
+        task.kind not in (TaskKind.PARSE, TaskKind.DIFF, TaskKind.CRAWL)
         and requests["GET"] + requests["HEAD"] < task.urls * task.sites
     ):
         verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
@@ -340,6 +371,7 @@ def write_results(
         check_tasks=check_tasks or ["-"],
         https_tasks=https_tasks,
         diff_task=next((task.name for task in tasks if task.kind is TaskKind.DIFF), None),
+        crawl_task=next((task.name for task in tasks if task.kind is TaskKind.CRAWL), None),
         cores=CORES,
     )
     details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
@@ -402,8 +434,9 @@ def main() -> int:
     trees = {
         key: prepare_tree(args.data, key[0], taken, tls=key[1] == "tls")
         for key in single
-        if key[1] != "reports"
+        if key[1] not in ("reports", "crawl")
     }
+    trees |= {key: prepare_crawl(args.data, key[0], taken) for key in single if key[1] == "crawl"}
     served = list(trees.values())
     for size, flavour in single:
         if flavour == "reports":
@@ -423,6 +456,7 @@ def main() -> int:
         work=args.data / "server",
         prefer_nginx=args.server != "aiohttp",
         tls={tree.port: (cert, key) for tree in trees.values() if tree.tls},
+        crawl=frozenset(tree.port for tree in trees.values() if tree.crawl is not None),
     )
     if args.server == "nginx" and not server.name.startswith("nginx"):
         server.stop()
@@ -430,6 +464,9 @@ def main() -> int:
     if not server.name.startswith("nginx") and any(t.kind is TaskKind.HTTPS for t in tasks):
         tasks = tuple(task for task in tasks if task.kind is not TaskKind.HTTPS)
         skipped.append("the https task: it needs nginx (the aiohttp server serves no TLS)")
+    if not server.name.startswith("nginx") and any(t.kind is TaskKind.CRAWL for t in tasks):
+        tasks = tuple(task for task in tasks if task.kind is not TaskKind.CRAWL)
+        skipped.append("the crawl task: it needs nginx (the aiohttp server serves no site)")
     env: dict[str, object] = {"mode": "quick" if args.quick else "full", "code": code_state()}
     env |= {"cores": CORES, "server": server.name, "concurrency": args.concurrency}
     env |= versions(args.auditor)

@@ -12,6 +12,7 @@ the frontier and what was read live on disk (auditor.crawl.store).
 from __future__ import annotations
 
 import asyncio
+from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
@@ -107,7 +108,10 @@ class Crawler:
         self._taken = 0  # URLs queued to be requested
         self._in_flight = 0
         self._level = 0
-        self._turn = asyncio.Condition()
+        # Workers with nothing to take: woken one per URL queued, all once none is in flight
+        # (the next level may start). Never all at each page: 128 wake-ups a page cost more
+        # than the page.
+        self._idle: deque[asyncio.Future[None]] = deque()
         self._rules: dict[str, RobotsTxt | Literal[False] | None] = {}  # False: unreadable
         self._counts = _Counts()
 
@@ -146,31 +150,48 @@ class Crawler:
             try:
                 await self._visit(item)
             finally:
-                async with self._turn:
-                    self._in_flight -= 1
-                    self._turn.notify_all()
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._wake(len(self._idle))
 
     async def _take(self) -> Queued | None:
         """The next URL of the current depth; None once nothing is left (or in flight)."""
         store = self._store
-        async with self._turn:
-            while True:
-                item = store.peek()
-                if item is None and await store.refill():
-                    item = store.peek()
-                if item is None:
-                    if not self._in_flight:
-                        self._turn.notify_all()
-                        return None
-                    await self._turn.wait()
+        while True:
+            item = store.peek()
+            if item is None and await store.refill():
+                item = store.peek()  # no await between this look and the pop below
+            if item is None:
+                if not self._in_flight:
+                    self._wake(len(self._idle))
+                    return None
+                await self._idle_wait()
+                continue
+            if item.depth > self._level:  # the next level waits for this one to be read
+                if self._in_flight:
+                    await self._idle_wait()
                     continue
-                if item.depth > self._level:  # the next level waits for this one to be read
-                    if self._in_flight:
-                        await self._turn.wait()
-                        continue
-                    self._level = item.depth
-                self._in_flight += 1
-                return store.pop()
+                self._level = item.depth
+            self._in_flight += 1
+            return store.pop()
+
+    async def _idle_wait(self) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        self._idle.append(waiter)
+        try:
+            await waiter
+        finally:
+            if not waiter.done():
+                self._idle.remove(waiter)
+
+    def _wake(self, count: int) -> None:
+        """Wake up to `count` idle workers."""
+        idle = self._idle
+        while count > 0 and idle:
+            waiter = idle.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                count -= 1
 
     async def _visit(self, item: Queued) -> None:
         parsed = parse_known(item.url)
@@ -244,6 +265,8 @@ class Crawler:
         if value is not None:  # it was reached through nofollow links only until now
             counts.nofollow -= 1
         await self._store.push(Queued(ident, url, digest, depth, referrer))
+        if self._idle and depth == self._level:
+            self._wake(1)
 
     def _bound(self, depth: int, *, new: bool, follow: bool) -> str | None:
         """The bound a newly reached URL is past ("pages", "depth"), or None."""

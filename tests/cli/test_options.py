@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from auditor.cli.options import build_parser
 
-GROUPS = ("output", "what to request", "politeness", "bounds", "processes", "monitoring", "fleet")
+GROUPS = (
+    *("output", "what to request", "politeness", "bounds", "crawl (coverage)", "processes"),
+    *("monitoring", "fleet"),
+)
 UNGROUPED = {"--help", "--version", "--demo", "--config"}  # what the command is, not how it runs
 
 
