@@ -257,3 +257,18 @@ def test_a_config_file_may_name_the_fleet(tmp_path: Path) -> None:
     assert plan.source == tmp_path / "sites.txt"  # relative to the config file's folder
     assert plan.cluster.workers == 3
     assert plan.sites[0].config.rate == 2.0
+
+
+def test_each_site_crawls_within_its_own_bounds(tmp_path: Path) -> None:
+    fleet = write(
+        tmp_path / "sites.toml",
+        "[[site]]\ntarget = 'https://a.example/'\ncrawl = true\ncrawl-max = 500\n"
+        "crawl-depth = 4\ncrawl-host = ['shop.a.example']\ndeep-clicks = 2\n\n"
+        "[[site]]\ntarget = 'https://b.example/'\n",
+    )
+    argv = ["--fleet", str(fleet), "--crawl-max", "9000"]
+    args, _ = parse_command(argv)
+    a, b = fleet_plan(args, argv).sites
+    assert (a.config.crawl, a.config.crawl_max, a.config.crawl_depth) == (True, 500, 4)
+    assert (a.config.crawl_hosts, a.config.deep_clicks) == (("shop.a.example",), 2)
+    assert (b.config.crawl, b.config.crawl_max) == (False, 9000)
