@@ -27,6 +27,7 @@ from auditor.cli.config_file import NOT_KEYS
 from auditor.cli.fleet_file import NOT_PER_SITE
 from auditor.cli.options import build_parser
 from auditor.codes import Code
+from auditor.models import CrawlSummary
 from auditor.fleet.monitoring import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
@@ -251,6 +252,7 @@ def _one_of_each() -> Summary:
     summary.sitemaps_by_kind["urlset"] = 1
     summary.by_status_class["2xx"] = 1
     summary.by_code[Code.LOC_INVALID] = 1
+    summary.crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
     return summary
 
 

@@ -43,7 +43,7 @@ SEEN_PER_PAGE = 2
 
 @dataclass(frozen=True, slots=True)
 class CrawlPlan:
-    """What to crawl and how far (docs/reference/options.md#crawl)."""
+    """What to crawl and how far (docs/how-to/coverage.md#bounds)."""
 
     starts: tuple[str, ...]
     scope: CrawlScope
