@@ -27,9 +27,9 @@ from auditor.cli.config_file import NOT_KEYS
 from auditor.cli.fleet_file import NOT_PER_SITE
 from auditor.cli.options import build_parser
 from auditor.codes import Code
-from auditor.models import CrawlSummary
 from auditor.fleet.monitoring import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
+from auditor.models import CrawlSummary
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
