@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from auditor.config import Engine
+from auditor.config import Engine, FailOn
 from auditor.demo.documents import Page, redirect
 from auditor.demo.server import Route, serve
 from auditor.errors import ExitCode
@@ -332,3 +332,37 @@ async def test_a_signal_during_the_crawl_writes_what_it_gathered(
     assert found["complete"] is False
     assert found["crawled"] >= 2
     assert "coverage.orphan" not in report["summary"]["by_code"]
+
+
+async def test_a_page_dropped_from_the_sitemaps_is_a_regression_on_its_url(
+    tmp_path: Path,
+) -> None:
+    """--baseline: coverage findings are keyed by their URL, as a URL's other findings are."""
+    listed = ["/", "/a", "/b"]
+
+    def routes(base: str) -> dict[str, Route]:
+        async def sitemap(request: web.Request) -> web.StreamResponse:
+            body = site(base, {}, listed=listed)["/sitemap.xml"]
+            assert isinstance(body, Page)
+            return web.Response(body=body.body, content_type="application/xml")
+
+        pages: dict[str, Route] = {"/": page("/a", "/b"), "/a": page(), "/b": page()}
+        return site(base, pages, listed=listed) | {"/sitemap.xml": sitemap}
+
+    async with serve(routes) as served:
+        before = await crawl(tmp_path / "1", f"{served.base}/")
+        listed.remove("/b")  # the next night's sitemap forgets a page the site still links
+        after = await crawl(
+            tmp_path / "2",
+            f"{served.base}/",
+            baseline=before.result.json_path,
+            fail_on=FailOn.NEVER,
+            fail_on_new=FailOn.WARNING,
+        )
+    assert codes_of(entry(after, "/b")) == ["coverage.not_in_sitemap"]
+    diff = after.report["diff"]
+    assert diff["regressions"] == 1
+    [regression] = diff["regression_examples"]
+    assert regression["subject"].endswith("/b")
+    assert regression["codes"] == ["coverage.not_in_sitemap"]
+    assert after.result.exit_code is ExitCode.FINDINGS
