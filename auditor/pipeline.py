@@ -80,6 +80,7 @@ class Progress:
     to_check: int | None  # known once every sitemap is read (None: still discovering)
     errors: int
     elapsed_s: float
+    crawled: int | None = None  # pages the crawl requested while it runs (--crawl); else None
 
 
 OnProgress = Callable[[Progress], None]
@@ -348,7 +349,7 @@ class _Run:
             )
             ticker = None
             if self._on_progress is not None:
-                ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
+                ticker = group.create_task(self._tick(self._on_progress, dedup, stage, crawl=crawl))
             try:
                 # Once every sitemap is read, the run's hreflang return links are judged.
                 judge = partial(
@@ -420,7 +421,12 @@ class _Run:
         )
 
     async def _tick(
-        self, report: OnProgress, dedup: UrlDedup[Lister], stage: CheckStage | None
+        self,
+        report: OnProgress,
+        dedup: UrlDedup[Lister],
+        stage: CheckStage | None,
+        *,
+        crawl: _Crawl | None,
     ) -> None:
         summary, started = self.summary, self.clock.monotonic()
         while True:
@@ -435,6 +441,7 @@ class _Run:
                     to_check=to_check,
                     errors=summary.by_severity()[Severity.ERROR],
                     elapsed_s=self.clock.monotonic() - started,
+                    crawled=crawl.crawler.requested if crawl and not crawl.done else None,
                 )
             )
             await asyncio.sleep(PROGRESS_INTERVAL_S)

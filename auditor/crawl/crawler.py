@@ -140,6 +140,11 @@ class Crawler:
             interrupted=interrupted,
         )
 
+    @property
+    def requested(self) -> int:
+        """Pages requested so far (for a progress display)."""
+        return self._counts.read + self._counts.unread
+
     def reached(self, digest: int) -> int | None:
         """The row id of a URL the crawl reached, or None."""
         value = self.seen.get(digest)
