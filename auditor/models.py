@@ -285,7 +285,8 @@ class CrawlFacts(NamedTuple):
     """What the crawl (`--crawl`) learnt of a URL it reached: a NamedTuple, one per page.
 
     `depth`: clicks from a start page (0 for the start itself), the fewest the crawl found;
-    `linked_from`: the first page the crawl read that links to it (None for a start page);
+    `linked_from`: the first page the crawl read that links (or redirects) to it (None for a
+    start page);
     `links`: the page's `<a href>` elements, None when the crawl did not read it (robots.txt,
     a nofollow link, a page it could not read, not HTML).
     """
