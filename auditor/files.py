@@ -1,13 +1,16 @@
-"""The file edge: local documents read in chunks (aiofiles), and files replaced whole.
+"""The file edge: local documents read in chunks, files replaced whole, temporary databases.
 
 A reader of a file written with `write_atomically` sees the old content or the new one, never
-half of it.
+half of it. The run's temporary sqlite files (hreflang links, the crawl) live beside the report.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
+import sqlite3
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -85,3 +88,38 @@ def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
 
 
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+
+
+class RunDatabase:
+    """A temporary sqlite file beside the report, for one run (hreflang links, the crawl).
+
+    An async context manager: the file is dropped when the run leaves it, however it ends.
+    Queries run in a thread; `connect` (in that thread) makes the file at the first write.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._db: sqlite3.Connection | None = None
+
+    def connect(self, schema: str) -> sqlite3.Connection:
+        """The connection, the file made with `schema` at the first call (a blocking call)."""
+        if self._db is None:
+            self.path.unlink(missing_ok=True)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + schema)
+            self._db = db
+        return self._db
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Drop the file: it only lives as long as the run."""
+        if self._db is not None:
+            db, self._db = self._db, None
+            await asyncio.to_thread(db.close)
+        with contextlib.suppress(OSError):
+            await asyncio.to_thread(self.path.unlink, missing_ok=True)

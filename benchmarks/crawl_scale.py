@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from auditor.checks.checker import PageBody
-from auditor.crawl.crawler import CrawlPlan, Crawler
+from auditor.crawl.crawler import Crawler, CrawlPlan
 from auditor.crawl.scope import CrawlScope
 from auditor.crawl.store import CrawlStore
 from auditor.discovery.robots import RobotsFetch, parse_robots
@@ -37,7 +37,11 @@ class Site:
         self.pages = pages
 
     async def read_page(
-        self, loc: str, *, origin: str, max_bytes: int
+        self,
+        loc: str,
+        *,
+        origin: str,
+        max_bytes: int,  # noqa: ARG002 - the checker's signature
     ) -> tuple[CheckResult, PageBody | None]:
         tail = loc.rsplit("/", 1)[1]
         n = int(tail) if tail.isdigit() else 0

@@ -73,6 +73,7 @@ PURE = {
     "auditor.net.retry",
     "auditor.net.transport",
     "auditor.report.charts",
+    "auditor.report.coverage_view",
     "auditor.report.decode",
     "auditor.report.encode",
     "auditor.report.extensions_view",

@@ -143,6 +143,11 @@ def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:
     Google (Search Central, "Robots meta tag and X-Robots-Tag"): `X-Robots-Tag: noindex`
     applies to every crawler; `googlebot: noindex` to Googlebot only.
     """
+    return header_says(values, agents, NOINDEX_RULES)
+
+
+def header_says(values: Iterable[str], agents: frozenset[str], words: frozenset[str]) -> bool:
+    """Whether X-Robots-Tag values say one of `words` to everyone or to one of `agents`."""
     for value in values:
         rules = value
         prefix = _AGENT_PREFIX.fullmatch(value)
@@ -150,7 +155,7 @@ def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:
             if prefix[1].lower() not in agents:
                 continue
             rules = prefix[2]
-        if any(rule.strip().lower() in NOINDEX_RULES for rule in rules.split(",")):
+        if any(rule.strip().lower() in words for rule in rules.split(",")):
             return True
     return False
 

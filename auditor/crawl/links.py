@@ -9,12 +9,12 @@ is dropped, as crawlers drop it (a link to `#top` is the page itself: left out).
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
+from auditor.checks.page_head import header_says
 from auditor.urls import DEFAULT_PORTS
 
 # Robots rules that stop a crawler following a page's links (Google Search Central, "Robots
@@ -25,12 +25,6 @@ NOFOLLOW_RULES = frozenset({"nofollow", "none"})
 # outbound links to Google": rel="nofollow"; ugc and sponsored are hints of another kind).
 _NOFOLLOW_REL = "nofollow"
 _SCHEMES = tuple(f"{scheme}:" for scheme in DEFAULT_PORTS)
-# An X-Robots-Tag value may start with the user agent it is for ("googlebot: nofollow"); rules
-# that take a value after a colon are no agent.
-_AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
-_VALUED_RULES = frozenset(
-    {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
-)
 # Resolutions kept per parser: a site's navigation repeats the same hrefs on every page.
 _KEPT = 8192
 
@@ -128,15 +122,6 @@ def _base_of(tree: LexborHTMLParser, url: str) -> str:
 def header_nofollow(values: tuple[str, ...], agents: frozenset[str]) -> bool:
     """Whether X-Robots-Tag values say nofollow to everyone or to one of `agents` (lower-case).
 
-    As auditor.checks.page_head reads noindex: `googlebot: nofollow` is for Googlebot only.
+    As noindex is read (auditor.checks.page_head): `googlebot: nofollow` is for Googlebot only.
     """
-    for value in values:
-        rules = value
-        prefix = _AGENT_PREFIX.fullmatch(value)
-        if prefix is not None and prefix[1].lower() not in _VALUED_RULES:
-            if prefix[1].lower() not in agents:
-                continue
-            rules = prefix[2]
-        if any(rule.strip().lower() in NOFOLLOW_RULES for rule in rules.split(",")):
-            return True
-    return False
+    return header_says(values, agents, NOFOLLOW_RULES)

@@ -10,15 +10,15 @@ so every look-up is by rowid and no index is built. Every query runs in a thread
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import pickle
 import sqlite3
 from collections import deque
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
 from pathlib import Path
-from typing import NamedTuple, Self
+from typing import NamedTuple
 
+from auditor.files import RunDatabase
 from auditor.models import CheckResult
 from auditor.processes.check_pool import PackedResult, pack_result, unpack_result
 
@@ -94,15 +94,14 @@ class Found(NamedTuple):
         return self.state in (State.READ, State.UNREAD)
 
 
-class CrawlStore:
+class CrawlStore(RunDatabase):
     """The frontier (first in, first out: the crawl goes depth by depth) and the reached URLs.
 
     An async context manager: the file is dropped when the run leaves it, however it ends.
     """
 
     def __init__(self, path: Path) -> None:
-        self.path = path
-        self._db: sqlite3.Connection | None = None
+        super().__init__(path)
         self._head: deque[Queued] = deque()  # the oldest queued, read back or never written
         self._tail: list[Queued] = []  # the newest queued, not written
         self._spilled = 0  # the last queue id written to disk
@@ -192,12 +191,7 @@ class CrawlStore:
     # --- in the thread -------------------------------------------------------------------------
 
     def _open(self) -> sqlite3.Connection:
-        if self._db is None:
-            self.path.unlink(missing_ok=True)
-            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
-            self._db = db
-        return self._db
+        return self.connect(_SCHEMA)
 
     def _spill(self, rows: Iterable[Queued]) -> None:
         db = self._open()
@@ -255,20 +249,6 @@ class CrawlStore:
                 db.execute(query, parameters)
             )
         ]
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Drop the file: it only lives as long as the run."""
-        if self._db is not None:
-            db, self._db = self._db, None
-            await asyncio.to_thread(db.close)
-        with contextlib.suppress(OSError):
-            await asyncio.to_thread(self.path.unlink, missing_ok=True)
 
 
 def _result(blob: bytes | None) -> CheckResult | None:
