@@ -40,7 +40,7 @@ class Site:
         self,
         loc: str,
         *,
-        origin: str,
+        origin: str,  # noqa: ARG002 - the checker's signature
         max_bytes: int,  # noqa: ARG002 - the checker's signature
     ) -> tuple[CheckResult, PageBody | None]:
         tail = loc.rsplit("/", 1)[1]
