@@ -19,7 +19,7 @@ from tests.helpers import run_audit
 
 sys.path.insert(0, str(Path(__file__).parent.parent.parent / "benchmarks"))
 
-import crawl_gen  # noqa: E402 - the benchmarks' folder is on the path above
+import crawl_gen
 
 pytestmark = [pytest.mark.usefixtures("engine"), pytest.mark.slow]
 PAGES = 1_500
@@ -70,4 +70,4 @@ async def test_the_crawl_finds_what_the_generator_wrote(tmp_path: Path) -> None:
         "blocked": want.blocked,
         "depth": want.depth,
     }
-    assert want.orphans and want.not_in_sitemap and want.deep  # the site has each of them
+    assert min(want.orphans, want.not_in_sitemap, want.deep) > 0  # the site has each of them
