@@ -29,6 +29,8 @@ _DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
+# "Googlebot crawls the first 2MB of a supported file type" (Search Central, "Googlebot").
+CRAWL_PAGE_BYTES = 2 * 1024 * 1024
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a token
 # RFC 9110 §5.5: a field value never holds CR, LF or NUL (one would end the line and start a
 # header of the user's value's choosing on the wire: libcurl sends it as written).
@@ -90,6 +92,11 @@ RANGES = MappingProxyType(
         "workers": NumberRange(1, 1_024, "processes"),
         "fleet_workers": NumberRange(1, 1_024, "processes"),
         "fleet_concurrency": NumberRange(1, 100_000, "sites"),
+        # the crawl (docs/how-to/coverage.md)
+        "crawl_max": NumberRange(1, 100_000_000, "URLs"),
+        "crawl_depth": NumberRange(0, 10_000, "clicks"),
+        "crawl_page_bytes": NumberRange(1, 8 * CRAWL_PAGE_BYTES, "bytes"),
+        "deep_clicks": NumberRange(0, 10_000, "clicks"),
         # outputs
         "keep": NumberRange(1, 100_000, "reports"),
         # big sites (docs/how-to/big-sites.md): a budget of 0 requests carries every verdict
@@ -298,6 +305,15 @@ class AuditConfig:
     budget_time_s: float | None = None
     max_age_days: int | None = None
     resume: bool = False
+    # The crawl (docs/how-to/coverage.md): the site read link by link, held against its sitemaps.
+    crawl: bool = False
+    crawl_max: int = 100_000  # URLs it takes in to request
+    crawl_depth: int = 100  # clicks from a start page
+    crawl_page_bytes: int = CRAWL_PAGE_BYTES
+    crawl_hosts: tuple[str, ...] = ()  # hosts beside the targets' (and their www. aliases)
+    crawl_starts: tuple[str, ...] = ()  # start pages beside the targets' home pages
+    crawl_nofollow: bool = False  # follow rel="nofollow" links too
+    deep_clicks: int = 3  # coverage.deep: a listed URL more clicks than this from a start page
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""
@@ -311,6 +327,8 @@ class AuditConfig:
         for name, value in self.headers:
             _check_header(name, value)
         self._check_history()
+        if self.crawl and not self.crawl_starts and all(t.path is not None for t in self.targets):
+            raise ConfigError("--crawl needs a site to start from: a URL target, or --crawl-start")
 
     def _check_history(self) -> None:
         """The history's options only with a history, and a history only with URL checks."""
@@ -321,6 +339,9 @@ class AuditConfig:
             raise ConfigError("--history keeps URL checks; it means nothing with --no-check")
         if self.history is not None and self.sample is not None:
             raise ConfigError("--sample or --history, not both: --budget checks part of a site")
+        if self.history is not None and self.crawl:
+            # The crawl requests every page it reaches, past any budget, and keeps no verdict.
+            raise ConfigError("--crawl or --history, not both: a crawl requests every page")
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:

@@ -1,11 +1,13 @@
 """The file edge: local documents read in chunks, files replaced whole, scratch databases.
 
 A reader of a file written with `write_atomically` sees the old content or the new one, never
-half of it.
+half of it. The run's temporary sqlite files (hreflang links, the crawl) live beside the report.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import os
 import secrets
 import sqlite3
@@ -122,3 +124,44 @@ def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+class RunDatabase:
+    """A temporary sqlite file beside the report, for one run (hreflang links, the crawl).
+
+    An async context manager: the file is dropped when the run leaves it, however it ends.
+    Queries run in a thread; `connect` (in that thread) makes the file at the first write,
+    new and under a random name beside `stem` (`create_new`: no one else's link is written
+    through).
+    """
+
+    def __init__(self, stem: Path) -> None:
+        self._stem = stem
+        self.path: Path | None = None  # made new at the first write
+        self._db: sqlite3.Connection | None = None
+
+    def connect(self, schema: str) -> sqlite3.Connection:
+        """The connection, the file made with `schema` at the first call (a blocking call)."""
+        if self._db is None:  # an empty new file is an empty database to sqlite
+            handle, self.path = create_new(self._stem, ".sqlite")
+            os.close(handle)
+            db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + schema)
+            self._db = db
+        return self._db
+
+    async def __aenter__(self) -> Self:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Drop the file: it only lives as long as the run."""
+        if self._db is not None:
+            db, self._db = self._db, None
+            await asyncio.to_thread(db.close)
+        path, self.path = self.path, None
+        if path is not None:
+            with contextlib.suppress(OSError):
+                await asyncio.to_thread(path.unlink, missing_ok=True)

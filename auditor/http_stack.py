@@ -58,7 +58,7 @@ def curl_missing() -> str | None:
 
 def usable_engine(config: AuditConfig) -> AuditConfig:
     """The configuration with an engine that can run: aiohttp (one warning) without pycurl."""
-    if config.no_check or config.engine is not Engine.CURL:
+    if (config.no_check and not config.crawl) or config.engine is not Engine.CURL:
         return config
     if (missing := curl_missing()) is not None:
         log.warning("pycurl cannot be imported (%s): URLs are checked with aiohttp", missing)
@@ -90,9 +90,10 @@ async def check_transport(
 ) -> AsyncIterator[Transport]:
     """The audit process's URL-check transport: libcurl's (`--engine curl`), else `client`.
 
-    aiohttp's `client` also when checker processes (`--workers`) check with their own.
+    aiohttp's `client` also when checker processes (`--workers`) check with their own, unless
+    this process crawls (`--crawl`).
     """
-    checks_here = config.workers == 1 and not config.no_check
+    checks_here = (config.workers == 1 and not config.no_check) or config.crawl
     if not checks_here or config.engine is not Engine.CURL or curl_missing() is not None:
         yield client
         return

@@ -325,6 +325,22 @@ class CheckResult:
         return Indexability.INDEXABLE if self.not_indexable is None else Indexability.NOT_INDEXABLE
 
 
+class CrawlFacts(NamedTuple):
+    """What the crawl (`--crawl`) learnt of a URL it reached: a NamedTuple, one per page.
+
+    `depth`: clicks from a start page (0 for the start itself), the fewest the crawl found;
+    `linked_from`: the first page the crawl read that links (or redirects) to it (None for a
+    start page);
+    `links`: the page's `<a href>` elements, None when the crawl did not read it (robots.txt,
+    a nofollow link, a page it could not read, not HTML).
+    """
+
+    depth: int
+    linked_from: str | None
+    links: int | None
+    requested: bool  # the crawl requested it (its check is the URL's)
+
+
 @dataclass(slots=True)  # not frozen, as CheckResult: two are made per URL checked
 class UrlRecord:
     """One entry of the report's `urls[]`: a distinct URL and what was found about it."""
@@ -340,6 +356,12 @@ class UrlRecord:
     digest: int = 0  # of the normalised URL (auditor.urls.url_digest); 0 when not an http(s) URL
     extensions: ExtensionFacts | None = None  # hreflang, image, video, news: what it said
     alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
+    crawl: CrawlFacts | None = None  # the crawl reached it (with `sitemaps` empty: only the crawl)
+
+    @property
+    def listed(self) -> bool:
+        """Whether a sitemap lists it (not an unlisted alternate, nor a page only crawled)."""
+        return bool(self.sitemaps)
 
     @property
     def indexability(self) -> Indexability:
@@ -370,6 +392,7 @@ class UrlRecord:
             self.digest,
             self.extensions,
             self.alternate_of,
+            self.crawl,
         )
 
 
@@ -382,6 +405,36 @@ class RunFindings:
 
     findings: tuple[Finding, ...]
     omitted: Mapping[Code, int] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlSummary:
+    """What the crawl (`--crawl`) did, sent to the sink once it is over (the report's coverage).
+
+    Whether the crawl covered the site (`complete`): no bound stopped it, it was not stopped,
+    and every page it reached was read or is kept from Google as from the crawl.
+    """
+
+    starts: tuple[str, ...]  # its start pages
+    scope: tuple[str, ...]  # the origins it follows links into
+    read: int = 0  # pages requested that answered (any status)
+    unread: int = 0  # requested, and no page came (no answer, 5xx, 429, a bot shield)
+    blocked: int = 0  # robots.txt keeps the crawl out (and Google too)
+    hidden: int = 0  # robots.txt keeps the crawl's agent out, not --robots-agent's
+    no_robots: int = 0  # on a host whose robots.txt could not be read: not requested
+    nofollow: int = 0  # reached through rel="nofollow" links only: not requested
+    depth: int = 0  # the deepest page read, in clicks from a start page
+    bounds: tuple[str, ...] = ()  # the bounds that left URLs out: "pages", "depth"
+    interrupted: bool = False
+    sitemaps_read: bool = True  # every sitemap was read: a page in none of them is missing
+    only_crawled: int = 0  # pages requested that no sitemap lists
+    only_crawled_indexable: int = 0  # ... of them indexable HTML pages (not_in_sitemap)
+
+    @property
+    def complete(self) -> bool:
+        """Whether the crawl covered the site: only then is a listed URL it missed an orphan."""
+        left_out = self.unread or self.hidden or self.no_robots
+        return bool(self.read) and not (self.bounds or self.interrupted or left_out)
 
 
 @dataclass(frozen=True, slots=True)

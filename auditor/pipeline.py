@@ -20,12 +20,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.checks.alternate_targets import AlternateTargets
+from auditor.checks.checker import Checker
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.crawl.coverage import Coverage, EmitSummary
+from auditor.crawl.crawler import Crawler, crawl_plan
+from auditor.crawl.store import CrawlStore
+from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     Openers,
@@ -80,6 +85,7 @@ class Progress:
     to_check: int | None  # known once every sitemap is read (None: still discovering)
     errors: int
     elapsed_s: float
+    crawled: int | None = None  # pages the crawl requested while it runs (--crawl); else None
 
 
 OnProgress = Callable[[Progress], None]
@@ -238,7 +244,8 @@ async def _walk_or_fail(
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)
-        return await run.walk(tee, stop, links_path=store_path(writer.path)), False
+        paths = (store_path(writer.path), crawl_store_path(writer.path))
+        return await run.walk(tee, stop, paths=paths), False
     except BaseException as exc:
         lost = write_failure_in(exc)
         if lost is not None or not isinstance(exc, Exception):
@@ -341,11 +348,12 @@ class _Run:
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
     async def walk(
-        self, writer: RecordWriter, stop: asyncio.Event | None, *, links_path: Path
+        self, writer: RecordWriter, stop: asyncio.Event | None, *, paths: tuple[Path, Path]
     ) -> bool:
-        """Walk the trees and check their URLs into the sink; False when stopped before the end.
+        """Crawl (--crawl), walk the trees, check their URLs into the sink; False if stopped.
 
-        `links_path`: the run's temporary hreflang store (auditor.sitemap.hreflang_store).
+        `paths`: the run's temporary hreflang store (auditor.sitemap.hreflang_store) and crawl
+        store (auditor.crawl.store).
         """
         config, clock = self.config, self.clock
         queue = make_sink_queue()
@@ -355,24 +363,36 @@ class _Run:
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
-        links = LinkStore(links_path)
+        links = LinkStore(paths[0])
         async with (
             client,
             check_transport(config, client, reach=reach) as transport,
             parsers,
             links,
+            CrawlStore(paths[1]) as crawl_store,
             asyncio.TaskGroup() as group,
         ):
             group.create_task(self._sink(queue, writer, dedup))
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
-            async with self._planned(queue, links_path.parent, dedup.__contains__) as plan:
+            async with self._planned(queue, paths[0].parent, dedup.__contains__) as plan:
                 stage, alternates = None, AlternateTargets(links)
                 if not config.no_check:
                     stage = self._check_stage(
                         parts, reach, queue, rng, plan, watchers=(alternates,)
                     )
                 emit_urls = stage.submit if stage is not None else queue.put
+                crawl: _Crawl | None = None
+                if config.crawl:
+                    check = checker(config, parts, clock=clock)
+                    crawl = _Crawl(config, check, parts, crawl_store)
+                    crawl.join(
+                        listed=dedup.__contains__,
+                        emit_checked=queue.put,
+                        emit=emit_urls,
+                        watchers=(self.behind, alternates),
+                    )
+                    emit_urls = crawl.coverage.submit
                 walker = self._walker(
                     parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
                 )
@@ -381,7 +401,8 @@ class _Run:
                     walker.verify_with(verify)
                 ticker = None
                 if self._on_progress is not None:
-                    ticker = group.create_task(self._tick(self._on_progress, dedup, stage))
+                    tick = self._tick(self._on_progress, dedup, stage, crawl=crawl)
+                    ticker = group.create_task(tick)
                 try:
                     # Once every sitemap is read, the run's hreflang return links are judged.
                     judge = partial(
@@ -391,11 +412,15 @@ class _Run:
                         emit_findings=queue.put,
                         emit_urls=emit_urls,
                     )
-                    finished = await until_stopped(_produce(walker, judge, stage), stop)
+                    work = _produce(walker, judge, stage, crawl=crawl.run if crawl else None)
+                    finished = await until_stopped(work, stop)
                 finally:
                     self.targets = tuple(walker.target_records())
                     if ticker is not None:
                         ticker.cancel()
+                if crawl is not None:  # what the crawl gathered, whether or not the run finished
+                    read = finished and not walker.capped
+                    await crawl.finish(sitemaps_read=read, emit_summary=queue.put)
                 if plan is not None:
                     plan.complete = finished
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
@@ -519,7 +544,12 @@ class _Run:
         )
 
     async def _tick(
-        self, report: OnProgress, dedup: UrlDedup[Lister], stage: CheckStage | None
+        self,
+        report: OnProgress,
+        dedup: UrlDedup[Lister],
+        stage: CheckStage | None,
+        *,
+        crawl: _Crawl | None,
     ) -> None:
         summary, started = self.summary, self.clock.monotonic()
         while True:
@@ -534,15 +564,80 @@ class _Run:
                     to_check=to_check,
                     errors=summary.by_severity()[Severity.ERROR],
                     elapsed_s=self.clock.monotonic() - started,
+                    crawled=crawl.crawler.requested if crawl and not crawl.done else None,
                 )
             )
             await asyncio.sleep(PROGRESS_INTERVAL_S)
 
 
+class _Crawl:
+    """The run's crawl (--crawl), and the coverage that holds the sitemaps against it."""
+
+    def __init__(
+        self, config: AuditConfig, check: Checker, parts: Openers, store: CrawlStore
+    ) -> None:
+        self.plan = crawl_plan(config)
+        self.deep_clicks = config.deep_clicks
+        self.store = store
+        self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)
+        self.done = False
+        self._coverage: Coverage | None = None
+
+    @property
+    def coverage(self) -> Coverage:
+        """The join of the sitemaps' URLs with the crawl (`join` makes it)."""
+        assert self._coverage is not None
+        return self._coverage
+
+    def join(
+        self,
+        *,
+        listed: Callable[[int], bool],
+        emit_checked: EmitUrls,
+        emit: EmitUrls,
+        watchers: Sequence[CheckWatcher],
+    ) -> None:
+        """Where the sitemaps' URL records go once joined (see auditor.crawl.coverage).
+
+        `watchers` see each listed URL the crawl checked, as the check stage's see the others.
+        """
+        self._coverage = Coverage(
+            self.crawler,
+            self.store,
+            scope=self.plan.scope,
+            deep_clicks=self.deep_clicks,
+            listed=listed,
+            emit_checked=emit_checked,
+            emit=emit,
+            watchers=watchers,
+        )
+
+    async def run(self) -> None:
+        """Crawl the site; the sitemaps are read once it is over (auditor.crawl.coverage)."""
+        await self.crawler.run()
+        self.done = True
+        await self.coverage.crawled(interrupted=False)
+
+    async def finish(self, *, sitemaps_read: bool, emit_summary: EmitSummary) -> None:
+        """The pages only the crawl found, and its summary, to the sink."""
+        await self.coverage.finish(
+            sitemaps_read=sitemaps_read, interrupted=not self.done, emit_summary=emit_summary
+        )
+
+
 async def _produce(
-    walker: Walker, then: Callable[[], Awaitable[object]], stage: CheckStage | None
+    walker: Walker,
+    then: Callable[[], Awaitable[object]],
+    stage: CheckStage | None,
+    *,
+    crawl: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Read every document, then what needs them all; with checks, check URLs as they come."""
+    """Crawl first (--crawl); then read every document, then what needs them all.
+
+    With checks, URLs are checked as they come.
+    """
+    if crawl is not None:
+        await crawl()
     if stage is None:
         await walker.run()
         await then()

@@ -186,6 +186,7 @@ def targets(
     https_tasks: Sequence[str] = (),
     diff_task: str | None = None,
     nights_task: str | None = None,
+    crawl_task: str | None = None,
     cores: int,
 ) -> list[Target]:
     """The parse and check targets (for a 2-core machine), from the medians
@@ -246,6 +247,23 @@ def targets(
         )
         for task in https_tasks
     ]
+    if crawl_task is not None:
+        # --crawl against Scrapy (same concurrency): pages/s, and half its memory at most.
+        ours, scrapy = rss(crawl_task, "auditor --crawl"), rss(crawl_task, "scrapy")
+        found += [
+            Target(
+                f"{crawl_task}: auditor --crawl / scrapy",
+                ratio(crawl_task, "auditor --crawl", "scrapy"),
+                Bound.AT_LEAST,
+                1.5,
+            ),
+            Target(
+                f"{crawl_task}: auditor --crawl peak RSS / scrapy's",
+                ours / scrapy if ours is not None and scrapy else None,
+                Bound.AT_MOST,
+                0.5,
+            ),
+        ]
     if diff_task is not None:
         # --baseline at 1M URLs: two reports compared within the parse rows' memory target.
         found.append(

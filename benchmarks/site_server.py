@@ -60,6 +60,17 @@ NGINX_SITE = """
     }}
 """
 
+# A crawl tree (crawl_gen.py): static pages under clean URLs; a missing page is a 404.
+NGINX_CRAWL_SITE = """
+    server {{
+        listen 127.0.0.1:{port} default_server;
+        server_name 127.0.0.1;
+        root {root};
+        types {{ text/html html; application/xml xml; text/plain txt; }}
+        location / {{ try_files $uri $uri.html $uri/index.html =404; }}
+    }}
+"""
+
 NGINX_CONF = """
 daemon off;
 master_process on;
@@ -110,11 +121,15 @@ def nginx_conf(
     prefix: Path,
     log: Path,
     tls: dict[int, tuple[Path, Path]] | None = None,
+    crawl: frozenset[int] = frozenset(),
 ) -> str:
-    """The whole nginx.conf for these trees; the ports in `tls` serve HTTPS with (cert, key)."""
+    """The whole nginx.conf for these trees; the ports in `tls` serve HTTPS with (cert, key);
+    those in `crawl` serve crawl trees (crawl_gen.py)."""
     tls = tls or {}
     sites = "".join(
-        NGINX_SITE.format(
+        NGINX_CRAWL_SITE.format(port=port, root=root.resolve())
+        if port in crawl
+        else NGINX_SITE.format(
             port=port,
             root=root.resolve(),
             page=_PAGE,
@@ -210,6 +225,7 @@ def start_server(
     work: Path,
     prefer_nginx: bool = True,
     tls: dict[int, tuple[Path, Path]] | None = None,
+    crawl: frozenset[int] = frozenset(),
 ) -> Server:
     """nginx (when found and wanted) or serve_site.py on the trees' ports; waits until ready."""
     work.mkdir(parents=True, exist_ok=True)
@@ -219,7 +235,7 @@ def start_server(
     if nginx is not None:
         (work / "tmp").mkdir(exist_ok=True)
         conf = work / "nginx.conf"
-        conf.write_text(nginx_conf(trees, prefix=work, log=log, tls=tls))
+        conf.write_text(nginx_conf(trees, prefix=work, log=log, tls=tls, crawl=crawl))
         version = subprocess.run([nginx, "-v"], capture_output=True, text=True, check=False)
         name = f"nginx {version.stderr.strip().rsplit('/', 1)[-1]} ({nginx})"
         argv = [nginx, "-p", str(work), "-c", str(conf), "-e", str(work / "error.log")]

@@ -18,9 +18,11 @@ Full mode: parse 1M (3 rounds) and 100k (3), 250k and 500k (1 each, for the plot
 CA made for the run, trustme's, HTTP/2 offered); fleet 20x10k (1: 20 sites of 10k URLs, `--fleet`
 on its LocalCluster against 20 single runs one after another); diff 1M (2); nights 1M (1: seven
 nights of a 1M-URL site with --history --budget 150000 --max-age 7, nights_bench.py, which
-serves its own site). Quick mode: parse 100k (2) and 250k (1); check 20k (2); https 20k (2).
-The HTTPS and nights tasks need nginx. `--only "auditor fleet" "auditor sequential"` runs the
-fleet task alone.
+serves its own site); crawl 100k (1: crawl_gen.py's shop, served as static files, read by
+--crawl, by Scrapy's CrawlSpider and by lexbor alone from disk; Scrapy takes half an hour).
+Quick mode: parse 100k (2) and 250k (1); check 20k (2); https 20k (2); crawl 20k (1). The HTTPS,
+nights and crawl tasks need nginx. `--only "auditor fleet" "auditor sequential"` runs the fleet
+task alone.
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ import time
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
+import crawl_gen
 from measure import run_measured
 from results import Run, plot, plot_checks, summarise, table, targets, targets_table
 from rows import AUDITOR, CORES, PEERS, ROWS, Context, Row, TaskKind
@@ -46,6 +49,7 @@ HERE = Path(__file__).resolve().parent
 CHILDREN = 20
 CONCURRENCY = 128
 PARSE_ROWS = ("auditor --no-check", "bare parse", "usp", "advertools")
+CRAWL_FLOOR_PAGES_PER_S = 10  # a crawl row slower than this is killed
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,6 +78,7 @@ FULL = (
     Task(TaskKind.HTTPS, 20_000, 3),
     Task(TaskKind.DIFF, 1_000_000, 2),
     Task(TaskKind.NIGHTS, 1_000_000, 1),  # seven nights in one run: the longest task
+    Task(TaskKind.CRAWL, 100_000, 1),  # Scrapy reads some 70 pages a second: 25 min a round
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
@@ -81,6 +86,7 @@ QUICK = (
     Task(TaskKind.CHECK, 20_000, 2),
     Task(TaskKind.HTTPS, 20_000, 2),
     Task(TaskKind.DIFF, 100_000, 1),
+    Task(TaskKind.CRAWL, 20_000, 1),
 )
 
 
@@ -91,6 +97,7 @@ class Tree:
     expected: Expected
     sites: tuple[Expected, ...] = ()  # the fleet task's: a tree a site, each on its own port
     tls: bool = False
+    crawl: crawl_gen.CrawlExpected | None = None  # a crawl tree's counts (crawl_gen.py)
 
     @property
     def base(self) -> str:
@@ -101,7 +108,12 @@ TreeKey = tuple[int, str]  # (URLs, "plain", "tls" or "reports")
 
 
 def tree_key(task: Task) -> TreeKey:
-    flavours = {TaskKind.HTTPS: "tls", TaskKind.DIFF: "reports", TaskKind.NIGHTS: "nights"}
+    flavours = {
+        TaskKind.HTTPS: "tls",
+        TaskKind.DIFF: "reports",
+        TaskKind.NIGHTS: "nights",
+        TaskKind.CRAWL: "crawl",
+    }
     return task.urls, flavours.get(task.kind, "plain")
 
 
@@ -122,6 +134,34 @@ def prepare_nights(data: Path, urls: int) -> Tree:
     directory = data / f"nights-{urls}"
     directory.mkdir(parents=True, exist_ok=True)
     return Tree(directory, 0, no_tree(urls))
+
+
+def prepare_crawl(data: Path, pages: int, taken: set[int]) -> Tree:
+    """The crawl task's site (crawl_gen.py), kept from an earlier run when its port is free."""
+    directory = data / f"crawl-{pages}"
+    cached = crawl_gen.load_expected(directory)
+    if cached is not None and cached.pages == pages:
+        port = int(cached.base.rsplit(":", 1)[1])
+        if port not in taken and port_free(port):
+            taken.add(port)
+            return Tree(directory, port, no_tree(pages), crawl=cached)
+    port = free_port()
+    while port in taken:
+        port = free_port()
+    taken.add(port)
+    print(f"generating a site of {pages:,} pages under {directory} ...", flush=True)
+    started = time.monotonic()
+    shutil.rmtree(directory, ignore_errors=True)
+    directory.mkdir(parents=True)
+    # In a process of its own: its walk of the site's links would stay in this one's RSS, which
+    # each child's ru_maxrss starts from (the high-water mark survives exec).
+    script = [sys.executable, str(HERE / "crawl_gen.py"), str(directory)]
+    argv = [*script, "--base", f"http://127.0.0.1:{port}", "--pages", str(pages)]
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+    counts = crawl_gen.load_expected(directory)
+    assert counts is not None
+    print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
+    return Tree(directory, port, no_tree(pages), crawl=counts)
 
 
 def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
@@ -179,7 +219,10 @@ def runnable(
             continue
         if missing:
             skipped.append(f"{row.name}: the installed auditor has no {', '.join(missing)}")
-        elif row.name in ("usp", "advertools", "lychee") and not (PEERS / "python").exists():
+        elif (
+            row.name in ("usp", "advertools", "lychee", "scrapy")
+            and not (PEERS / "python").exists()
+        ):
             skipped.append(f"{row.name}: no peers' venv ({PEERS.parent}); run benchmarks/setup.sh")
         else:
             keep.append(row)
@@ -194,19 +237,21 @@ def measure_row(
     work.mkdir(parents=True)
     ca_file = args.data / "tls" / "ca.pem" if tree.tls else None
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
-    ctx = replace(ctx, sites=tree.sites, ca_file=ca_file)
+    ctx = replace(ctx, sites=tree.sites, ca_file=ca_file, crawl=tree.crawl)
     server.log.skip()
     # The nights task is seven audits in one run, each with its own time bound.
     timeout_s = args.run_timeout * (8 if task.kind is TaskKind.NIGHTS else 1)
+    if task.kind is TaskKind.CRAWL:  # Scrapy reads some 50 pages a second: 100k take half an hour
+        timeout_s = max(timeout_s, task.urls / CRAWL_FLOOR_PAGES_PER_S)
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=timeout_s, server_pids=server.pids
     )
     requests = server.log.since()
     verdict = row.judge(measured, ctx)
     if measured.timed_out:
-        verdict.problems.insert(0, f"killed after {args.run_timeout:.0f} s")
+        verdict.problems.insert(0, f"killed after {timeout_s:.0f} s")
     if (
-        task.kind not in (TaskKind.PARSE, TaskKind.DIFF, TaskKind.NIGHTS)
+        task.kind not in (TaskKind.PARSE, TaskKind.DIFF, TaskKind.NIGHTS, TaskKind.CRAWL)
         and requests["GET"] + requests["HEAD"] < task.urls * task.sites
     ):
         verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
@@ -353,6 +398,7 @@ def write_results(
         https_tasks=https_tasks,
         diff_task=next((task.name for task in tasks if task.kind is TaskKind.DIFF), None),
         nights_task=next((task.name for task in tasks if task.kind is TaskKind.NIGHTS), None),
+        crawl_task=next((task.name for task in tasks if task.kind is TaskKind.CRAWL), None),
         cores=CORES,
     )
     details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
@@ -415,8 +461,9 @@ def main() -> int:
     trees = {
         key: prepare_tree(args.data, key[0], taken, tls=key[1] == "tls")
         for key in single
-        if key[1] not in ("reports", "nights")
+        if key[1] not in ("reports", "nights", "crawl")
     }
+    trees |= {key: prepare_crawl(args.data, key[0], taken) for key in single if key[1] == "crawl"}
     served = list(trees.values())
     for size, flavour in single:
         if flavour == "reports":
@@ -438,6 +485,7 @@ def main() -> int:
         work=args.data / "server",
         prefer_nginx=args.server != "aiohttp",
         tls={tree.port: (cert, key) for tree in trees.values() if tree.tls},
+        crawl=frozenset(tree.port for tree in trees.values() if tree.crawl is not None),
     )
     if args.server == "nginx" and not server.name.startswith("nginx"):
         server.stop()
@@ -445,6 +493,9 @@ def main() -> int:
     if not server.name.startswith("nginx") and any(t.kind is TaskKind.HTTPS for t in tasks):
         tasks = tuple(task for task in tasks if task.kind is not TaskKind.HTTPS)
         skipped.append("the https task: it needs nginx (the aiohttp server serves no TLS)")
+    if not server.name.startswith("nginx") and any(t.kind is TaskKind.CRAWL for t in tasks):
+        tasks = tuple(task for task in tasks if task.kind is not TaskKind.CRAWL)
+        skipped.append("the crawl task: it needs nginx (the aiohttp server serves no site)")
     env: dict[str, object] = {"mode": "quick" if args.quick else "full", "code": code_state()}
     env |= {"cores": CORES, "server": server.name, "concurrency": args.concurrency}
     env |= versions(args.auditor)

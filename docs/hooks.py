@@ -25,6 +25,7 @@ from mkdocs.structure.pages import Page
 from auditor.codes import Code
 from auditor.fleet.dashboards import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
+from auditor.models import CrawlSummary
 from auditor.options.table import Group, Kind, Option, Place, grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
@@ -240,6 +241,7 @@ def _one_of_each() -> Summary:
     summary.keep_history(HistoryCounts(), now_s=1.0)
     assert summary.last_known is not None
     summary.last_known.oldest_s = 0.0
+    summary.crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
     return summary
 
 

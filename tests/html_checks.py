@@ -48,6 +48,9 @@ TEMPLATE_TAGS = frozenset(
         "svg",
         "line",
         "rect",
+        "circle",
+        "ul",
+        "li",
         "text",
         "script",
     ]

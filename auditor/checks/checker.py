@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
 from auditor.checks.canonical import canonical_target, comparable, header_canonicals
@@ -60,6 +61,16 @@ _HTML_TYPES = ("text/html", "application/xhtml+xml")
 RobotsFor = Callable[[str], Awaitable[RobotsTxt | None]]  # origin -> its robots.txt rules
 
 
+@dataclass(frozen=True, slots=True)
+class PageBody:
+    """A 2xx page's body as `read_page` read it (Content-Encoding undone), for the crawl."""
+
+    final_url: str  # where the redirects ended: relative links resolve against it
+    body: bytes  # at most the bytes asked for
+    content_type: str | None
+    robots_tags: tuple[str, ...]  # X-Robots-Tag values (nofollow)
+
+
 class Checker:
     """Requests URLs with one opener and judges each answer, as `robots_agent` would."""
 
@@ -102,42 +113,75 @@ class Checker:
         `validators`: the page's last ETag and Last-Modified, sent as If-None-Match and
         If-Modified-Since; a 304 then comes back `not_modified`, its page left unread.
         """
-        result = await self._check(loc, origin, follow=follow, validators=validators)
-        result.not_indexable = not_indexable(result)
+        result, _ = await self._check(loc, origin, follow=follow, validators=validators)
         return result
 
+    async def read_page(
+        self, loc: str, *, origin: str, max_bytes: int
+    ) -> tuple[CheckResult, PageBody | None]:
+        """`check`, with a GET whose body is read up to `max_bytes` and handed back (the crawl).
+
+        The verdict is judged on the head a check reads, so that a listed URL's check and the
+        crawl's visit of it say the same. No body for an answer that is not 2xx, or a shield's
+        page.
+        """
+        return await self._check(loc, origin, follow=True, page_bytes=max_bytes)
+
     async def _check(
-        self, loc: str, origin: str, *, follow: bool, validators: Validators | None
-    ) -> CheckResult:
+        self,
+        loc: str,
+        origin: str,
+        *,
+        follow: bool,
+        validators: Validators | None = None,
+        page_bytes: int | None = None,
+    ) -> tuple[CheckResult, PageBody | None]:
         try:
-            robots = await self._robots_of(origin)
-            found = self._blocked(loc, loc, robots)
-            try:
-                opened = await self._opener.open(
-                    loc,
-                    method=self._method,
-                    headers=_conditional(validators),
-                    max_body=MAX_BODY_PREFIX_BYTES,
-                )
-            except FetchError as error:
-                # The host answers nothing at all (docs/explanation/rules.md#robots-status).
-                if robots is not None and robots.silent:
-                    found = []
-                found.append(error.finding(url=loc))
-                return CheckResult(None, findings=tuple(found))
-            if isinstance(opened, Refused):
-                return self._refused(opened, found)
-            if validators and not opened.redirects and opened.response.status == NOT_MODIFIED:
-                return _not_modified(opened, found)
-            # judged where it lands (docs/explanation/rules.md#robots-blocked)
-            if not found and opened.redirects:
-                found += await self._blocked_on_the_way(loc, opened)
-            return await self._answered(loc, opened, found, follow=follow)
+            result, page = await self._request(
+                loc, origin, follow=follow, validators=validators, page_bytes=page_bytes
+            )
         except Exception as exc:
             # a bug: report where, and go on (docs/explanation/design.md#findings)
             log.exception("internal error while checking %s", loc)
             text = f"{type(exc).__name__}: {exc}"[:_ERROR_CHARS]
-            return CheckResult(None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),))
+            result = CheckResult(
+                None, findings=(finding(Code.INTERNAL_ERROR, url=loc, error=text),)
+            )
+            page = None
+        result.not_indexable = not_indexable(result)
+        return result, page if page_bytes is not None else None
+
+    async def _request(
+        self,
+        loc: str,
+        origin: str,
+        *,
+        follow: bool,
+        validators: Validators | None,
+        page_bytes: int | None,
+    ) -> tuple[CheckResult, PageBody | None]:
+        robots = await self._robots_of(origin)
+        found = self._blocked(loc, loc, robots)
+        method = self._method if page_bytes is None else Method.GET
+        limit = MAX_BODY_PREFIX_BYTES if page_bytes is None else page_bytes
+        try:
+            opened = await self._opener.open(
+                loc, method=method, headers=_conditional(validators), max_body=limit
+            )
+        except FetchError as error:
+            # The host answers nothing at all (docs/explanation/rules.md#robots-status).
+            if robots is not None and robots.silent:
+                found = []
+            found.append(error.finding(url=loc))
+            return CheckResult(None, findings=tuple(found)), None
+        if isinstance(opened, Refused):
+            return self._refused(opened, found), None
+        if validators and not opened.redirects and opened.response.status == NOT_MODIFIED:
+            return _not_modified(opened, found), None
+        # judged where it lands (docs/explanation/rules.md#robots-blocked)
+        if not found and opened.redirects:
+            found += await self._blocked_on_the_way(loc, opened)
+        return await self._answered(loc, opened, found, follow=follow, limit=limit)
 
     async def _robots_of(self, origin: str) -> RobotsTxt | None:
         last = self._last_robots
@@ -187,8 +231,8 @@ class Checker:
         )
 
     async def _answered(
-        self, loc: str, opened: Opened, found: list[Finding], *, follow: bool
-    ) -> CheckResult:
+        self, loc: str, opened: Opened, found: list[Finding], *, follow: bool, limit: int
+    ) -> tuple[CheckResult, PageBody | None]:
         response = opened.response
         status, headers = response.status, response.headers
         robots_tags = response.header_values("X-Robots-Tag")
@@ -196,21 +240,22 @@ class Checker:
         body, more = b"", False
         try:
             if opened.method is Method.GET:
-                body, more = await self._read_body(response, MAX_BODY_PREFIX_BYTES)
+                body, more = await self._read_body(response, limit)
         except FetchError as error:  # the answer came; its body broke off
             found.append(finding(error.code, error.message, url=loc, status=status))
         finally:
             response.close()
         final_url, chain = opened.final_url, opened.redirects
         found += chain_findings(loc, chain, final_url)
-        challenge = bot_challenge(status, headers, body)
+        head = body[:MAX_BODY_PREFIX_BYTES]  # what every check judges first, whatever was read
+        challenge = bot_challenge(status, headers, head)
         found += status_findings(status, url=loc, challenge=challenge)
+        content_type = headers.get("Content-Type")
+        page_body = None
         if 200 <= status < 300 and challenge is None:
             page = None
-            if body and _has_head(headers.get("Content-Type")):
-                page = read_head(body, self._agents, complete=not more)
-                if not page.ended and more:
-                    page = await self._read_on(final_url, page)
+            if head and _has_head(content_type):
+                page = await self._head_of(final_url, body, more=more)
             said = page_findings(
                 loc,
                 final_url,
@@ -227,17 +272,34 @@ class Checker:
                 target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
                 if target is not None:
                     found += await self._canonical_leads(loc, target)
+            page_body = PageBody(final_url, body, content_type, tuple(robots_tags))
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
         direct = not chain and 200 <= status < 300
-        return _result(
+        result = _result(
             opened,
             status,
             found,
             last_modified=_last_modified(headers),
             etag=_bounded(headers.get("ETag")) if direct else None,
         )
+        return result, page_body
+
+    async def _head_of(self, final_url: str, body: bytes, *, more: bool) -> PageHead:
+        """What the page's head says: from its first bytes, read on when they do not end it.
+
+        A check reads MAX_BODY_PREFIX_BYTES and asks the page again for a head still open; the
+        crawl has read further already, and reads its own bytes on, as far as Google would.
+        """
+        head = body[:MAX_BODY_PREFIX_BYTES]
+        cut = more or len(body) > len(head)
+        page = read_head(head, self._agents, complete=not cut)
+        if page.ended or not cut:
+            return page
+        if len(body) > len(head):
+            return read_head(body[:MAX_PAGE_BYTES], self._agents)  # Google reads no further
+        return await self._read_on(final_url, page)
 
     async def _canonical_leads(self, loc: str, target: str) -> list[Finding]:
         """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
@@ -382,12 +444,17 @@ async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> tuple
     A short body is read to its end, so the connection goes back to the pool; a longer one is
     dropped with its connection when the response closes.
     """
-    raw = bytearray()
-    while len(raw) < limit and (chunk := await read()):
-        raw += chunk
+    first = await read()
+    if len(first) >= limit or not first:  # a body read whole by the transport: no copy
+        raw: bytes | bytearray = first
+    else:
+        raw = bytearray(first)
+        while len(raw) < limit and (chunk := await read()):
+            raw += chunk
     more = len(raw) >= limit
     if not encoding and raw[:2] != b"\x1f\x8b":
-        return bytes(raw[:limit]), more
+        kept = bytes(raw[:limit]) if len(raw) > limit or isinstance(raw, bytearray) else raw
+        return kept, more
     decoded = bytearray()
     try:
         for piece in BodyDecoder(encoding).feed(bytes(raw)):

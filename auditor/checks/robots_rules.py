@@ -15,8 +15,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 from email.utils import parsedate_to_datetime
 
-# Robots rules that stop indexing (Google: noindex, or none = noindex, nofollow).
+# Robots rules that stop indexing (Google: noindex, or none = noindex, nofollow), and those
+# that stop a crawler following the page's links (nofollow, or none).
 NOINDEX_RULES = frozenset({"noindex", "none"})
+NOFOLLOW_RULES = frozenset({"nofollow", "none"})
 _UNAVAILABLE_AFTER = re.compile(r"\s*unavailable_after\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
 # An X-Robots-Tag value may start with the user agent it is for ("googlebot: noindex").
 _AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
@@ -33,14 +35,17 @@ _DATE_CHARS = len("YYYY-MM-DD")
 
 @dataclass(frozen=True, slots=True)
 class RobotsRules:
-    """What robots rules say: noindex, and an `unavailable_after` date as written."""
+    """What robots rules say: noindex, an `unavailable_after` date as written, nofollow."""
 
     noindex: bool = False
     unavailable_after: str | None = None
+    nofollow: bool = False  # the crawl follows none of the page's links (auditor.crawl.links)
 
     def __or__(self, other: RobotsRules) -> RobotsRules:
         return RobotsRules(
-            self.noindex or other.noindex, self.unavailable_after or other.unavailable_after
+            self.noindex or other.noindex,
+            self.unavailable_after or other.unavailable_after,
+            self.nofollow or other.nofollow,
         )
 
     def expired(self, now: datetime) -> bool:
@@ -61,14 +66,15 @@ def robots_rules(content: str) -> RobotsRules:
     longest run of parts after it that reads as a date is its date.
     """
     parts = content.split(",")
-    noindex, unavailable = False, None
+    noindex, unavailable, nofollow = False, None, False
     for index, part in enumerate(parts):
         rule = part.strip().lower()
+        nofollow = nofollow or rule in NOFOLLOW_RULES
         if rule in NOINDEX_RULES:
             noindex = True
         elif unavailable is None and (dated := _UNAVAILABLE_AFTER.fullmatch(part)) is not None:
             unavailable = _longest_date([dated[1], *parts[index + 1 :]])
-    return RobotsRules(noindex, unavailable)
+    return RobotsRules(noindex, unavailable, nofollow)
 
 
 def _longest_date(parts: list[str]) -> str | None:

@@ -47,6 +47,8 @@ class ProgressBar:
         discovering = progress.to_check is None
         what = "discovering" if discovering else "checking"
         description = f"{what}: {progress.sitemaps} sitemaps, {progress.found} URLs found"
+        if progress.crawled is not None:  # --crawl reads the site before its sitemaps
+            description = f"crawling: {progress.crawled:,} pages requested"
         rate = progress.checked / progress.elapsed_s if progress.elapsed_s > 0 else 0.0
         self._bar.update(
             self._task,

@@ -194,7 +194,7 @@ def _broken_documents(base: str) -> dict[str, Page]:
 
 
 def _pages(base: str) -> dict[str, Page]:
-    html = Page(200, b"<!doctype html><title>demo</title><p>demo page</p>", {})
+    html = Page(200, b"<!doctype html><title>demo</title><p>demo page</p>", _HTML)
     paths = ["/", "/about", "/contact", "/team", "/blog/", "/new-page", "/chain-final", "/docs/"]
     paths += ["/docs/install", "/docs/faq", "/legacy/page", "/moved/page", "/blog/2019/recap"]
     pages = dict.fromkeys((*paths, "/private/report"), html)
@@ -205,6 +205,7 @@ def _pages(base: str) -> dict[str, Page]:
     challenge = b"<html><head><title>Just a moment...</title></head><body>checking</body></html>"
     return {
         **pages,
+        **_linked_pages(),
         **hops,
         "/hop-0": html,
         "/old-page": redirect(301, f"{base}/new-page"),
@@ -245,6 +246,40 @@ def _pages(base: str) -> dict[str, Page]:
             {"Content-Type": "text/html", "Last-Modified": "Tue, 03 Nov 2026 10:00:00 GMT"},
         ),
     }
+
+
+_HTML = {"Content-Type": "text/html"}
+
+
+def _linked_pages() -> dict[str, Page]:
+    """The pages `--crawl` reads from the home page (the demo runs it): each coverage code.
+
+    /new-arrivals is linked and in no sitemap (coverage.not_in_sitemap); the posts are a chain
+    from the blog, the later ones more than three clicks deep (coverage.deep); the listed pages
+    linked from nowhere are orphans (coverage.orphan). Every page linked answers, so the crawl
+    covers the site; /private/ is disallowed (for Google too) and /legacy/page is nofollow.
+    """
+    home = (
+        '<a href="/about">About</a> <a href="contact">Contact</a> <a href="/team#people">Team</a>'
+        ' <a href="/blog/">Blog</a> <a href="/docs/">Docs</a> <a href="/new-arrivals">New</a>'
+        ' <a href="/products/shoe">Shoe</a> <a href="/print/about">Print</a>'
+        ' <a href="/private/report">Report</a> <a rel="nofollow" href="/legacy/page">Old</a>'
+        ' <a href="mailto:shop@example.com">Mail</a> <a href="#top">Top</a>'
+    )
+    pages = {
+        "/": _linking(home),
+        "/blog/": _linking('<a href="post-1">First post</a>'),
+        "/new-arrivals": _linking('<a href="/products/shoe">Shoe</a> <a href="/">Home</a>'),
+    }
+    for n in range(1, 5):  # post-1 is 2 clicks from the home page, post-5 six
+        pages[f"/blog/post-{n}"] = _linking(f'<a href="/blog/post-{n + 1}">Next</a>')
+    return pages
+
+
+def _linking(links: str) -> Page:
+    """An HTML page whose body holds `links`."""
+    body = f"<!doctype html><html><head><title>demo</title></head><body>{links}</body></html>"
+    return Page(200, body.encode(), _HTML)
 
 
 def _html(head: str) -> Page:

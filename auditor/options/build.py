@@ -21,6 +21,7 @@ from auditor.config import AuditConfig, Engine, EventLoop, FailOn, Method, Targe
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 from auditor.options.table import OPTIONS
+from auditor.urls import parse_http_url
 
 STDOUT = Path("-")  # `--json -`, `--markdown -`
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
@@ -71,6 +72,15 @@ def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConf
         budget_time_s=values["budget_time"],
         max_age_days=values["max_age"],
         resume=values["resume"],
+        # the demo shows coverage too, unless told to request nothing
+        crawl=values["crawl"] or (values["demo"] and not values["no_check"]),
+        crawl_max=values["crawl_max"],
+        crawl_depth=values["crawl_depth"],
+        crawl_page_bytes=values["crawl_page_bytes"],
+        crawl_hosts=tuple(values["crawl_host"]),
+        crawl_starts=tuple(values["crawl_start"]),
+        crawl_nofollow=values["crawl_nofollow"],
+        deep_clicks=values["deep_clicks"],
         sitemap_concurrency=values["sitemap_concurrency"],
         sitemap_timeout_s=values["sitemap_timeout"],
         max_depth=values["max_depth"],
@@ -103,6 +113,17 @@ def _check_values(values: Values) -> None:
             re.compile(pattern)
         except re.error as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
+    _check_crawl(values)
+
+
+def _check_crawl(values: Values) -> None:
+    """UsageError for a start page or a host the crawl cannot use."""
+    for start in values["crawl_start"]:
+        if parse_http_url(start) is None:
+            raise UsageError(f"--crawl-start wants an absolute http(s) URL, not {start!r}")
+    for host in values["crawl_host"]:
+        if parse_http_url(f"http://{host}/") is None or "/" in host.strip().rstrip("/"):
+            raise UsageError(f"--crawl-host wants a host name (and :port), not {host!r}")
 
 
 def _check_outputs(values: Values) -> None:

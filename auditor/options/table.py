@@ -16,6 +16,7 @@ from pathlib import Path
 from types import MappingProxyType
 
 from auditor.config import (
+    CRAWL_PAGE_BYTES,
     DEFAULT_ROBOTS_AGENT,
     RANGES,
     Engine,
@@ -54,6 +55,7 @@ class Group(StrEnum):
     REQUEST = "what to request"
     POLITENESS = "politeness"
     BOUNDS = "bounds"
+    CRAWL = "crawl (coverage)"
     PROCESSES = "processes"
     MONITORING = "monitoring"
     BIG_SITES = "big sites"
@@ -415,6 +417,48 @@ OPTIONS: tuple[Option, ...] = (
         "documents read (100000)",
         Kind.NUMBER,
         default=100_000,
+        metavar="N",
+    ),
+    # --- the crawl, for coverage
+    Option(
+        "crawl",
+        _G.CRAWL,
+        "crawl the site too: pages missing from the sitemaps",
+        Kind.FLAG,
+    ),
+    Option(
+        "crawl-max",
+        _G.CRAWL,
+        "URLs requested (100000)",
+        Kind.NUMBER,
+        default=100_000,
+        metavar="N",
+    ),
+    Option(
+        "crawl-depth",
+        _G.CRAWL,
+        "clicks from the home page (100)",
+        Kind.NUMBER,
+        default=100,
+        metavar="N",
+    ),
+    Option(
+        "crawl-page-bytes",
+        _G.CRAWL,
+        "of each page read (2 MiB, as Google)",
+        Kind.NUMBER,
+        default=CRAWL_PAGE_BYTES,
+        metavar="N",
+    ),
+    Option("crawl-host", _G.CRAWL, "a host in scope too", metavar="HOST", repeat=True),
+    Option("crawl-start", _G.CRAWL, "a start page too", metavar="URL", repeat=True),
+    Option("crawl-nofollow", _G.CRAWL, 'follow rel="nofollow" links too', Kind.FLAG),
+    Option(
+        "deep-clicks",
+        _G.CRAWL,
+        "coverage.deep beyond N clicks (3)",
+        Kind.NUMBER,
+        default=3,
         metavar="N",
     ),
     # --- processes

@@ -44,6 +44,9 @@ URL_COLUMNS = (
     "indexability_reason",
     "checked_at",
     "carried",
+    "crawl_depth",
+    "linked_from",
+    "page_links",
 )
 FINDING_COLUMNS = ("code", "severity", "url", "sitemap", "line", "message", "detail")
 FLUSH_CHARS = 1 << 20  # buffer rows and write in large pieces: each write is a thread hop
@@ -166,6 +169,7 @@ class CsvWriter:
                 check.not_indexable.value if check and check.not_indexable else None,
                 utc_text(check.checked_at) if check and check.checked_at is not None else None,
                 "true" if check is not None and check.carried else None,
+                *_crawl_cells(record),
             )
         )
         for item in findings:
@@ -217,6 +221,14 @@ class CsvWriter:
                 dumps(dict(item.detail)).decode() if item.detail else None,
             )
         )
+
+
+def _crawl_cells(record: UrlRecord) -> tuple[Cell, Cell, Cell]:
+    """crawl_depth, linked_from, page_links: what the crawl (--crawl) found of the URL."""
+    crawl = record.crawl
+    if crawl is None:
+        return None, None, None
+    return crawl.depth, _safe(crawl.linked_from), crawl.links
 
 
 def _safe(text: str | None) -> str | None:

@@ -9,7 +9,8 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      alternates no sitemap lists); run_findings and run_findings_omitted (return links);
      summary.alternates and summary.extensions; with --history: urls[].checked_at,
      urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
-     (answered 304), summary.history.
+     (answered 304), summary.history; urls[].crawl and summary.coverage (with --crawl), and
+     urls[] entries of pages only the crawl found (`sitemaps` empty).
 
 See docs/reference/report.md.
 """
@@ -76,6 +77,14 @@ def url_json(record: UrlRecord) -> Json:
         out["priority"] = record.priority
     if record.alternate_of is not None:
         out["alternate_of"] = record.alternate_of
+    crawl = record.crawl
+    if crawl is not None:
+        out["crawl"] = {
+            "depth": crawl.depth,
+            "linked_from": crawl.linked_from,
+            "links": crawl.links,
+            "requested": crawl.requested,
+        }
     facts = record.extensions
     if facts is not None:
         out["extensions"] = extensions_json(facts)

@@ -15,6 +15,7 @@ from datetime import datetime
 from auditor.codes import Severity
 from auditor.models import Indexability, StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
+from auditor.report.coverage_view import CoverageView, coverage_view
 from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
 from auditor.report.extensions_view import ExtensionsView, extensions_view
@@ -74,6 +75,7 @@ class ReportView:
     sitemaps_total: int
     sitemap_cap: int
     extensions: ExtensionsView | None  # None: no entry uses a sitemap extension
+    coverage: CoverageView | None  # None: no crawl (--crawl)
     problems: tuple[CodeGroup, ...]
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
@@ -124,6 +126,7 @@ def build_view(
         sitemaps_total=samples.documents,
         sitemap_cap=samples.row_cap,
         extensions=extensions_view(summary, samples),
+        coverage=coverage_view(summary, samples),
         problems=code_groups(summary, samples),
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,

@@ -189,7 +189,7 @@ class ReportReader:
         erring.update(url for url, counts in summary.by_sitemap.items() if counts.failing)
         urls_with_errors = 0
         for obj in self.section("urls"):  # raw: no record made per URL
-            if "alternate_of" in obj:  # no sitemap lists it: not one of the run's URLs
+            if not obj["sitemaps"]:  # an alternate or a page only crawled: no URL of the run
                 continue
             if any(item["severity"] == _ERROR for item in obj["findings"]):
                 urls_with_errors += 1

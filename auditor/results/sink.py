@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from auditor.models import Relisted, RunFindings, SitemapRecord, UrlRecord
+from auditor.models import CrawlSummary, Relisted, RunFindings, SitemapRecord, UrlRecord
 from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
@@ -19,6 +19,7 @@ from auditor.results.summary import Summary
 # Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
 # sink: a slow disk slows the parsers, and memory stays flat.
 SINK_QUEUE_ITEMS = 64
+# An item of the sink's queue; None: no more records.
 
 
 class RecordWriter(Protocol):
@@ -75,7 +76,7 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
-SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | None  # None: no more records
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | CrawlSummary | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -109,6 +110,8 @@ async def run_sink(
                 relisted.append(item)
             case RunFindings():
                 sink.add_run_findings(item)
+            case CrawlSummary():
+                summary.crawl = item
             case _:
                 sink.add_urls(item)
         await writer.flush_if_full()

@@ -13,17 +13,14 @@ URL listed in several entries names the union of their links.
 from __future__ import annotations
 
 import asyncio
-import contextlib
-import os
 import sqlite3
 from array import array
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Self
 
 from auditor.codes import Code
-from auditor.files import create_new
+from auditor.files import RunDatabase
 from auditor.models import Finding, finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
 from auditor.urls import digest_of_stored, stored_digest
@@ -203,16 +200,14 @@ def store_path(report: Path) -> Path:
     return report.with_name(f".{report.name}.hreflang")
 
 
-class LinkStore:
+class LinkStore(RunDatabase):
     """The run's hreflang clusters, written as they are read; judged once the walk is over.
 
     An async context manager: the file is dropped when the run leaves it, however it ends.
     """
 
     def __init__(self, stem: Path) -> None:
-        self._stem = stem
-        self.path: Path | None = None  # made new at the first write
-        self._db: sqlite3.Connection | None = None
+        super().__init__(stem)
         self._pages: list[tuple[int, str, int, str | None, int, int]] = []
         self._open: dict[int, _Open] = {}  # the clusters being gathered, by signed key
         self._rows = 0  # rows gathered: pages, and the links of the open clusters
@@ -307,16 +302,12 @@ class LinkStore:
         members: list[tuple[int, int, str, str, int]],
         sitemaps: list[tuple[int, str]],
     ) -> None:
-        if self._db is None:  # an empty new file is an empty database to sqlite
-            handle, self.path = create_new(self._stem, ".sqlite")
-            os.close(handle)
-            self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-            self._db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + _SCHEMA)
-        self._db.execute("BEGIN")  # one transaction per batch
-        self._db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?, ?)", pages)
-        self._db.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
-        self._db.executemany("INSERT INTO sitemaps VALUES (?, ?)", sitemaps)
-        self._db.execute("COMMIT")
+        db = self.connect(_SCHEMA)
+        db.execute("BEGIN")  # one transaction per batch
+        db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?, ?)", pages)
+        db.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
+        db.executemany("INSERT INTO sitemaps VALUES (?, ?)", sitemaps)
+        db.execute("COMMIT")
 
     async def judge(
         self, *, listed: Callable[[int], bool], report: Callable[[Finding], None]
@@ -410,22 +401,6 @@ class LinkStore:
             code = Code.HREFLANG_ALTERNATE_NOT_INDEXABLE
             said = {"alternate": href, "hreflang": lang, "reason": reason}
             report(finding(code, url=loc, sitemap=sitemaps[sitemap], **said))
-
-    async def __aenter__(self) -> Self:
-        return self
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
-
-    async def close(self) -> None:
-        """Drop the file: it only lives as long as the run."""
-        if self._db is not None:
-            db, self._db = self._db, None
-            await asyncio.to_thread(db.close)
-        path, self.path = self.path, None
-        if path is not None:
-            with contextlib.suppress(OSError):
-                await asyncio.to_thread(path.unlink, missing_ok=True)
 
 
 def _no_return(loc: str, sitemap: str, lang: str, href: str) -> Finding:

@@ -99,6 +99,11 @@ class SitemapTree:
             probed=parent.probed,
         )
 
+    @property
+    def capped(self) -> bool:
+        """Whether --max-sitemaps left documents unread."""
+        return self._run_cap_reported
+
     def _run_cap(self, parent: str | None, loc: str) -> Finding | None:
         """The run's own --max-sitemaps, reached: the run's limit, never the site's fault."""
         if self._run_cap_reported:

@@ -67,6 +67,11 @@ class Walker:
         """--insecure: `check` says why a URL's certificate would fail verification."""
         self._certificate_problem = check
 
+    @property
+    def capped(self) -> bool:
+        """Whether the run's own --max-sitemaps left documents unread."""
+        return self._services.tree.capped
+
     def target_records(self) -> list[TargetRecord]:
         """What discovery found for each target (call when the walk is over)."""
         return [state.record() for state in self._targets]

@@ -277,9 +277,11 @@ async def test_the_demo_shows_every_url_check_and_extension_code(tmp_path: Path)
             timeout_s=2.0,
             retries=1,
             slow_s=0.5,
+            crawl=True,  # as `--demo` runs
         )
     families = ("http.", "redirect.", "net.", "url.", "hreflang.", "image.", "video.", "news.")
-    wanted = {code.value for code in Code if code.value.startswith(families)}
+    families_crawled = (*families, "coverage.")
+    wanted = {code.value for code in Code if code.value.startswith(families_crawled)}
     # The newer codes of the sitemap side, beside the URL checks' (run.limit_reached needs a
     # --max-sitemaps below the site's count: the scenarios show it).
     wanted |= {"xml.bom", "loc.fragment", "loc.tracking_param", "lastmod.behind_page"}

@@ -301,3 +301,18 @@ def test_a_site_with_a_budget_and_no_history_is_named(
     fleet = write(tmp_path / "sites.toml", "[[site]]\ntarget = 'https://a.example/'\nbudget = 5\n")
     assert main(["--fleet", str(fleet), "--out", str(tmp_path)]) == ExitCode.USAGE
     assert "line 1" in one_line_error(capsys)
+
+
+def test_each_site_crawls_within_its_own_bounds(tmp_path: Path) -> None:
+    fleet = write(
+        tmp_path / "sites.toml",
+        "[[site]]\ntarget = 'https://a.example/'\ncrawl = true\ncrawl-max = 500\n"
+        "crawl-depth = 4\ncrawl-host = ['shop.a.example']\ndeep-clicks = 2\n\n"
+        "[[site]]\ntarget = 'https://b.example/'\n",
+    )
+    argv = ["--fleet", str(fleet), "--crawl-max", "9000"]
+    args, _ = parse_command(argv)
+    a, b = fleet_plan(args, argv).sites
+    assert (a.config.crawl, a.config.crawl_max, a.config.crawl_depth) == (True, 500, 4)
+    assert (a.config.crawl_hosts, a.config.deep_clicks) == (("shop.a.example",), 2)
+    assert (b.config.crawl, b.config.crawl_max) == (False, 9000)

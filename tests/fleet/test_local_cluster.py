@@ -57,6 +57,7 @@ OPTIONS = {
     "lenient": 'exclude = ["/b$", "/c$"]',
     "static": "no-check = true",
     "dark": "timeout = 0.5",  # never answers: its own short timeout
+    "news": "crawl = true\ncrawl-max = 50",  # its own crawl, within its own bounds
 }
 
 
@@ -89,6 +90,8 @@ async def test_twelve_sites_on_a_local_cluster(tmp_path: Path) -> None:
         assert site["by_code"] == single["by_code"], name
         assert site["counts"]["checked"] == single["checked"], name
     assert by_name["static"]["counts"]["checked"] == 0
+    news = json.loads((out / by_name["news"]["reports"]["json"]).read_text())
+    assert news["summary"]["coverage"]["crawled"] >= 1  # crawled in the worker, as alone
     assert summary["counts"]["by_status"] == {
         "done": 11,
         "failed": 1,

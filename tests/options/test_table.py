@@ -51,7 +51,9 @@ def test_help_shows_every_option_in_its_group() -> None:
     for group, options in grouped():
         section = text.split(f"\n{group.value}:\n", 1)[1] if group.value else text
         for option in options:
-            assert (option.metavar if option.positional else option.flag) in section
+            shown = option.metavar if option.positional else option.flag
+            assert shown is not None
+            assert shown in section
     assert "[-q | -v]" in text  # one of the exclusive pair
 
 

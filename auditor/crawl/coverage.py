@@ -1,0 +1,168 @@
+"""The sitemaps held against the crawl: each listed URL joined with what the crawl found of it.
+
+Once the crawl is over, every URL record the sitemaps give passes here before its check: a URL
+the crawl requested carries the crawl's check (no second request: its verdict was judged as a
+check judges it), its depth and the page linking to it. A listed URL no page links to is
+`coverage.orphan`, only when the crawl covered the site; one deeper than `--deep-clicks` is
+`coverage.deep`. Once every sitemap is read, the indexable pages the crawl read that no sitemap
+lists are URL records of their own, `coverage.not_in_sitemap`. The rules:
+docs/explanation/rules.md#coverage.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import replace
+
+from auditor.checks.stage import CheckWatcher, joined
+from auditor.codes import Code
+from auditor.crawl.crawler import Crawler
+from auditor.crawl.scope import CrawlScope
+from auditor.crawl.store import CrawlStore, Found
+from auditor.models import CrawlFacts, CrawlSummary, Finding, UrlRecord, finding
+from auditor.results.digest_table import DigestTable
+from auditor.urls import parse_http_url
+
+EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
+EmitSummary = Callable[[CrawlSummary], Awaitable[None]]
+RECORDS_BATCH = 512  # pages only the crawl found, sent on at a time
+_READ_ROWS = 2_000
+
+
+class Coverage:
+    """Joins URL records with the finished crawl, then sends on the pages only it found."""
+
+    def __init__(
+        self,
+        crawler: Crawler,
+        store: CrawlStore,
+        *,
+        scope: CrawlScope,
+        deep_clicks: int,
+        listed: Callable[[int], bool],
+        emit_checked: EmitUrls,
+        emit: EmitUrls,
+        watchers: Sequence[CheckWatcher] = (),
+    ) -> None:
+        """Join with `crawler`'s pages, kept in `store`.
+
+        `listed(digest)`: a sitemap lists the URL; `emit_checked`: records that carry the
+        crawl's check (to the sink); `emit`: the others (to their checks, or the sink);
+        `watchers`: shown each listed URL with the crawl's check, as the check stage shows
+        the others (lastmod.behind_page, where alternates lead).
+        """
+        self._crawler = crawler
+        self._store = store
+        self._scope = scope
+        self._deep = deep_clicks
+        self._listed = listed
+        self._emit_checked = emit_checked
+        self._emit = emit
+        self._watchers = watchers
+        self._complete = False
+        self._joined = DigestTable()  # unlisted URLs sent on already (hreflang alternates)
+
+    async def crawled(self, *, interrupted: bool) -> None:
+        """The crawl is over: write what it holds, and learn whether it covered the site."""
+        await self._store.flush()
+        self._complete = self._crawler.summary(interrupted=interrupted).complete
+
+    async def submit(self, batch: list[UrlRecord]) -> None:
+        """Join a batch of the sitemaps' records with the crawl; send each on its way."""
+        crawler = self._crawler
+        ids = {}
+        for record in batch:
+            if record.digest and (ident := crawler.reached(record.digest)) is not None:
+                ids[record.digest] = ident
+        found = await self._store.find(list(ids.values())) if ids else {}
+        checked: list[UrlRecord] = []
+        others: list[UrlRecord] = []
+        for record in batch:
+            ident = ids.get(record.digest)
+            page = found.get(ident) if ident is not None else None
+            joined_record = self._joined_record(record, page)
+            (checked if joined_record.check is not None else others).append(joined_record)
+        if checked:
+            await self._emit_checked(checked)
+        if others:
+            await self._emit(others)
+
+    def _joined_record(self, record: UrlRecord, page: Found | None) -> UrlRecord:
+        if page is None:
+            if record.listed and record.digest and self._complete and self._in_scope(record.loc):
+                notice = finding(Code.COVERAGE_ORPHAN, url=record.loc)
+                record.findings += (notice,)
+            return record
+        record.crawl = CrawlFacts(page.depth, page.linked_from, page.links, page.requested)
+        if record.listed and page.depth > self._deep:
+            deep = finding(Code.COVERAGE_DEEP, url=record.loc, depth=page.depth, limit=self._deep)
+            record.findings += (deep,)
+        elif not record.listed and page.requested:  # an hreflang alternate the crawl read
+            self._joined.setdefault(record.digest, 1)
+            if page.html and page.indexable:
+                record.findings += (_not_in_sitemap(record.loc, page),)
+        if page.requested and page.result is not None:
+            return joined([(record, page.result)], self._watchers)[0]
+        return record
+
+    def _in_scope(self, loc: str) -> bool:
+        parsed = parse_http_url(loc)
+        return parsed is not None and self._scope.contains(parsed)
+
+    async def finish(
+        self, *, sitemaps_read: bool, interrupted: bool, emit_summary: EmitSummary
+    ) -> None:
+        """Send on the pages the crawl read that no sitemap lists, then the crawl's summary.
+
+        The indexable HTML ones become URL records; `coverage.not_in_sitemap` only when every
+        sitemap was read (else a sitemap not read may list them).
+        """
+        await self._store.flush()
+        only = indexable = 0
+        after = 0
+        batch: list[UrlRecord] = []
+        while rows := await self._store.read_pages(after, _READ_ROWS):
+            after = rows[-1].id
+            for page in rows:
+                if self._listed(page.digest):
+                    continue
+                only += 1
+                if not (page.html and page.indexable):
+                    continue
+                indexable += 1
+                if self._joined.get(page.digest) is not None:
+                    continue
+                batch.append(_record(page, sitemaps_read=sitemaps_read))
+                if len(batch) >= RECORDS_BATCH:
+                    await self._emit_checked(batch)
+                    batch = []
+        if batch:
+            await self._emit_checked(batch)
+        summary = replace(
+            self._crawler.summary(interrupted=interrupted),
+            sitemaps_read=sitemaps_read,
+            only_crawled=only,
+            only_crawled_indexable=indexable,
+        )
+        await emit_summary(summary)
+
+
+def _not_in_sitemap(loc: str, page: Found) -> Finding:
+    """The page's `coverage.not_in_sitemap`.
+
+    Search Console: "Indexed, not submitted in sitemap"; Screaming Frog: "URLs Not In Sitemap"
+    (indexable URLs only).
+    """
+    return finding(Code.COVERAGE_NOT_IN_SITEMAP, url=loc, depth=page.depth)
+
+
+def _record(page: Found, *, sitemaps_read: bool) -> UrlRecord:
+    """A page only the crawl found, with its check and the finding that it is missing."""
+    return UrlRecord(
+        page.url,
+        (),
+        findings=(_not_in_sitemap(page.url, page),) if sitemaps_read else (),
+        check=page.result,
+        digest=page.digest,
+        crawl=CrawlFacts(page.depth, page.linked_from, page.links, requested=True),
+    )

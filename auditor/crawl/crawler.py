@@ -1,0 +1,335 @@
+"""The crawl: from the start pages, `<a href>` links within scope, depth by depth, politely.
+
+Each page is requested by the URL checker (`Checker.read_page`: the checks' opener, so the same
+per-host slots, pacing, backoff on 429/503, breaker, address guard and body floor), its whole
+body read up to the page bound, its verdict judged as a listed URL's is. The crawl goes level by
+level (every page at depth d is read before one at d + 1), so a URL's depth is the fewest clicks
+from a start page. robots.txt is obeyed as the crawl's own agent reads it; a URL it may not
+request is reached but not read. The seen set is a compact digest table (about 30 bytes a URL);
+the frontier and what was read live on disk (auditor.crawl.store).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from auditor.checks.checker import Checker, PageBody
+from auditor.config import AuditConfig
+from auditor.crawl.links import LinkReader, PageLinks, header_nofollow
+from auditor.crawl.scope import CrawlScope
+from auditor.crawl.store import CrawlStore, Queued, Reached, State
+from auditor.discovery.robots import RobotsFetch, RobotsTxt
+from auditor.models import CheckResult, CrawlSummary, NotIndexable
+from auditor.results.digest_table import DigestTable
+from auditor.urls import parse_known
+
+RobotsOf = Callable[[str], Awaitable[RobotsFetch | None]]  # origin -> its robots.txt
+# Content types whose links the crawl reads; a page without one may be HTML too.
+_HTML_TYPES = ("text/html", "application/xhtml+xml")
+_TOO_MANY_REQUESTS = 429
+# Reasons a requested page gave the crawl nothing to read (refused: a 429 or a bot shield).
+_UNREAD = frozenset({NotIndexable.NO_RESPONSE, NotIndexable.REFUSED, NotIndexable.SERVER_ERROR})
+_NOFOLLOW_BIT = 1  # the seen set's value: the URL's row id, shifted, and this bit
+_MAX_ORIGINS = 64  # robots.txt decisions kept per origin (a crawl's scope has a few)
+# URLs reached (requested or not) per page the crawl may request: the seen set's bound.
+SEEN_PER_PAGE = 2
+
+
+@dataclass(frozen=True, slots=True)
+class CrawlPlan:
+    """What to crawl and how far (docs/how-to/coverage.md#bounds)."""
+
+    starts: tuple[str, ...]
+    scope: CrawlScope
+    max_pages: int  # URLs taken in to be requested, at most
+    max_depth: int  # clicks from a start page
+    page_bytes: int  # of each body, read at most (Google reads 2 MB)
+    follow_nofollow: bool  # follow rel="nofollow" links too
+    agent: str  # the crawl's own robots.txt agent (its User-Agent's product token)
+    robots_agent: str  # --robots-agent: whose verdict a URL gets (Googlebot)
+    workers: int
+
+
+def crawl_plan(config: AuditConfig) -> CrawlPlan:
+    """The crawl a run's options ask for: the targets' home pages first, then `--crawl-start`."""
+    starts: list[str] = []
+    for target in config.targets:
+        parsed = parse_known(target.url) if target.path is None else None
+        if parsed is not None and (home := f"{parsed[0].origin}/") not in starts:
+            starts.append(home)
+    starts += [url for url in config.crawl_starts if url not in starts]
+    # RFC 9309 §2.2.1: a crawler matches groups by its product token, its User-Agent's first word.
+    agent = config.user_agent.split("/", 1)[0].split()[0] if config.user_agent.strip() else "*"
+    return CrawlPlan(
+        starts=tuple(starts),
+        scope=CrawlScope.of(starts, hosts=config.crawl_hosts),
+        max_pages=config.crawl_max,
+        max_depth=config.crawl_depth,
+        page_bytes=config.crawl_page_bytes,
+        follow_nofollow=config.crawl_nofollow,
+        agent=agent,
+        robots_agent=config.robots_agent,
+        workers=config.concurrency,
+    )
+
+
+@dataclass(slots=True)
+class _Counts:
+    read: int = 0
+    unread: int = 0
+    blocked: int = 0
+    hidden: int = 0
+    no_robots: int = 0
+    nofollow: int = 0
+    depth: int = 0
+    bounds: set[str] = field(default_factory=set)
+
+
+class Crawler:
+    """One crawl of a site; `run()` reads it, `seen` then says what it reached."""
+
+    def __init__(
+        self, checker: Checker, *, robots: RobotsOf, store: CrawlStore, plan: CrawlPlan
+    ) -> None:
+        self._checker = checker
+        self._robots = robots
+        self._store = store
+        self._plan = plan
+        self._agents = frozenset({plan.agent.lower(), plan.robots_agent.lower()})
+        self._links = LinkReader(self._agents)
+        self.seen = DigestTable()  # digest -> row id << 1 | nofollow only
+        self._next_id = 1
+        self._taken = 0  # URLs queued to be requested
+        self._in_flight = 0
+        self._level = 0
+        # Workers with nothing to take: woken one per URL queued, all once none is in flight
+        # (the next level may start). Never all at each page: 128 wake-ups a page cost more
+        # than the page.
+        self._idle: deque[asyncio.Future[None]] = deque()
+        self._rules: dict[str, RobotsTxt | Literal[False] | None] = {}  # False: unreadable
+        self._counts = _Counts()
+
+    async def run(self) -> None:
+        """Crawl from the start pages until nothing is left within the bounds."""
+        for start in self._plan.starts:
+            await self._discover(start, depth=0, referrer=0, follow=True)
+        async with asyncio.TaskGroup() as group:
+            for _ in range(self._plan.workers):
+                group.create_task(self._work())
+
+    def summary(self, *, interrupted: bool) -> CrawlSummary:
+        """What the crawl did so far (the counts of pages no sitemap lists come later)."""
+        counts = self._counts
+        return CrawlSummary(
+            starts=self._plan.starts,
+            scope=tuple(self._plan.scope.origin_urls()),
+            read=counts.read,
+            unread=counts.unread,
+            blocked=counts.blocked,
+            hidden=counts.hidden,
+            no_robots=counts.no_robots,
+            nofollow=counts.nofollow,
+            depth=counts.depth,
+            bounds=tuple(sorted(counts.bounds)),
+            interrupted=interrupted,
+        )
+
+    @property
+    def requested(self) -> int:
+        """Pages requested so far (for a progress display)."""
+        return self._counts.read + self._counts.unread
+
+    def reached(self, digest: int) -> int | None:
+        """The row id of a URL the crawl reached, or None."""
+        value = self.seen.get(digest)
+        return None if value is None else value >> 1
+
+    async def _work(self) -> None:
+        while (item := await self._take()) is not None:
+            try:
+                await self._visit(item)
+            finally:
+                self._in_flight -= 1
+                if not self._in_flight:
+                    self._wake(len(self._idle))
+
+    async def _take(self) -> Queued | None:
+        """The next URL of the current depth; None once nothing is left (or in flight)."""
+        store = self._store
+        while True:
+            item = store.peek()
+            if item is None and await store.refill():
+                item = store.peek()  # no await between this look and the pop below
+            if item is None:
+                if not self._in_flight:
+                    self._wake(len(self._idle))
+                    return None
+                await self._idle_wait()
+                continue
+            if item.depth > self._level:  # the next level waits for this one to be read
+                if self._in_flight:
+                    await self._idle_wait()
+                    continue
+                self._level = item.depth
+            self._in_flight += 1
+            return store.pop()
+
+    async def _idle_wait(self) -> None:
+        waiter = asyncio.get_running_loop().create_future()
+        self._idle.append(waiter)
+        try:
+            await waiter
+        finally:
+            if not waiter.done():
+                self._idle.remove(waiter)
+
+    def _wake(self, count: int) -> None:
+        """Wake up to `count` idle workers."""
+        idle = self._idle
+        while count > 0 and idle:
+            waiter = idle.popleft()
+            if not waiter.done():
+                waiter.set_result(None)
+                count -= 1
+
+    async def _visit(self, item: Queued) -> None:
+        parsed = parse_known(item.url)
+        assert parsed is not None, "only http(s) URLs are queued"
+        result, page = await self._checker.read_page(
+            item.url, origin=parsed[0].origin, max_bytes=self._plan.page_bytes
+        )
+        unread = _unread(result)
+        counts = self._counts
+        if unread:
+            counts.unread += 1
+        else:
+            counts.read += 1
+            counts.depth = max(counts.depth, item.depth)
+        links: PageLinks | None = None
+        if page is not None and not result.redirects and _is_html(page.content_type):
+            links = self._read_links(page)
+        elif result.redirects and result.final_url is not None:  # where it leads is reached
+            await self._discover(result.final_url, depth=item.depth + 1, referrer=item.id)
+        if links is not None:
+            for url in links.followed:
+                await self._discover(url, depth=item.depth + 1, referrer=item.id)
+            follow = self._plan.follow_nofollow
+            for url in links.nofollow:
+                await self._discover(url, depth=item.depth + 1, referrer=item.id, follow=follow)
+        html = links is not None
+        state = State.UNREAD if unread else State.READ
+        await self._store.add(
+            Reached(
+                item.id,
+                item.url,
+                item.digest,
+                item.depth,
+                item.referrer,
+                state,
+                html,
+                links.anchors if links is not None else None,
+                result.not_indexable is None,
+                result,
+            )
+        )
+
+    def _read_links(self, page: PageBody) -> PageLinks:
+        nofollow = header_nofollow(page.robots_tags, self._agents)
+        return self._links.read(page.body, url=page.final_url, page_nofollow=nofollow)
+
+    async def _discover(self, url: str, *, depth: int, referrer: int, follow: bool = True) -> None:
+        """A link to `url` from the page `referrer` (0: a start page) at `depth` clicks."""
+        known = parse_known(url)
+        if known is None or not self._plan.scope.contains(known[0]):
+            return
+        parsed, digest = known
+        value = self.seen.get(digest)
+        if value is not None and not (follow and value & _NOFOLLOW_BIT):
+            return  # reached already (and followed, or only through nofollow links again)
+        counts = self._counts
+        bound = self._bound(depth, new=value is None, follow=follow)
+        if bound is not None:
+            counts.bounds.add(bound)
+            return
+        if not follow:
+            await self._record(url, digest, depth, referrer, State.NOFOLLOW)
+            counts.nofollow += 1
+            return
+        state = await self._robots_state(parsed.origin, url)
+        if state is not None:
+            await self._record(url, digest, depth, referrer, state)
+            return
+        ident = self._new_id(digest, nofollow=False)
+        self._taken += 1
+        if value is not None:  # it was reached through nofollow links only until now
+            counts.nofollow -= 1
+        await self._store.push(Queued(ident, url, digest, depth, referrer))
+        if self._idle and depth == self._level:
+            self._wake(1)
+
+    def _bound(self, depth: int, *, new: bool, follow: bool) -> str | None:
+        """The bound a newly reached URL is past ("pages", "depth"), or None."""
+        plan = self._plan
+        if new and len(self.seen) >= SEEN_PER_PAGE * plan.max_pages + len(plan.starts):
+            return "pages"  # URLs not requested (nofollow, robots.txt) count too
+        if not follow:
+            return None
+        if depth > plan.max_depth:
+            return "depth"
+        if self._taken >= plan.max_pages:
+            return "pages"
+        return None
+
+    async def _record(self, url: str, digest: int, depth: int, referrer: int, state: State) -> None:
+        """A URL reached and not requested, written at once."""
+        ident = self._new_id(digest, nofollow=state is State.NOFOLLOW)
+        reached = Reached(
+            ident, url, digest, depth, referrer, state, html=False, links=None, indexable=False,
+            result=None,
+        )  # fmt: skip
+        await self._store.add(reached)
+
+    def _new_id(self, digest: int, *, nofollow: bool) -> int:
+        ident = self._next_id
+        self._next_id += 1
+        value = ident << 1 | (_NOFOLLOW_BIT if nofollow else 0)
+        if self.seen.setdefault(digest, value) is not None:
+            self.seen.replace(digest, value)
+        return ident
+
+    async def _robots_state(self, origin: str, url: str) -> State | None:
+        """Why robots.txt keeps the crawl from `url` (counted), or None when it may go."""
+        if origin in self._rules:
+            rules = self._rules[origin]
+        else:
+            fetched = await self._robots(origin)
+            # RFC 9309 §2.3.1.4: an unreachable robots.txt is a complete disallow.
+            rules = False if fetched is None or fetched.problem is not None else fetched.robots
+            if len(self._rules) < _MAX_ORIGINS:
+                self._rules[origin] = rules
+        counts = self._counts
+        if rules is False:
+            counts.no_robots += 1
+            return State.NO_ROBOTS
+        if rules is None or rules.allows(url, self._plan.agent):
+            return None
+        if rules.allows(url, self._plan.robots_agent):
+            counts.hidden += 1  # Google may read what the crawl may not: it saw less than Google
+        else:
+            counts.blocked += 1
+        return State.BLOCKED
+
+
+def _unread(result: CheckResult) -> bool:
+    """Whether a requested page gave the crawl nothing to read of the site."""
+    final = result.final_status if result.final_status is not None else result.status
+    return result.not_indexable in _UNREAD or final == _TOO_MANY_REQUESTS
+
+
+def _is_html(content_type: str | None) -> bool:
+    """Whether a body may be an HTML page (no type said: maybe)."""
+    return content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
