@@ -83,7 +83,7 @@ http {{
             add_header X-Robots-Tag $page_noindex;
             if ($http_if_none_match = $etag) {{ return 304; }}
             default_type text/html;
-            return 200 "<!doctype html><html lang=en><title>$1</title><body></body></html>";
+            return 200 "<!doctype html><html lang=en><title>Page $1</title><body></body></html>";
         }}
     }}
 }}

@@ -195,7 +195,7 @@ def test_most_heads_say_nothing_and_are_not_parsed() -> None:
         ),
         (  # RFC 850: the day's name is followed by a comma
             "unavailable_after: Friday, 25-Jun-10 15:00:00 GMT, nofollow",
-            RobotsRules(unavailable_after="Friday, 25-Jun-10 15:00:00 GMT"),
+            RobotsRules(unavailable_after="Friday, 25-Jun-10 15:00:00 GMT", nofollow=True),
         ),
         (
             "unavailable_after: 2030-01-01T00:00:00+01:00",
