@@ -44,7 +44,8 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         folder = Path(scratch)
         async with serve_demo() as urls:
-            broken = await _report(urls, folder, "broken", ca_file=DEMO_CA)
+            # as `sitemap-audit --demo` runs it: with the crawl, so coverage shows too
+            broken = await _report(urls, folder, "broken", ca_file=DEMO_CA, crawl=True)
         async with serve(clean_routes) as served:
             clean = await _report((served.base + "/",), folder, "clean")
         async with chromium(executable) as browser:
