@@ -96,6 +96,18 @@ def scratch_database(
     return path, db
 
 
+@contextmanager
+def transaction(db: sqlite3.Connection, begin: str = "BEGIN") -> Iterator[None]:
+    """One transaction on an autocommit connection: committed, or rolled back on any raise."""
+    db.execute(begin)
+    try:
+        yield
+    except BaseException:
+        db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
 def write_atomically(path: Path, data: bytes) -> None:
     """Write `data` to a temporary file beside `path`, flush it to disk, rename it over `path`.
 

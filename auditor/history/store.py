@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from auditor.errors import HistoryError, HistoryWriteError
+from auditor.files import transaction
 from auditor.history.facts import Known, listed
 from auditor.urls import digest_of_stored, stored_digest
 
@@ -247,14 +248,8 @@ class HistoryStore:
     def _writing(self) -> Iterator[None]:
         """One transaction; a failure is a HistoryWriteError (earlier ones stay committed)."""
         try:
-            with self._busy:
-                self._db.execute("BEGIN IMMEDIATE")
-                try:
-                    yield
-                except BaseException:
-                    self._db.execute("ROLLBACK")
-                    raise
-                self._db.execute("COMMIT")
+            with self._busy, transaction(self._db, "BEGIN IMMEDIATE"):
+                yield
         except sqlite3.Error as exc:
             raise HistoryWriteError(f"--history {self.path}: cannot write it ({exc})") from None
 

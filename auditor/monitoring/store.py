@@ -10,7 +10,6 @@ reads back one case at a time. An async context manager: the file goes when the 
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sqlite3
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import NamedTuple, Self
 
 import orjson
 
-from auditor.files import scratch_database
+from auditor.files import scratch_database, transaction
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.monitoring.compare import (
     MAX_EXAMPLES,
@@ -139,7 +138,7 @@ class Comparison:
         return fields
 
     def _insert_rows(self, batch: dict[type, list[tuple[object, ...]]], *, prefix: str) -> None:
-        with self._transaction():
+        with transaction(self._db):
             for kind, table, marks in _TABLES:
                 insert = f"INSERT INTO {prefix}{table} VALUES ({marks})"  # noqa: S608 - ours
                 self._db.executemany(insert, batch[kind])
@@ -181,7 +180,7 @@ class Comparison:
     def _write(
         self, urls: list[tuple[int, str, str]], keys: list[Key], documents: list[tuple[str]]
     ) -> None:
-        with self._transaction():
+        with transaction(self._db):
             self._db.executemany("INSERT INTO urls VALUES (?, ?, ?)", urls)
             self._db.executemany("INSERT INTO keys VALUES (?, ?, ?, ?)", keys)
             self._db.executemany("INSERT INTO documents VALUES (?)", documents)
@@ -196,7 +195,7 @@ class Comparison:
     def _finish(self) -> dict[str, object]:
         tally = Tally(self.gate)
         self._index()
-        with self._transaction():
+        with transaction(self._db):
             self._add_regressions(self._url_rows(tally))
             self._add_regressions(self._key_rows(tally))
         count = self._db.execute("SELECT count(*), sum(kind = 'url') FROM regressions").fetchone()
@@ -272,16 +271,6 @@ class Comparison:
             yield Regression(kind, subject, tuple(codes.split()), verdict, sitemap, line)
 
     # --- plumbing ---
-
-    @contextlib.contextmanager
-    def _transaction(self) -> Iterator[None]:
-        self._db.execute("BEGIN")
-        try:
-            yield
-        except BaseException:
-            self._db.execute("ROLLBACK")
-            raise
-        self._db.execute("COMMIT")
 
     async def close(self) -> None:
         """Drop the file (a second close does nothing)."""
