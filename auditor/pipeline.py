@@ -41,7 +41,7 @@ from auditor.http_stack import (
     reach_of,
     usable_engine,
 )
-from auditor.models import TargetRecord
+from auditor.models import Relisted, SitemapRecord, TargetRecord
 from auditor.monitoring.compare import Gate
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
@@ -61,7 +61,7 @@ from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.alternates import judge_alternates
 from auditor.sitemap.hreflang_store import LinkStore, store_path
-from auditor.sitemap.read_services import EmitUrls, Lister, ReadServices
+from auditor.sitemap.read_services import EmitSitemap, EmitUrls, Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
@@ -394,7 +394,12 @@ class _Run:
                     )
                     emit_urls = crawl.coverage.submit
                 walker = self._walker(
-                    parts, dedup, parsers=parsers, links=links, emit_urls=emit_urls, queue=queue
+                    parts,
+                    dedup,
+                    parsers=parsers,
+                    links=links,
+                    emit_urls=emit_urls,
+                    emit_sitemap=crawl.watching(queue.put) if crawl else queue.put,
                 )
                 if config.insecure:
                     verify = partial(client.certificate_problem, timeout_s=config.timeout_s)
@@ -405,13 +410,15 @@ class _Run:
                     ticker = group.create_task(tick)
                 try:
                     # Once every sitemap is read, the run's hreflang return links are judged.
-                    judge = partial(
+                    judge: Callable[[], Awaitable[object]] = partial(
                         judge_alternates,
                         links,
                         listed=dedup.__contains__,
                         emit_findings=queue.put,
                         emit_urls=emit_urls,
                     )
+                    if crawl is not None:
+                        judge = crawl.after_walk(walker, judge)
                     work = _produce(walker, judge, stage, crawl=crawl.run if crawl else None)
                     finished = await until_stopped(work, stop)
                 finally:
@@ -419,8 +426,7 @@ class _Run:
                     if ticker is not None:
                         ticker.cancel()
                 if crawl is not None:  # what the crawl gathered, whether or not the run finished
-                    read = finished and not walker.capped
-                    await crawl.finish(sitemaps_read=read, emit_summary=queue.put)
+                    await crawl.finish(walked=finished, emit_summary=queue.put)
                 if plan is not None:
                     plan.complete = finished
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
@@ -468,7 +474,7 @@ class _Run:
         parsers: ParsePool,
         links: LinkStore,
         emit_urls: EmitUrls,
-        queue: SinkQueue,
+        emit_sitemap: EmitSitemap,
     ) -> Walker:
         """The walker of the run's trees, its services shared with the check stage and sink."""
         config = self.config
@@ -483,7 +489,7 @@ class _Run:
             now=self.started_at,
             enqueue=frontier.put_nowait,
             emit_urls=emit_urls,
-            emit_sitemap=queue.put,
+            emit_sitemap=emit_sitemap,
             state=self._state,
             parsers=parsers,
             links=links,
@@ -618,10 +624,31 @@ class _Crawl:
         self.done = True
         await self.coverage.crawled(interrupted=False)
 
-    async def finish(self, *, sitemaps_read: bool, emit_summary: EmitSummary) -> None:
+    def watching(self, emit: EmitSitemap) -> EmitSitemap:
+        """`emit`, each document shown to coverage first (was it read whole?)."""
+
+        async def seen(item: SitemapRecord | Relisted) -> None:
+            if isinstance(item, SitemapRecord):
+                self.coverage.saw_sitemap(item)
+            await emit(item)
+
+        return seen
+
+    def after_walk(
+        self, walker: Walker, then: Callable[[], Awaitable[object]]
+    ) -> Callable[[], Awaitable[object]]:
+        """`then`, once coverage knows whether the walk read every sitemap whole."""
+
+        async def walked() -> object:
+            self.coverage.sitemaps_done(capped=walker.capped, targets=walker.target_records())
+            return await then()
+
+        return walked
+
+    async def finish(self, *, walked: bool, emit_summary: EmitSummary) -> None:
         """The pages only the crawl found, and its summary, to the sink."""
         await self.coverage.finish(
-            sitemaps_read=sitemaps_read, interrupted=not self.done, emit_summary=emit_summary
+            walked=walked, interrupted=not self.done, emit_summary=emit_summary
         )
 
 

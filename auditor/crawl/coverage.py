@@ -19,14 +19,79 @@ from auditor.codes import Code
 from auditor.crawl.crawler import Crawler
 from auditor.crawl.scope import CrawlScope
 from auditor.crawl.store import CrawlStore, Found
-from auditor.models import CrawlFacts, CrawlSummary, Finding, UrlRecord, finding
+from auditor.models import (
+    CrawlFacts,
+    CrawlSummary,
+    Finding,
+    SitemapRecord,
+    TargetRecord,
+    UrlRecord,
+    finding,
+)
 from auditor.results.digest_table import DigestTable
-from auditor.urls import parse_http_url
+from auditor.urls import DEFAULT_PORTS, parse_http_url
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitSummary = Callable[[CrawlSummary], Awaitable[None]]
 RECORDS_BATCH = 512  # pages only the crawl found, sent on at a time
 _READ_ROWS = 2_000
+
+# A document with these left entries unread, or may have: the site not reached, a robots.txt
+# or sitemap that got no answer or an error that may pass (a 5xx, a 429, a 401 or 403), a body
+# cut short (too large, corrupt, not well-formed), an index's children not followed. A page the
+# crawl read may be listed in what was not read: none is called missing from the sitemaps
+# (docs/explanation/rules.md#not-in-sitemap).
+_UNREAD = frozenset(
+    {
+        Code.TARGET_DNS,
+        Code.TARGET_CONNECT,
+        Code.TARGET_TIMEOUT,
+        Code.TARGET_TLS,
+        Code.TARGET_PROTOCOL,
+        Code.ROBOTS_UNREACHABLE,
+        Code.NET_DNS,
+        Code.NET_CONNECT,
+        Code.NET_TIMEOUT,
+        Code.NET_TLS,
+        Code.NET_PROTOCOL,
+        Code.SITEMAP_HTTP_ERROR,
+        Code.SITEMAP_TOO_LARGE,
+        Code.SITEMAP_COMPRESSION_ERROR,
+        Code.XML_MALFORMED,
+        Code.XML_FORBIDDEN,
+        Code.XML_ENCODING,
+        Code.INDEX_TOO_DEEP,
+        Code.INDEX_TOO_MANY_SITEMAPS,
+        Code.RUN_LIMIT_REACHED,
+        Code.INTERNAL_ERROR,
+    }
+)
+# A sitemap that is gone lists nothing, to Google as here: no entry of it is unread.
+_GONE = frozenset({404, 410})
+
+
+Site = tuple[str, int | None]
+
+
+def site_of(url: str) -> Site | None:
+    """The site an unread document may list pages of. Pure.
+
+    Its host without `www.`, and its port unless a scheme's default (a sitemap on http:// may
+    list https:// pages).
+    """
+    parsed = parse_http_url(url)
+    if parsed is None:
+        return None
+    port = None if parsed.port == DEFAULT_PORTS[parsed.scheme] else parsed.port
+    return parsed.host.removeprefix("www."), port
+
+
+def leaves_unread(record: SitemapRecord | TargetRecord) -> bool:
+    """Whether a document (or a target's discovery) may have left listed URLs unread. Pure."""
+    codes = {item.code for item in record.findings}
+    if isinstance(record, SitemapRecord) and record.status in _GONE:
+        codes.discard(Code.SITEMAP_HTTP_ERROR)
+    return not codes.isdisjoint(_UNREAD)
 
 
 class Coverage:
@@ -60,12 +125,50 @@ class Coverage:
         self._emit = emit
         self._watchers = watchers
         self._complete = False
+        self._walked = False  # `sitemaps_done` was told
+        # The sites whose sitemaps were not all read whole; None: any site's may list any page.
+        self._unread: set[Site] | None = set()
+        self._sites = {
+            site_of(f"{scheme}://{host}:{port}/") for scheme, host, port in scope.origins
+        }
         self._joined = DigestTable()  # unlisted URLs sent on already (hreflang alternates)
 
     async def crawled(self, *, interrupted: bool) -> None:
         """The crawl is over: write what it holds, and learn whether it covered the site."""
         await self._store.flush()
         self._complete = self._crawler.summary(interrupted=interrupted).complete
+
+    @property
+    def sitemaps_read(self) -> bool:
+        """Whether the walk ended with every sitemap read whole."""
+        return self._walked and self._unread == set()
+
+    def saw_sitemap(self, record: SitemapRecord) -> None:
+        """A document was read (or tried): note the sites it may have left pages unread of."""
+        if leaves_unread(record):
+            self._unread_at(record.url)
+            if record.parent is not None:  # a sitemap cross-submitted by the parent's site
+                self._unread_at(record.parent)
+
+    def sitemaps_done(self, *, capped: bool, targets: Sequence[TargetRecord]) -> None:
+        """The walk is over (said before the alternates are judged)."""
+        self._walked = True
+        if capped:
+            self._unread = None
+        for target in targets:
+            if leaves_unread(target):
+                self._unread_at(target.url)
+
+    def _unread_at(self, url: str) -> None:
+        site = site_of(url)
+        if self._unread is None or site is None or site not in self._sites:
+            self._unread = None  # another site's sitemap (a CDN's, say) may list any page
+        else:
+            self._unread.add(site)
+
+    def _may_be_missing(self, url: str) -> bool:
+        """Whether every sitemap that may list `url` was read whole."""
+        return self._walked and self._unread is not None and site_of(url) not in self._unread
 
     async def submit(self, batch: list[UrlRecord]) -> None:
         """Join a batch of the sitemaps' records with the crawl; send each on its way."""
@@ -99,7 +202,7 @@ class Coverage:
             record.findings += (deep,)
         elif not record.listed and page.requested:  # an hreflang alternate the crawl read
             self._joined.setdefault(record.digest, 1)
-            if page.html and page.indexable:
+            if page.html and page.indexable and self._may_be_missing(record.loc):
                 record.findings += (_not_in_sitemap(record.loc, page),)
         if page.requested and page.result is not None:
             return joined([(record, page.result)], self._watchers)[0]
@@ -109,14 +212,14 @@ class Coverage:
         parsed = parse_http_url(loc)
         return parsed is not None and self._scope.contains(parsed)
 
-    async def finish(
-        self, *, sitemaps_read: bool, interrupted: bool, emit_summary: EmitSummary
-    ) -> None:
+    async def finish(self, *, walked: bool, interrupted: bool, emit_summary: EmitSummary) -> None:
         """Send on the pages the crawl read that no sitemap lists, then the crawl's summary.
 
-        The indexable HTML ones become URL records; `coverage.not_in_sitemap` only when every
-        sitemap was read (else a sitemap not read may list them).
+        The indexable HTML ones become URL records; `coverage.not_in_sitemap` only when the walk
+        ended (`walked`) and every sitemap of the page's site was read whole (else one not read
+        may list it).
         """
+        self._walked = self._walked and walked
         await self._store.flush()
         only = indexable = 0
         after = 0
@@ -132,7 +235,7 @@ class Coverage:
                 indexable += 1
                 if self._joined.get(page.digest) is not None:
                     continue
-                batch.append(_record(page, sitemaps_read=sitemaps_read))
+                batch.append(_record(page, missing=self._may_be_missing(page.url)))
                 if len(batch) >= RECORDS_BATCH:
                     await self._emit_checked(batch)
                     batch = []
@@ -140,7 +243,7 @@ class Coverage:
             await self._emit_checked(batch)
         summary = replace(
             self._crawler.summary(interrupted=interrupted),
-            sitemaps_read=sitemaps_read,
+            sitemaps_read=self.sitemaps_read,
             only_crawled=only,
             only_crawled_indexable=indexable,
         )
@@ -156,12 +259,12 @@ def _not_in_sitemap(loc: str, page: Found) -> Finding:
     return finding(Code.COVERAGE_NOT_IN_SITEMAP, url=loc, depth=page.depth)
 
 
-def _record(page: Found, *, sitemaps_read: bool) -> UrlRecord:
+def _record(page: Found, *, missing: bool) -> UrlRecord:
     """A page only the crawl found, with its check and the finding that it is missing."""
     return UrlRecord(
         page.url,
         (),
-        findings=(_not_in_sitemap(page.url, page),) if sitemaps_read else (),
+        findings=(_not_in_sitemap(page.url, page),) if missing else (),
         check=page.result,
         digest=page.digest,
         crawl=CrawlFacts(page.depth, page.linked_from, page.links, requested=True),

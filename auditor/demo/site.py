@@ -254,7 +254,8 @@ _HTML = {"Content-Type": "text/html"}
 def _linked_pages() -> dict[str, Page]:
     """The pages `--crawl` reads from the home page (the demo runs it): each coverage code.
 
-    /new-arrivals is linked and in no sitemap (coverage.not_in_sitemap); the posts are a chain
+    /new-arrivals is linked and in no sitemap, but this site's broken sitemaps may list it (the
+    docs site's /changelog/ is coverage.not_in_sitemap); the posts are a chain
     from the blog, the later ones more than three clicks deep (coverage.deep); the listed pages
     linked from nowhere are orphans (coverage.orphan). Every page linked answers, so the crawl
     covers the site; /private/ is disallowed (for Google too) and /legacy/page is nofollow.
@@ -282,9 +283,9 @@ def _linking(links: str) -> Page:
     return Page(200, body.encode(), _HTML)
 
 
-def _html(head: str) -> Page:
+def _html(head: str, body: str = "demo") -> Page:
     """An HTML page with `head` in its head."""
-    body = f"<!doctype html><html><head><title>demo</title>{head}</head><body>demo</body></html>"
+    body = f"<!doctype html><html><head><title>demo</title>{head}</head><body>{body}</body></html>"
     return Page(200, body.encode(), {"Content-Type": "text/html"})
 
 
@@ -292,11 +293,15 @@ def docs_routes(base: str) -> dict[str, Page]:
     """A second demo site, its docs, as MkDocs builds one.
 
     No robots.txt, so the auditor probes the known locations, and finds sitemap.xml and the
-    same document again as sitemap.xml.gz.
+    same document again as sitemap.xml.gz. Its sitemap is read whole, and leaves out the
+    changelog its home page links to (coverage.not_in_sitemap, with --crawl).
     """
     paths = ["/", "/install/", "/usage/", "/faq/"]
     sitemap = urlset([url(f"{base}{path}", lastmod="2026-11-02") for path in paths]).encode()
     routes = {path: _html(f'<link rel="canonical" href="{base}{path}">') for path in paths}
+    nav = "".join(f'<a href="{path}">{path}</a> ' for path in [*paths[1:], "/changelog/"])
+    routes["/"] = _html(f'<link rel="canonical" href="{base}/">', nav)
+    routes["/changelog/"] = _html(f'<link rel="canonical" href="{base}/changelog/">')
     routes["/sitemap.xml"] = Page(200, sitemap, {"Content-Type": "application/xml"})
     routes["/sitemap.xml.gz"] = Page(200, gzipped(sitemap), {"Content-Type": "application/gzip"})
     return routes
