@@ -21,7 +21,14 @@ from pathlib import Path
 from auditor.checks.stage import Ask, CheckWatcher, joined
 from auditor.clock import Clock
 from auditor.codes import Code
-from auditor.history.facts import Known, after_check, confirmed, lastmod_seconds, rebuilt
+from auditor.history.facts import (
+    STALE,
+    Known,
+    after_check,
+    confirmed,
+    lastmod_seconds,
+    rebuilt,
+)
 from auditor.history.order import DAY_S, Tier, sort_key, tier_of
 from auditor.history.park import Park
 from auditor.history.store import COMPLETE, STOPPED, HistoryStore, RunStart
@@ -148,9 +155,14 @@ class HistoryPlan:
         return asks, done
 
     def _resumed(self, record: UrlRecord, known: Known) -> UrlRecord | None:
-        """The record with the interrupted run's check of it, if that run had requested it."""
+        """The record with the interrupted run's check of it, if that run had requested it.
+
+        Not when its sitemap's lastmod moved since (the page changed after that check).
+        """
         checked = known.checked
         if not self._start.resumed or checked is None or checked < self._start.started_s:
+            return None
+        if known.flags & STALE:
             return None
         result = rebuilt(record.loc, known)
         if result is None:

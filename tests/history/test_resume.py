@@ -18,7 +18,9 @@ from typing import Any
 
 from auditor.checks.stage import RESULT_BATCH
 from auditor.clock import SystemClock
+from auditor.config import FailOn
 from auditor.demo.server import serve
+from auditor.errors import ExitCode
 from auditor.history.store import HistoryStore
 from auditor.urls import parse_http_url, url_digest
 from tests.helpers import Audited, run_audit
@@ -172,3 +174,35 @@ async def test_without_resume_a_stopped_run_is_left_and_its_checks_kept(tmp_path
     assert set(site.requests) == set(site.pages)
     assert fresh.report["summary"]["history"]["resumed"] == 0
     assert fresh.report["summary"]["history"]["by_tier"]["never_checked"] == PAGES - len(done)
+
+
+async def test_a_page_whose_lastmod_moved_since_the_stopped_run_is_requested_again(
+    tmp_path: Path,
+) -> None:
+    """The stopped run saw /p0 broken; before the resume it is fixed, and its lastmod says so:
+    the resumed run requests it, and says it answers (no stale verdict, no false regression)."""
+    site = slow_site()
+    history = tmp_path / "h.sqlite"
+    async with serve(site.routes) as served:
+        base = served.base
+        before = await audit_now(tmp_path / "night0", base, history=history)
+        site.change("/p0", status=404)
+        site.requests.clear()
+        await stopped_run(tmp_path, site, base, history, signal.SIGINT)
+        assert "/p0" in site.requests
+        site.change("/p0", status=200, lastmod="2026-11-26")
+        site.requests.clear()
+        resumed = await audit_now(
+            tmp_path / "resumed",
+            base,
+            history=history,
+            resume=True,
+            baseline=before.result.json_path,
+            fail_on=FailOn.NEVER,
+            fail_on_new=FailOn.ERROR,
+        )
+    assert site.requests["/p0"] == 1
+    entry = next(item for item in resumed.report["urls"] if item["loc"].endswith("/p0"))
+    assert entry["status"] == 200
+    assert resumed.report["diff"]["regressions"] == 0
+    assert resumed.result.exit_code is ExitCode.OK
