@@ -24,7 +24,7 @@ from auditor.crawl.scope import CrawlScope
 from auditor.crawl.store import CrawlStore, Queued, Reached, State
 from auditor.discovery.robots import RobotsFetch, RobotsTxt
 from auditor.models import CheckResult, CrawlSummary, NotIndexable
-from auditor.results.digest_table import DigestTable
+from auditor.results.digest_table import DigestTable, FrozenDigests
 from auditor.urls import parse_known
 
 RobotsOf = Callable[[str], Awaitable[RobotsFetch | None]]  # origin -> its robots.txt
@@ -102,6 +102,7 @@ class Crawler:
         self._agents = frozenset({plan.agent.lower(), plan.robots_agent.lower()})
         self._links = LinkReader(self._agents)
         self.seen = DigestTable()  # digest -> row id << 1 | nofollow only
+        self._reached: FrozenDigests | None = None  # the seen set, once the crawl is over
         self._next_id = 1
         self._taken = 0  # URLs queued to be requested
         self._in_flight = 0
@@ -120,6 +121,8 @@ class Crawler:
         async with asyncio.TaskGroup() as group:
             for _ in range(self._plan.workers):
                 group.create_task(self._work())
+        # Only look-ups from now on (the sitemaps joined with the crawl): half the memory.
+        self._reached = self.seen.frozen()
 
     def summary(self, *, interrupted: bool) -> CrawlSummary:
         """What the crawl did so far (the counts of pages no sitemap lists come later)."""
@@ -145,7 +148,7 @@ class Crawler:
 
     def reached(self, digest: int) -> int | None:
         """The row id of a URL the crawl reached, or None."""
-        value = self.seen.get(digest)
+        value = (self.seen if self._reached is None else self._reached).get(digest)
         return None if value is None else value >> 1
 
     async def _work(self) -> None:

@@ -9,6 +9,7 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 from array import array
+from bisect import bisect_left
 from collections.abc import Iterator
 
 # 64 segments chosen by a digest's top bits, each its own open-addressing table: a segment
@@ -23,6 +24,13 @@ class DigestTable:
     """Maps non-zero 64-bit digests to 32-bit values; 0 marks an empty slot."""
 
     def __init__(self) -> None:
+        self._keys: list[array[int]] = []
+        self._values: list[array[int]] = []
+        self._filled: list[int] = []
+        self._count = 0
+        self._clear()
+
+    def _clear(self) -> None:
         segments = range(1 << _SEGMENT_BITS)
         self._keys = [array("Q", bytes(8 * _MIN_SLOTS)) for _ in segments]
         self._values = [array("I", bytes(4 * _MIN_SLOTS)) for _ in segments]
@@ -81,6 +89,10 @@ class DigestTable:
         self._values[found[0]][found[1]] = value
         return True
 
+    def frozen(self) -> FrozenDigests:
+        """This table's entries, read-only in 12 bytes each (no empty slot); leaves it empty."""
+        return FrozenDigests(self)
+
     def _grow(self, segment: int) -> None:
         old_keys, old_values = self._keys[segment], self._values[segment]
         size = len(old_keys) * 2
@@ -94,3 +106,36 @@ class DigestTable:
                     slot = (slot + 1) & mask
                 keys[slot] = key
                 values[slot] = value
+
+
+class FrozenDigests:
+    """A DigestTable's entries, sorted per segment: look-ups only, in half its memory or less.
+
+    For a table whose filling is over (the crawl's seen set once the crawl ends): an open
+    table is a third to two thirds full, this one has no empty slot.
+    """
+
+    def __init__(self, table: DigestTable) -> None:
+        self._keys: list[array[int]] = []
+        self._values: list[array[int]] = []
+        for segment, keys in enumerate(table._keys):  # noqa: SLF001 - its own kind
+            values = table._values[segment]  # noqa: SLF001
+            order = sorted((slot for slot, key in enumerate(keys) if key), key=keys.__getitem__)
+            self._keys.append(array("Q", (keys[slot] for slot in order)))
+            self._values.append(array("I", (values[slot] for slot in order)))
+            # the segment's open copy freed as this one is made: memory never holds both whole
+            table._keys[segment], table._values[segment] = array("Q"), array("I")  # noqa: SLF001
+        self._count = len(table)
+        table._clear()  # noqa: SLF001
+
+    def __len__(self) -> int:
+        return self._count
+
+    def get(self, digest: int) -> int | None:
+        """The value stored for `digest`, if any."""
+        segment = digest >> _SHIFT
+        keys = self._keys[segment]
+        at = bisect_left(keys, digest)
+        if at < len(keys) and keys[at] == digest:
+            return self._values[segment][at]
+        return None

@@ -43,3 +43,24 @@ def test_digest_table_colliding_low_bits_and_wraparound() -> None:
     for value, digest in enumerate(digests):
         assert table.setdefault(digest, 99_999) == value
     assert len(table) == len(digests)
+
+
+def test_a_frozen_table_answers_as_the_open_one_and_leaves_it_empty() -> None:
+    rng = random.Random(99)
+    digests = list({rng.getrandbits(64) or 1 for _ in range(50_000)})
+    digests += [(n << 32) | 0xFFF for n in range(1, 300)]  # one segment, colliding low bits
+    digests += [1, 2**64 - 1]  # the smallest and the largest digest
+    table = DigestTable()
+    for value, digest in enumerate(digests):
+        table.setdefault(digest, value % 2**32)
+    table.replace(digests[0], 12345)
+    frozen = table.frozen()
+    assert len(frozen) == len(set(digests))
+    assert frozen.get(digests[0]) == 12345
+    for value, digest in enumerate(digests[1:], start=1):
+        assert frozen.get(digest) == value % 2**32
+    absent = {rng.getrandbits(64) or 1 for _ in range(5_000)} - set(digests)
+    assert all(frozen.get(digest) is None for digest in absent)
+    assert len(table) == 0
+    assert table.get(digests[1]) is None
+    assert table.setdefault(7, 1) is None  # the emptied table still works
