@@ -2,15 +2,18 @@
 
 The page is parsed by lexbor's HTML5 parser (selectolax; docs/explanation/performance.md), so
 comments, scripts and templates hold no links, as in a browser. Links are resolved by RFC 3986
-§5 (urllib's urljoin, which also drops the tabs and newlines the WHATWG URL parser drops); only
-http(s) links are kept (`javascript:`, `mailto:`, `tel:`, `data:` are no pages) and the fragment
-is dropped, as crawlers drop it (a link to `#top` is the page itself: left out). Pure: no I/O.
+§5 (urllib's urljoin, which also drops the tabs and newlines the WHATWG URL parser drops), then
+percent-encoded as a browser's URL parser encodes them (`/café` is requested as `/caf%C3%A9`);
+only http(s) links are kept (`javascript:`, `mailto:`, `tel:`, `data:` are no pages) and the
+fragment is dropped, as crawlers drop it (a link to `#top` is the page itself: left out).
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from selectolax.lexbor import LexborHTMLParser
 
@@ -21,6 +24,17 @@ from auditor.urls import DEFAULT_PORTS
 # outbound links to Google": rel="nofollow"; ugc and sponsored are hints of another kind).
 _NOFOLLOW_REL = "nofollow"
 _SCHEMES = tuple(f"{scheme}:" for scheme in DEFAULT_PORTS)
+# The code points a link is percent-encoded for (the UTF-8 bytes of each), in its path and its
+# query. A browser's URL parser encodes those of the WHATWG URL Standard's path percent-encode
+# set (https://url.spec.whatwg.org/#path-percent-encode-set: C0 controls, space " # < > ? ^ `
+# { } and every code point above U+007E), and of its special-query percent-encode set (C0
+# controls, space " # < > ' and above U+007E). Added: the few RFC 3986 forbids raw that it
+# leaves (| and \, and ^ ` { } in a query), which a sitemap must escape (sitemaps.org,
+# "Entity escaping"; auditor.urls.needs_escaping). Left: ', which RFC 3986 allows raw (a
+# sub-delim, §2.2), so a sitemap may list it so. A '%' stays: an escape written stays one.
+_ENCODE = re.compile('[\x00-\x20"#<>?\\\\^`{|}\x7f-\U0010ffff]')
+# The same but '#' (the fragment is gone) and '?' (it starts the query): the whole URL's test.
+_RAW = re.compile('[\x00-\x20"<>\\\\^`{|}\x7f-\U0010ffff]')
 # Resolutions kept per parser: a site's navigation repeats the same hrefs on every page.
 _KEPT = 8192
 
@@ -77,14 +91,15 @@ class LinkReader:
             resolved.clear()
         target: str | None = None
         text = href.strip()
+        if "\\" in text:  # WHATWG URL Standard: before its query, a special URL's \ is a /
+            end = next((at for at, char in enumerate(text) if char in "?#"), len(text))
+            text = text[:end].replace("\\", "/") + text[end:]
         if text and not text.startswith("#"):
             try:
                 absolute = urljoin(base, text)
             except ValueError:  # a bad IPv6 literal or port
                 absolute = ""
-            absolute = absolute.partition("#")[0]
-            if absolute[:6].lower().startswith(_SCHEMES):
-                target = absolute
+            target = page_url(absolute)
         resolved[base, href] = target
         return target
 
@@ -112,6 +127,42 @@ def _base_of(tree: LexborHTMLParser, url: str) -> str:
     except ValueError:
         return url
     return base if base[:6].lower().startswith(_SCHEMES) else url
+
+
+def page_url(absolute: str) -> str | None:
+    """The http(s) URL a browser requests for `absolute`, without its fragment (None: no page).
+
+    Its path and query percent-encoded as a browser's URL parser encodes them, and as a sitemap
+    must write them (the set above); an internationalised host in its IDNA form (RFC 5891), as
+    it is resolved.
+    None for another scheme, or a host that cannot be encoded (a browser cannot go there).
+    """
+    absolute = absolute.partition("#")[0]
+    if not absolute[:6].lower().startswith(_SCHEMES):
+        return None
+    if _RAW.search(absolute) is None:  # nearly every link: nothing to encode
+        return absolute
+    try:
+        parts = urlsplit(absolute)
+    except ValueError:  # a bad IPv6 literal
+        return None
+    netloc = parts.netloc
+    if not netloc.isascii():
+        userinfo, at, hostport = netloc.rpartition("@")
+        host, colon, port = hostport.partition(":")
+        try:
+            host = host.encode("idna").decode("ascii")
+        except UnicodeError:
+            return None
+        netloc = f"{userinfo}{at}{host}{colon}{port}"
+    path = _ENCODE.sub(_escaped, parts.path)
+    query = _ENCODE.sub(_escaped, parts.query)
+    return urlunsplit((parts.scheme, netloc, path, query, ""))
+
+
+def _escaped(match: re.Match[str]) -> str:
+    """A code point's UTF-8 bytes, each as %XX (a lone surrogate's too: never an error)."""
+    return "".join(f"%{byte:02X}" for byte in match[0].encode("utf-8", "surrogatepass"))
 
 
 def header_nofollow(values: tuple[str, ...], agents: frozenset[str]) -> bool:
