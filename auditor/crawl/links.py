@@ -13,28 +13,24 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
 from auditor.checks.robots_rules import header_robots, robots_rules
+from auditor.net.redirects import encoded_url
 from auditor.urls import DEFAULT_PORTS
 
 # Relations that ask crawlers not to follow one link (Google Search Central, "Qualify your
 # outbound links to Google": rel="nofollow"; ugc and sponsored are hints of another kind).
 _NOFOLLOW_REL = "nofollow"
 _SCHEMES = tuple(f"{scheme}:" for scheme in DEFAULT_PORTS)
-# The code points a link is percent-encoded for (the UTF-8 bytes of each), in its path and its
-# query. A browser's URL parser encodes those of the WHATWG URL Standard's path percent-encode
-# set (https://url.spec.whatwg.org/#path-percent-encode-set: C0 controls, space " # < > ? ^ `
-# { } and every code point above U+007E), and of its special-query percent-encode set (C0
-# controls, space " # < > ' and above U+007E). Added: the few RFC 3986 forbids raw that it
-# leaves (| and \, and ^ ` { } in a query), which a sitemap must escape (sitemaps.org,
-# "Entity escaping"; auditor.urls.needs_escaping). Left: ', which RFC 3986 allows raw (a
-# sub-delim, §2.2), so a sitemap may list it so. A '%' stays: an escape written stays one.
-_ENCODE = re.compile('[\x00-\x20"#<>?\\\\^`{|}\x7f-\U0010ffff]')
-# The same but '#' (the fragment is gone) and '?' (it starts the query): the whole URL's test.
-_RAW = re.compile('[\x00-\x20"<>\\\\^`{|}\x7f-\U0010ffff]')
+# What a browser's URL parser percent-encodes in a path or a query (the WHATWG URL Standard's
+# path and special-query percent-encode sets, https://url.spec.whatwg.org/#path-percent-encode-set:
+# C0 controls, space " < > ^ ` { } and every code point above U+007E; ' in a query), and the | \
+# RFC 3986 forbids raw too, which a sitemap must escape (auditor.urls.needs_escaping). A link
+# without one (nearly every link) is left as written.
+_RAW = re.compile(r"[\x00-\x20\"<>\\^`{|}\x7f-\U0010ffff]")
 # Resolutions kept per parser: a site's navigation repeats the same hrefs on every page.
 _KEPT = 8192
 
@@ -132,37 +128,22 @@ def _base_of(tree: LexborHTMLParser, url: str) -> str:
 def page_url(absolute: str) -> str | None:
     """The http(s) URL a browser requests for `absolute`, without its fragment (None: no page).
 
-    Its path and query percent-encoded as a browser's URL parser encodes them, and as a sitemap
-    must write them (the set above); an internationalised host in its IDNA form (RFC 5891), as
-    it is resolved.
-    None for another scheme, or a host that cannot be encoded (a browser cannot go there).
+    Percent-encoded as the checks' transports send a URL (auditor.net.redirects.encoded_url):
+    the UTF-8 bytes of every character RFC 3986 forbids raw (RFC 3987 §3.1), the form a
+    sitemap must list. That is all a browser's URL parser encodes (the set above) but a
+    query's `'`, which RFC 3986 allows raw: a sitemap may list it so. An internationalised
+    host in its IDNA form (RFC 5891). None for another scheme, or a URL that cannot be
+    encoded (a host without an IDNA form: a browser cannot go there either).
     """
     absolute = absolute.partition("#")[0]
     if not absolute[:6].lower().startswith(_SCHEMES):
         return None
-    if _RAW.search(absolute) is None:  # nearly every link: nothing to encode
+    if _RAW.search(absolute) is None:
         return absolute
     try:
-        parts = urlsplit(absolute)
-    except ValueError:  # a bad IPv6 literal
+        return encoded_url(absolute)
+    except ValueError:  # UnicodeError too
         return None
-    netloc = parts.netloc
-    if not netloc.isascii():
-        userinfo, at, hostport = netloc.rpartition("@")
-        host, colon, port = hostport.partition(":")
-        try:
-            host = host.encode("idna").decode("ascii")
-        except UnicodeError:
-            return None
-        netloc = f"{userinfo}{at}{host}{colon}{port}"
-    path = _ENCODE.sub(_escaped, parts.path)
-    query = _ENCODE.sub(_escaped, parts.query)
-    return urlunsplit((parts.scheme, netloc, path, query, ""))
-
-
-def _escaped(match: re.Match[str]) -> str:
-    """A code point's UTF-8 bytes, each as %XX (a lone surrogate's too: never an error)."""
-    return "".join(f"%{byte:02X}" for byte in match[0].encode("utf-8", "surrogatepass"))
 
 
 def header_nofollow(values: tuple[str, ...], agents: frozenset[str]) -> bool:
