@@ -69,6 +69,8 @@ class PageBody:
     body: bytes  # at most the bytes asked for
     content_type: str | None
     robots_tags: tuple[str, ...]  # X-Robots-Tag values (nofollow)
+    link_headers: tuple[str, ...] = ()  # Link values (a canonical)
+    head: PageHead | None = None  # what the checks read of its head (a canonical, a refresh)
 
 
 class Checker:
@@ -272,7 +274,9 @@ class Checker:
                 target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
                 if target is not None:
                     found += await self._canonical_leads(loc, target)
-            page_body = PageBody(final_url, body, content_type, tuple(robots_tags))
+            page_body = PageBody(
+                final_url, body, content_type, tuple(robots_tags), tuple(links), page
+            )
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)

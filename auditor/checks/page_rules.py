@@ -53,16 +53,25 @@ def page_findings(
     return found
 
 
+def refresh_target(loc: str, final_url: str, page: PageHead) -> str | None:
+    """Where the page's instant meta refresh sends it, absolute (None: nowhere else).
+
+    Google (Search Central, "Redirects and Google Search"): an instant meta refresh is a
+    permanent redirect. One to the page itself (or to the URL listed) only reloads it
+    (docs/explanation/rules.md#meta-refresh).
+    """
+    if page.refresh is None:
+        return None
+    target = urljoin(urljoin(final_url, page.base or ""), page.refresh)
+    return None if comparable(target) in {comparable(final_url), comparable(loc)} else target
+
+
 def _head_findings(loc: str, final_url: str, page: PageHead) -> list[Finding]:
     found = []
-    if page.refresh is not None:
-        # Google (Search Central, "Redirects and Google Search"): an instant meta refresh is a
-        # permanent redirect. One to the page itself (or to the URL listed) only reloads it
-        # (docs/explanation/rules.md#meta-refresh).
-        target = urljoin(urljoin(final_url, page.base or ""), page.refresh)
-        if comparable(target) not in {comparable(final_url), comparable(loc)}:
-            to = target[:_SHOWN_CHARS]
-            found.append(finding(Code.REDIRECT_META_REFRESH, url=loc, to=to, delay=0))
+    target = refresh_target(loc, final_url, page)
+    if target is not None:
+        to = target[:_SHOWN_CHARS]
+        found.append(finding(Code.REDIRECT_META_REFRESH, url=loc, to=to, delay=0))
     # Google ignores what follows an element that ends the head
     # (docs/explanation/rules.md#page-head).
     if page.cut_by is not None and page.hidden:

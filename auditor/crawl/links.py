@@ -2,25 +2,35 @@
 
 The page is parsed by lexbor's HTML5 parser (selectolax; docs/explanation/performance.md), so
 comments, scripts and templates hold no links, as in a browser. Links are resolved by RFC 3986
-§5 (urllib's urljoin, which also drops the tabs and newlines the WHATWG URL parser drops); only
-http(s) links are kept (`javascript:`, `mailto:`, `tel:`, `data:` are no pages) and the fragment
-is dropped, as crawlers drop it (a link to `#top` is the page itself: left out). Pure: no I/O.
+§5 (urllib's urljoin, which also drops the tabs and newlines the WHATWG URL parser drops), then
+percent-encoded as a browser's URL parser encodes them (`/café` is requested as `/caf%C3%A9`);
+only http(s) links are kept (`javascript:`, `mailto:`, `tel:`, `data:` are no pages) and the
+fragment is dropped, as crawlers drop it (a link to `#top` is the page itself: left out).
+Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
 from selectolax.lexbor import LexborHTMLParser
 
 from auditor.checks.robots_rules import header_robots, robots_rules
+from auditor.net.redirects import encoded_url
 from auditor.urls import DEFAULT_PORTS
 
 # Relations that ask crawlers not to follow one link (Google Search Central, "Qualify your
 # outbound links to Google": rel="nofollow"; ugc and sponsored are hints of another kind).
 _NOFOLLOW_REL = "nofollow"
 _SCHEMES = tuple(f"{scheme}:" for scheme in DEFAULT_PORTS)
+# What a browser's URL parser percent-encodes in a path or a query (the WHATWG URL Standard's
+# path and special-query percent-encode sets, https://url.spec.whatwg.org/#path-percent-encode-set:
+# C0 controls, space " < > ^ ` { } and every code point above U+007E; ' in a query), and the | \
+# RFC 3986 forbids raw too, which a sitemap must escape (auditor.urls.needs_escaping). A link
+# without one (nearly every link) is left as written.
+_RAW = re.compile(r"[\x00-\x20\"<>\\^`{|}\x7f-\U0010ffff]")
 # Resolutions kept per parser: a site's navigation repeats the same hrefs on every page.
 _KEPT = 8192
 
@@ -77,14 +87,15 @@ class LinkReader:
             resolved.clear()
         target: str | None = None
         text = href.strip()
+        if "\\" in text:  # WHATWG URL Standard: before its query, a special URL's \ is a /
+            end = next((at for at, char in enumerate(text) if char in "?#"), len(text))
+            text = text[:end].replace("\\", "/") + text[end:]
         if text and not text.startswith("#"):
             try:
                 absolute = urljoin(base, text)
             except ValueError:  # a bad IPv6 literal or port
                 absolute = ""
-            absolute = absolute.partition("#")[0]
-            if absolute[:6].lower().startswith(_SCHEMES):
-                target = absolute
+            target = page_url(absolute)
         resolved[base, href] = target
         return target
 
@@ -112,6 +123,27 @@ def _base_of(tree: LexborHTMLParser, url: str) -> str:
     except ValueError:
         return url
     return base if base[:6].lower().startswith(_SCHEMES) else url
+
+
+def page_url(absolute: str) -> str | None:
+    """The http(s) URL a browser requests for `absolute`, without its fragment (None: no page).
+
+    Percent-encoded as the checks' transports send a URL (auditor.net.redirects.encoded_url):
+    the UTF-8 bytes of every character RFC 3986 forbids raw (RFC 3987 §3.1), the form a
+    sitemap must list. That is all a browser's URL parser encodes (the set above) but a
+    query's `'`, which RFC 3986 allows raw: a sitemap may list it so. An internationalised
+    host in its IDNA form (RFC 5891). None for another scheme, or a URL that cannot be
+    encoded (a host without an IDNA form: a browser cannot go there either).
+    """
+    absolute = absolute.partition("#")[0]
+    if not absolute[:6].lower().startswith(_SCHEMES):
+        return None
+    if _RAW.search(absolute) is None:
+        return absolute
+    try:
+        return encoded_url(absolute)
+    except ValueError:  # UnicodeError too
+        return None
 
 
 def header_nofollow(values: tuple[str, ...], agents: frozenset[str]) -> bool:

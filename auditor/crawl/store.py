@@ -102,6 +102,10 @@ class CrawlStore(RunDatabase):
 
     def __init__(self, path: Path) -> None:
         super().__init__(path)
+        # Taken before the head: URLs of the level being read, queued while it is read (where
+        # a redirect leads). A page queues one at most, and they are taken first: about as
+        # many as pages in flight wait here.
+        self._now: deque[Queued] = deque()
         self._head: deque[Queued] = deque()  # the oldest queued, read back or never written
         self._tail: list[Queued] = []  # the newest queued, not written
         self._spilled = 0  # the last queue id written to disk
@@ -112,10 +116,16 @@ class CrawlStore(RunDatabase):
 
     # --- the frontier --------------------------------------------------------------------------
 
-    async def push(self, item: Queued) -> None:
-        """Queue one URL (ids only ever grow); the tail goes to disk when it is long."""
-        self._tail.append(item)
+    async def push(self, item: Queued, *, first: bool = False) -> None:
+        """Queue one URL (ids only ever grow); the tail goes to disk when it is long.
+
+        `first`: ahead of every URL queued (one of the level being read), never on disk.
+        """
         self.queued += 1
+        if first:
+            self._now.append(item)
+            return
+        self._tail.append(item)
         if len(self._tail) >= QUEUE_MEMORY:
             async with self._lock:
                 tail, self._tail = self._tail, []
@@ -125,17 +135,19 @@ class CrawlStore(RunDatabase):
 
     def peek(self) -> Queued | None:
         """The next URL, if it is in memory (`refill` first otherwise)."""
+        if self._now:
+            return self._now[0]
         return self._head[0] if self._head else None
 
     def pop(self) -> Queued:
         """Take the URL `peek` showed."""
         self.queued -= 1
-        return self._head.popleft()
+        return self._now.popleft() if self._now else self._head.popleft()
 
     async def refill(self) -> bool:
         """Bring the next queued URLs into memory; False when none waits."""
         async with self._lock:
-            if self._head:
+            if self._now or self._head:
                 return True
             if self._cursor < self._spilled:
                 rows = await asyncio.to_thread(self._read_queue, self._cursor)

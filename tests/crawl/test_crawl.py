@@ -11,7 +11,6 @@ import json
 import signal
 import sys
 from pathlib import Path
-from typing import Any
 
 import pytest
 from aiohttp import web
@@ -20,32 +19,10 @@ from auditor.config import Engine, FailOn
 from auditor.demo.documents import Page, redirect
 from auditor.demo.server import Route, serve
 from auditor.errors import ExitCode
-from tests.crawl.site import HTML, page, site
-from tests.helpers import Audited, run_audit
+from tests.crawl.site import HTML, codes_of, coverage, crawl, entry, page, site
+from tests.helpers import run_audit
 
 pytestmark = pytest.mark.usefixtures("engine")
-
-Report = dict[str, Any]
-
-
-def entry(audited: Audited, path: str) -> Report:
-    """The urls[] entry whose URL ends with `path`."""
-    found: list[Report] = [item for item in audited.report["urls"] if item["loc"].endswith(path)]
-    assert len(found) == 1, (path, [item["loc"] for item in audited.report["urls"]])
-    return found[0]
-
-
-def codes_of(item: Report) -> list[str]:
-    return [finding["code"] for finding in item["findings"]]
-
-
-def coverage(audited: Audited) -> Report:
-    found: Report = audited.report["summary"]["coverage"]
-    return found
-
-
-async def crawl(tmp_path: Path, target: str, **overrides: Any) -> Audited:
-    return await run_audit(tmp_path, target, no_check=False, crawl=True, **overrides)
 
 
 async def test_the_three_findings_and_one_request_per_url(tmp_path: Path) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from html import escape
+
 import pytest
 
-from auditor.crawl.links import LinkReader, header_nofollow
+from auditor.crawl.links import LinkReader, header_nofollow, page_url
 
 PAGE = "https://example.com/shop/list?page=2"
 
@@ -99,3 +101,37 @@ def test_the_same_hrefs_on_another_page_resolve_against_that_page() -> None:
     first = reader.read(b'<a href="item">x</a>', url="https://example.com/a/").followed
     second = reader.read(b'<a href="item">x</a>', url="https://example.com/b/").followed
     assert (first, second) == (("https://example.com/a/item",), ("https://example.com/b/item",))
+
+
+@pytest.mark.parametrize(
+    ("href", "requested"),
+    [
+        # As a browser requests them (WHATWG URL Standard): the UTF-8 of non-ASCII, and the
+        # path percent-encode set.
+        ("/café", "https://example.com/caf%C3%A9"),
+        ("/a b", "https://example.com/a%20b"),
+        ('/q"<>^`{}', "https://example.com/q%22%3C%3E%5E%60%7B%7D"),
+        ("/s?q=é d", "https://example.com/s?q=%C3%A9%20d"),
+        # and what RFC 3986 forbids raw, as a sitemap must write it
+        ("/a|b?q=^`{|}\\", "https://example.com/a%7Cb?q=%5E%60%7B%7C%7D%5C"),
+        ("..\\a\\b?c\\d", "https://example.com/a/b?c%5Cd"),  # WHATWG: \ is / in a path
+        ("https://bücher.example/x", "https://xn--bcher-kva.example/x"),  # RFC 5891
+    ],
+)
+def test_raw_characters_are_percent_encoded_as_a_sitemap_lists_them(
+    href: str, requested: str
+) -> None:
+    assert links(f'<a href="{escape(href)}">x</a>')[0] == (requested,)
+
+
+@pytest.mark.parametrize(
+    "href", ["/caf%C3%A9", "/a%20b", "/100%", "/a[c]@d;e=f!$&()*+,~'", "/s?q=it's&%27"]
+)
+def test_what_rfc_3986_allows_stays_as_written(href: str) -> None:
+    assert links(f'<a href="{escape(href)}">x</a>')[0] == (f"https://example.com{href}",)
+
+
+def test_a_url_that_is_no_page_gives_none() -> None:
+    assert page_url("mailto:a@example.com") is None
+    assert page_url("https://é..example/x") is None  # no IDNA form: no browser goes there
+    assert page_url("https://example.com/é#part") == "https://example.com/%C3%A9"

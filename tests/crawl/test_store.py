@@ -34,6 +34,20 @@ async def test_the_frontier_keeps_its_order_across_the_disk(
     assert list(tmp_path.iterdir()) == []  # dropped with the run
 
 
+async def test_a_url_of_the_level_being_read_is_taken_first(tmp_path: Path) -> None:
+    async with CrawlStore(tmp_path / "crawl.sqlite") as store:
+        await store.push(Queued(1, "https://e.com/1", 1, 1, 0))
+        await store.push(Queued(2, "https://e.com/2", 2, 2, 0))
+        await store.push(Queued(3, "https://e.com/3", 3, 1, 1), first=True)
+        taken = []
+        while await store.refill():
+            taken.append(store.pop().id)
+            if taken == [3]:  # queued while the first is read: still ahead of the others
+                await store.push(Queued(4, "https://e.com/4", 4, 1, 3), first=True)
+        assert store.queued == 0
+    assert taken == [3, 4, 1, 2]
+
+
 async def test_reached_urls_come_back_with_their_check_and_referrer(tmp_path: Path) -> None:
     check = CheckResult(404, final_url="https://e.com/b", final_status=404)
     check.not_indexable = NotIndexable.CLIENT_ERROR
