@@ -12,7 +12,7 @@ import re
 from _blake2 import blake2b
 from dataclasses import dataclass
 from enum import StrEnum
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 DEFAULT_PORTS = {"http": 80, "https": 443}
 
@@ -26,6 +26,11 @@ _BAD_HOST = re.compile(r'[\x00-\x20"<>\\^`{|}\x7f/?#@]')
 # characters in the authority ("http:// [::1]"), anything but a port after an IPv6 literal.
 _BAD_AUTHORITY = re.compile(r"[\s\x00-\x1f\x7f]|\](?!(?::[0-9]*)?\Z)")
 _ESCAPE = re.compile(r"%([0-9A-Fa-f]{2})")
+# A character RFC 3986 never allows raw in a URL: controls, space, "<>\\^`{|}, non-ASCII.
+# Browsers send it as the percent-encoded UTF-8 bytes (RFC 3987 §3.1); so do the transports.
+RAW_CHARACTER = re.compile(r"[\x00-\x20\"<>\\^`{|}\x7f-\U0010ffff]")
+# RFC 3986 §2.2 reserved characters, plus '%' so existing escapes are kept as they are.
+URL_SAFE = "!#$%&'()*+,/:;=?@[]~"
 # The common case, matched at once instead of through urlsplit (a third of the parse time at
 # a million URLs): an ASCII host name, an optional port, no whitespace anywhere. Anything else
 # (IPv6 literals, IDNs, odd ports, stray '@') takes urlsplit's path; a test keeps both equal.
@@ -67,10 +72,19 @@ class HttpUrl:
 
     @property
     def key(self) -> str:
-        """Normalised form (RFC 3986 §6.2.2): the same page gives the same key."""
-        key = f"{self.origin}{self.path or '/'}"
-        if self.query:
-            query = _ESCAPE.sub(_upper_escape, self.query) if "%" in self.query else self.query
+        """Normalised form (RFC 3986 §6.2.2): the same page gives the same key.
+
+        A raw character the URL may not hold is keyed as the escape a browser requests
+        (`/café` and `/caf%C3%A9` are one page).
+        """
+        path = self.path or "/"
+        if RAW_CHARACTER.search(path) is not None:
+            path = quote(path, safe=URL_SAFE)
+        key = f"{self.origin}{path}"
+        if query := self.query:
+            if RAW_CHARACTER.search(query) is not None:
+                query = quote(query, safe=URL_SAFE)
+            query = _ESCAPE.sub(_upper_escape, query) if "%" in query else query
             key = f"{key}?{query}"
         return key
 

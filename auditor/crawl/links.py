@@ -11,7 +11,6 @@ Pure: no I/O.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 from urllib.parse import urljoin
 
@@ -19,7 +18,7 @@ from selectolax.lexbor import LexborHTMLParser
 
 from auditor.checks.robots_rules import header_robots, robots_rules
 from auditor.net.redirects import encoded_url
-from auditor.urls import DEFAULT_PORTS
+from auditor.urls import DEFAULT_PORTS, RAW_CHARACTER
 
 # Relations that ask crawlers not to follow one link (Google Search Central, "Qualify your
 # outbound links to Google": rel="nofollow"; ugc and sponsored are hints of another kind).
@@ -30,7 +29,6 @@ _SCHEMES = tuple(f"{scheme}:" for scheme in DEFAULT_PORTS)
 # C0 controls, space " < > ^ ` { } and every code point above U+007E; ' in a query), and the | \
 # RFC 3986 forbids raw too, which a sitemap must escape (auditor.urls.needs_escaping). A link
 # without one (nearly every link) is left as written.
-_RAW = re.compile(r"[\x00-\x20\"<>\\^`{|}\x7f-\U0010ffff]")
 # Resolutions kept per parser: a site's navigation repeats the same hrefs on every page.
 _KEPT = 8192
 
@@ -138,7 +136,7 @@ def page_url(absolute: str) -> str | None:
     absolute = absolute.partition("#")[0]
     if not absolute[:6].lower().startswith(_SCHEMES):
         return None
-    if _RAW.search(absolute) is None:
+    if RAW_CHARACTER.search(absolute) is None:
         return absolute
     try:
         return encoded_url(absolute)

@@ -13,12 +13,10 @@ from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from auditor.codes import Code
 from auditor.models import Finding, Redirect, finding
-from auditor.urls import DEFAULT_PORTS, HttpUrl, parse_http_url
+from auditor.urls import DEFAULT_PORTS, URL_SAFE, HttpUrl, parse_http_url
 
 # RFC 9110 §15.4: the statuses that carry a Location to follow (300 and 304 do not).
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
-# RFC 3986 §2.2 reserved characters, plus '%' so existing escapes are kept as they are.
-_LOCATION_SAFE = "!#$%&'()*+,/:;=?@[]~"
 _LOCATION_SHOWN = 300  # characters of a bad Location kept in a finding
 
 
@@ -41,10 +39,10 @@ def _encode_location(location: str) -> str:
     if not netloc.isascii():
         userinfo, at, hostport = netloc.rpartition("@")
         host, colon, port = hostport.partition(":")
-        userinfo = quote(userinfo, safe=_LOCATION_SAFE)
+        userinfo = quote(userinfo, safe=URL_SAFE)
         netloc = f"{userinfo}{at}{host.encode('idna').decode('ascii')}{colon}{port}"
     path, query, fragment = (
-        quote(part, safe=_LOCATION_SAFE) for part in (parts.path, parts.query, parts.fragment)
+        quote(part, safe=URL_SAFE) for part in (parts.path, parts.query, parts.fragment)
     )
     return urlunsplit((parts.scheme, netloc, path, query, fragment))
 

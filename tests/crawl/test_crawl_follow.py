@@ -45,6 +45,20 @@ async def test_a_link_written_raw_is_the_url_a_sitemap_lists_percent_encoded(
     assert (served.hits["/café"], served.hits["/a b"], served.hits["/q"]) == (1, 1, 1)
 
 
+async def test_a_sitemap_listing_a_url_raw_lists_the_page_a_raw_link_leads_to(
+    tmp_path: Path,
+) -> None:
+    """/café listed raw is loc.not_escaped, and still the page the link reaches (one URL)."""
+    pages = {"/": page("/café", "/a b"), "/café": page(), "/a b": page()}
+    listed = ["/", "/café", "/a b"]
+    async with serve(lambda base: site(base, pages, listed=listed)) as served:
+        audited = await crawl(tmp_path, f"{served.base}/")
+    assert ORPHAN not in by_code(audited)
+    assert NOT_LISTED not in by_code(audited)
+    assert coverage(audited)["crawled_and_listed"] == 3
+    assert by_code(audited)["loc.not_escaped"] == 2
+
+
 async def test_links_written_encoded_stay_as_written_and_orphans_are_found(
     tmp_path: Path,
 ) -> None:

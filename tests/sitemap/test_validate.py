@@ -629,10 +629,27 @@ def test_same_page_same_key() -> None:
         ("https://example.com/a/../b", "https://example.com/b"),
         ("https://example.com/./b", "https://example.com/b"),
         ("https://example.com/%7Euser", "https://example.com/~user"),
+        # a raw character keys as the escape a browser requests (RFC 3987 §3.1)
+        ("https://example.com/caf\u00e9", "https://example.com/caf%C3%A9"),
+        ("https://example.com/caf\u00e9", "https://example.com/caf%c3%a9"),
+        ("https://example.com/a b", "https://example.com/a%20b"),
+        ("https://example.com/s?q=caf\u00e9&x={1}", "https://example.com/s?q=caf%C3%A9&x=%7B1%7D"),
     ],
 )
 def test_key_follows_rfc3986_normalisation(url: str, same_as: str) -> None:
     assert http(url).key == http(same_as).key
+
+
+@pytest.mark.parametrize(
+    ("url", "other"),
+    [
+        ("https://example.com/caf\u00e9", "https://example.com/cafe"),
+        ("https://example.com/a%2Fb", "https://example.com/a/b"),  # an escaped reserved one
+        ("https://example.com/s?q=it's", "https://example.com/s?q=it%27s"),
+    ],
+)
+def test_key_keeps_apart_what_a_browser_requests_apart(url: str, other: str) -> None:
+    assert http(url).key != http(other).key
 
 
 @pytest.mark.parametrize(
