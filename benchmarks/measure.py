@@ -2,8 +2,9 @@
 
 Peak RSS: the sum of VmRSS over the child and all its descendants, sampled from /proc every
 SAMPLE_S (pages shared between processes count once per process: an upper bound). CPU: user +
-sys from os.wait4, which includes the descendants the child waited for. The rest of the
-machine's CPU meanwhile ("other CPU") says how disturbed the run was.
+sys of the whole tree, the larger of os.wait4's (the child and the descendants it waited for)
+and the sum of each process's own CPU as last sampled (a descendant nobody waited for still
+counts). The rest of the machine's CPU meanwhile ("other CPU") says how disturbed the run was.
 """
 
 from __future__ import annotations
@@ -78,12 +79,14 @@ def machine_busy_s() -> float:
 
 
 class TreeSampler:
-    """Samples the tree's summed RSS in a thread until stopped; keeps the peak."""
+    """Samples the tree's summed RSS in a thread until stopped, keeps the peak; and each
+    process's own CPU as last seen."""
 
     def __init__(self, pid: int) -> None:
         self.pid = pid
         self.peak_bytes = 0
         self.peak_processes = 0
+        self.cpu_by_pid: dict[int, float] = {}
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
@@ -99,6 +102,8 @@ class TreeSampler:
         while not self._stop.is_set():
             pids = descendants(self.pid)
             total = sum(rss_bytes(pid) for pid in pids)
+            for pid in pids:
+                self.cpu_by_pid[pid] = max(self.cpu_by_pid.get(pid, 0.0), cpu_seconds(pid))
             self.peak_bytes = max(self.peak_bytes, total)
             self.peak_processes = max(self.peak_processes, len(pids))
             self._stop.wait(SAMPLE_S)
@@ -140,7 +145,7 @@ def run_measured(
     finally:
         killer.cancel()
     wall_s = time.perf_counter() - started
-    cpu_s = usage.ru_utime + usage.ru_stime
+    cpu_s = max(usage.ru_utime + usage.ru_stime, sum(sampler.cpu_by_pid.values()))
     server_cpu_s = sum(cpu_seconds(pid) for pid in server_pids) - server_before
     with contextlib.suppress(ProcessLookupError):  # stragglers of its group, if any
         os.killpg(pid, signal.SIGKILL)

@@ -42,6 +42,11 @@ class Run:
     def urls_per_s(self) -> float:
         return self.urls / self.wall_s if self.ok and self.wall_s > 0 else 0.0
 
+    @property
+    def cpu_us_per_url(self) -> float:
+        """User + sys of the client's whole process tree over the tree's URLs, in µs."""
+        return self.cpu_s / self.urls * 1e6 if self.ok and self.urls else 0.0
+
 
 def spread(values: Sequence[float], fmt: str) -> str:
     """`median (min-max)`, or the one value, or "-". Pure."""
@@ -59,14 +64,17 @@ def stats(values: Sequence[float]) -> dict[str, float] | None:
     return {"median": statistics.median(values), "min": min(values), "max": max(values)}
 
 
-def ratios(runs: Sequence[Run], task: str, row: str, reference: str) -> list[float]:
-    """Per round: this row's URLs/s over the reference's in the same task, both right. Pure."""
+def ratios(
+    runs: Sequence[Run], task: str, row: str, reference: str, attribute: str = "urls_per_s"
+) -> list[float]:
+    """Per round: this row's `attribute` (URLs/s) over the reference's in the same task, both
+    right. Pure."""
     found = []
     for number in sorted({run.round for run in runs if run.task == task}):
         mine = [r for r in runs if (r.task, r.row, r.round) == (task, row, number) and r.ok]
         ref = [r for r in runs if (r.task, r.row, r.round) == (task, reference, number) and r.ok]
-        if mine and ref:
-            found.append(mine[0].urls_per_s / ref[0].urls_per_s)
+        if mine and ref and getattr(ref[0], attribute):
+            found.append(getattr(mine[0], attribute) / getattr(ref[0], attribute))
     return found
 
 
@@ -76,6 +84,7 @@ COLUMNS = (
     ("URLs/s", "urls_per_s", ",.0f"),
     ("peak RSS MB", "peak_rss_mb", ".0f"),
     ("CPU s", "cpu_s", ".1f"),
+    ("CPU µs/URL", "cpu_us_per_url", ",.0f"),
     ("server CPU s", "server_cpu_s", ".1f"),
     ("other CPU s", "other_cpu_s", ".1f"),
 )
@@ -110,6 +119,7 @@ def summarise(
             reference: {
                 "per_round": (per_round := ratios(runs, task, row, reference)),
                 "stats": stats(per_round),
+                "cpu_per_url": stats(ratios(runs, task, row, reference, "cpu_us_per_url")),
             }
             for reference in references
         }
@@ -121,8 +131,9 @@ def table(runs: Sequence[Run], order: Sequence[tuple[str, str, tuple[str, ...]]]
     """The markdown table: medians (min-max) over the rounds; ratios per round to the refs."""
     names = [name for name, _, _ in COLUMNS]
     lines = [
-        "| task | row | ok | " + " | ".join(names) + " | URLs/s vs (same round) |",
-        "|---|---|---|" + "---:|" * len(names) + "---|",
+        "| task | row | ok | " + " | ".join(names) + " | URLs/s vs (same round) "
+        "| CPU/URL vs (same round) |",
+        "|---|---|---|" + "---:|" * len(names) + "---|---|",
     ]
     for task, row, references in order:
         mine = cells_of(runs, task, row)
@@ -130,12 +141,13 @@ def table(runs: Sequence[Run], order: Sequence[tuple[str, str, tuple[str, ...]]]
             continue
         cells = [task, row, f"{sum(run.ok for run in mine)}/{len(mine)}"]
         cells += [spread(values(mine, attribute), fmt) for _, attribute, fmt in COLUMNS]
-        versus = []
-        for reference in references:
-            per_round = ratios(runs, task, row, reference)
-            if per_round:
-                versus.append(f"{spread(per_round, '.2f')}x {reference}")
-        cells.append("; ".join(versus) or "-")
+        for attribute in ("urls_per_s", "cpu_us_per_url"):
+            versus = []
+            for reference in references:
+                per_round = ratios(runs, task, row, reference, attribute)
+                if per_round:
+                    versus.append(f"{spread(per_round, '.2f')}x {reference}")
+            cells.append("; ".join(versus) or "-")
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -192,8 +204,8 @@ def targets(
     """The parse and check targets (for a 2-core machine), from the medians
     of this run. Pure."""
 
-    def ratio(task: str, row: str, ref: str) -> float | None:
-        return _median(ratios(runs, task, row, ref))
+    def ratio(task: str, row: str, ref: str, attribute: str = "urls_per_s") -> float | None:
+        return _median(ratios(runs, task, row, ref, attribute))
 
     def rss(task: str | None, row: str) -> float | None:
         return _median(values(cells_of(runs, task, row), "peak_rss_mb")) if task else None
@@ -215,8 +227,12 @@ def targets(
         Target(f"auditor peak RSS, {parse_task} / {small_parse_task}", growth, Bound.AT_MOST, 1.5),
     ]
     for task in check_tasks:
+        cpu = ratio(task, wide, "lychee", "cpu_us_per_url")
         found += [
-            Target(f"{task}: {wide} / lychee", ratio(task, wide, "lychee"), Bound.AT_LEAST, 1.5),
+            # What the user pays for: the client's CPU (its whole process tree) per URL.
+            Target(f"{task}: {wide} CPU per URL / lychee's", cpu, Bound.AT_MOST, 1.0),
+            Target(f"{task}: {wide} CPU per URL / lychee's (stretch)", cpu, Bound.AT_MOST, 0.67),
+            Target(f"{task}: {wide} / lychee", ratio(task, wide, "lychee"), Bound.AT_LEAST, 1.0),
             Target(
                 f"{task}: auditor curl w1 / lychee",
                 ratio(task, "auditor curl w1", "lychee"),

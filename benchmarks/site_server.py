@@ -74,7 +74,7 @@ NGINX_CRAWL_SITE = """
 NGINX_CONF = """
 daemon off;
 master_process on;
-worker_processes auto;
+worker_processes {workers};
 pid {prefix}/nginx.pid;
 error_log {prefix}/error.log warn;
 events {{ worker_connections 4096; }}
@@ -121,10 +121,11 @@ def nginx_conf(
     prefix: Path,
     log: Path,
     tls: dict[int, tuple[Path, Path]] | None = None,
+    workers: int = 1,
     crawl: frozenset[int] = frozenset(),
 ) -> str:
     """The whole nginx.conf for these trees; the ports in `tls` serve HTTPS with (cert, key);
-    those in `crawl` serve crawl trees (crawl_gen.py)."""
+    those in `crawl` serve crawl trees (crawl_gen.py); `workers` worker processes."""
     tls = tls or {}
     sites = "".join(
         NGINX_CRAWL_SITE.format(port=port, root=root.resolve())
@@ -140,7 +141,9 @@ def nginx_conf(
         for root, port in trees
     )
     flush_ms = int(LOG_FLUSH_S * 1000)
-    return NGINX_CONF.format(prefix=prefix, log=log, flush_ms=flush_ms, sites=sites)
+    return NGINX_CONF.format(
+        prefix=prefix, log=log, flush_ms=flush_ms, sites=sites, workers=workers
+    )
 
 
 def port_free(port: int) -> bool:
@@ -225,9 +228,11 @@ def start_server(
     work: Path,
     prefer_nginx: bool = True,
     tls: dict[int, tuple[Path, Path]] | None = None,
+    workers: int = 1,
     crawl: frozenset[int] = frozenset(),
 ) -> Server:
-    """nginx (when found and wanted) or serve_site.py on the trees' ports; waits until ready."""
+    """nginx (when found and wanted; `workers` worker processes) or serve_site.py (one
+    process) on the trees' ports; waits until ready."""
     work.mkdir(parents=True, exist_ok=True)
     log = work / "access.log"
     log.unlink(missing_ok=True)
@@ -235,7 +240,9 @@ def start_server(
     if nginx is not None:
         (work / "tmp").mkdir(exist_ok=True)
         conf = work / "nginx.conf"
-        conf.write_text(nginx_conf(trees, prefix=work, log=log, tls=tls, crawl=crawl))
+        conf.write_text(
+            nginx_conf(trees, prefix=work, log=log, tls=tls, workers=workers, crawl=crawl)
+        )
         version = subprocess.run([nginx, "-v"], capture_output=True, text=True, check=False)
         name = f"nginx {version.stderr.strip().rsplit('/', 1)[-1]} ({nginx})"
         argv = [nginx, "-p", str(work), "-c", str(conf), "-e", str(work / "error.log")]

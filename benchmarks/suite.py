@@ -319,6 +319,13 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument("--concurrency", type=int, default=CONCURRENCY, help="C (default 128)")
     parser.add_argument("--only", nargs="+", metavar="ROW", help="run these rows only")
     parser.add_argument("--server", choices=("auto", "nginx", "aiohttp"), default="auto")
+    parser.add_argument(
+        "--server-workers",
+        type=int,
+        default=1,
+        help="nginx's worker processes, the same for every row (default 1: the server leaves "
+        "the client a core, as a server elsewhere would)",
+    )
     parser.add_argument("--data", type=Path, default=Path("/tmp/sitemap-suite"), help="trees")
     parser.add_argument("--results", type=Path, default=HERE / "results")
     parser.add_argument("--run-timeout", type=float, default=600.0, help="seconds per run")
@@ -354,7 +361,8 @@ def run_rounds(
                 runs.append(run)
                 print(
                     f"  round {number} {task.name:<11} {row.name:<22} {run.wall_s:7.2f} s "
-                    f"{run.urls_per_s:9,.0f} URLs/s  cpu {run.cpu_s:6.1f} s  "
+                    f"{run.urls_per_s:9,.0f} URLs/s  cpu {run.cpu_s:6.1f} s "
+                    f"({run.cpu_us_per_url:4,.0f} µs/URL)  "
                     f"rss {run.peak_rss_mb:6.0f} MB ({run.processes} proc)  "
                     f"server cpu {run.server_cpu_s:5.1f} s  other {run.other_cpu_s:5.1f} s  "
                     f"{'OK' if run.ok else 'WRONG: ' + '; '.join(run.problems)}",
@@ -367,9 +375,11 @@ TABLE_NOTE = (
     "Medians (min-max) over the rounds. URLs/s: the tree's URLs over the wall time of the whole "
     "child (start-up, discovery, parsing, checks, reports). Peak RSS: the summed RSS of the "
     "child's process tree, sampled at 50 Hz. CPU s: user + sys of the child and its waited-for "
-    "descendants. Server CPU s: the server's processes meanwhile. Other CPU s: the rest of the "
-    "machine meanwhile (noise when well above 0). The ratios are of URLs/s to the named row's "
-    "in the same round."
+    "descendants (the client's whole process tree); CPU µs/URL: that over the tree's URLs, the "
+    "work a user pays for (on a real site the server is elsewhere). Server CPU s: the server's "
+    "processes meanwhile (the same server configuration for every row). Other CPU s: the rest "
+    "of the machine meanwhile (noise when well above 0). The ratios are of URLs/s, and of CPU "
+    "per URL, to the named row's in the same round."
 )
 
 
@@ -485,6 +495,7 @@ def main() -> int:
         work=args.data / "server",
         prefer_nginx=args.server != "aiohttp",
         tls={tree.port: (cert, key) for tree in trees.values() if tree.tls},
+        workers=args.server_workers,
         crawl=frozenset(tree.port for tree in trees.values() if tree.crawl is not None),
     )
     if args.server == "nginx" and not server.name.startswith("nginx"):
@@ -498,6 +509,7 @@ def main() -> int:
         skipped.append("the crawl task: it needs nginx (the aiohttp server serves no site)")
     env: dict[str, object] = {"mode": "quick" if args.quick else "full", "code": code_state()}
     env |= {"cores": CORES, "server": server.name, "concurrency": args.concurrency}
+    env["server_workers"] = args.server_workers if server.name.startswith("nginx") else 1
     env |= versions(args.auditor)
     print(", ".join(f"{key} {value}" for key, value in env.items()), flush=True)
     for line in skipped:

@@ -10,10 +10,11 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 
-from results import Run, ratios, spread
+from results import Run, ratios, spread, targets
 from rows import bare_final
 from serve_site import route
 from site_gen import OFF_HOST, Kind, expected_counts, kind_of, url_of
+from site_server import nginx_conf
 
 BASE = "http://127.0.0.1:8000"
 
@@ -91,6 +92,35 @@ def test_ratios_pair_rounds_and_leave_out_wrong_runs() -> None:
     assert ratios(runs, "t", "a", "b") == [0.5, 1.0]
     assert spread([0.5, 1.0, 0.75], ".2f") == "0.75 (0.50-1.00)"
     assert spread([], ".2f") == "-"
+
+
+def test_cpu_per_url_is_the_trees_cpu_over_its_urls_and_compared_per_round() -> None:
+    mine, lychee = run("a", 1, 2.0), run("lychee", 1, 1.0)
+    mine.cpu_s, lychee.cpu_s = 0.1, 0.2  # 1000 URLs each
+    assert mine.cpu_us_per_url == pytest.approx(100.0)
+    assert ratios([mine, lychee], "t", "a", "lychee", "cpu_us_per_url") == [0.5]
+    assert run("a", 1, 1.0, ok=False).cpu_us_per_url == 0.0
+
+
+def test_cpu_targets_hold_the_default_row_to_lychees_cpu_per_url() -> None:
+    runs = [run("auditor curl w2", 1, 1.0), run("lychee", 1, 2.0)]
+    runs[0].cpu_s, runs[1].cpu_s = 0.09, 0.1
+    found = {
+        target.text: target.status
+        for target in targets(
+            runs, parse_task="p", small_parse_task=None, check_tasks=["t"], cores=2
+        )
+    }
+    assert found["t: auditor curl w2 CPU per URL / lychee's"] == "met"
+    assert found["t: auditor curl w2 CPU per URL / lychee's (stretch)"] == "MISSED"
+    assert found["t: auditor curl w2 / lychee"] == "met"
+
+
+def test_nginx_runs_the_workers_it_is_given() -> None:
+    conf = nginx_conf([(Path("/srv"), 8000)], prefix=Path("/tmp/x"), log=Path("/tmp/x/log"))
+    assert "worker_processes 1;" in conf
+    conf = nginx_conf([(Path("/srv"), 8000)], prefix=Path("/x"), log=Path("/x/l"), workers=2)
+    assert "worker_processes 2;" in conf
 
 
 def test_the_nights_generator_changes_half_with_their_lastmod() -> None:

@@ -111,5 +111,7 @@ def _named(
 def _elsewhere(
     named: dict[str, tuple[str, str]], *, final_url: str, url: str
 ) -> tuple[str, str] | None:
+    if not named:  # most pages: no canonical, so no URL of the page to make comparable
+        return None
     own = {comparable(final_url), comparable(url)}
     return next((value for key, value in named.items() if key not in own), None)
