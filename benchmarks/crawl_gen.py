@@ -162,6 +162,12 @@ class CrawlExpected:
     depth: int  # the deepest page
     files: int  # pages written (the bare parse loop's count)
 
+    def coverage(self) -> dict[str, object]:
+        """What a crawl's `summary.coverage` must say of this site."""
+        counts = "crawled crawled_and_listed crawled_only listed_only not_in_sitemap orphans deep"
+        counts += " blocked depth"
+        return {"complete": True} | {name: getattr(self, name) for name in counts.split()}
+
 
 def site_paths(pages: int, lists: list[list[int]]) -> list[str]:
     """Every page that exists (404s aside): home, footer, categories, variants, items."""

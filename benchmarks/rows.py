@@ -429,19 +429,7 @@ def judge_crawl(measured: Measured, ctx: Context) -> Verdict:
     except (OSError, ValueError, AssertionError, KeyError) as exc:
         verdict.problems.append(f"no coverage ({type(exc).__name__}: {exc})")
         return verdict
-    want = ctx.crawl
-    wanted = {
-        "complete": True,
-        "crawled": want.crawled,
-        "crawled_and_listed": want.crawled_and_listed,
-        "crawled_only": want.crawled_only,
-        "listed_only": want.listed_only,
-        "not_in_sitemap": want.not_in_sitemap,
-        "orphans": want.orphans,
-        "deep": want.deep,
-        "blocked": want.blocked,
-        "depth": want.depth,
-    }
+    wanted = ctx.crawl.coverage()
     verdict.details = {key: coverage.get(key) for key in wanted}
     for key, value in wanted.items():
         if coverage.get(key) != value:

@@ -80,10 +80,11 @@ def site_of(url: str) -> Site | None:
     list https:// pages).
     """
     parsed = parse_http_url(url)
-    if parsed is None:
-        return None
-    port = None if parsed.port == DEFAULT_PORTS[parsed.scheme] else parsed.port
-    return parsed.host.removeprefix("www."), port
+    return None if parsed is None else _site(parsed.scheme, parsed.host, parsed.port)
+
+
+def _site(scheme: str, host: str, port: int) -> Site:
+    return host.removeprefix("www."), None if port == DEFAULT_PORTS[scheme] else port
 
 
 def leaves_unread(record: SitemapRecord | TargetRecord) -> bool:
@@ -128,9 +129,7 @@ class Coverage:
         self._walked = False  # `sitemaps_done` was told
         # The sites whose sitemaps were not all read whole; None: any site's may list any page.
         self._unread: set[Site] | None = set()
-        self._sites = {
-            site_of(f"{scheme}://{host}:{port}/") for scheme, host, port in scope.origins
-        }
+        self._sites = {_site(*origin) for origin in scope.origins}
         self._joined = DigestTable()  # unlisted URLs sent on already (hreflang alternates)
 
     async def crawled(self, *, interrupted: bool) -> None:

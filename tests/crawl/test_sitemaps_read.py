@@ -22,7 +22,6 @@ from auditor.models import FoundBy, SitemapKind, SitemapRecord, finding
 from tests.crawl.site import page
 from tests.helpers import Audited, run_audit
 
-Report = dict[str, Any]
 XHTML = 'xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 
 
