@@ -1,8 +1,8 @@
 """How a run's HTTP parts are built from its configuration.
 
-Shared by the audit and its checker processes (--workers): both request, pace and judge alike.
-Sitemaps and robots.txt go through the aiohttp client (streamed); URL checks through the
-configured engine's transport (libcurl's by default), under the same openers' policy.
+Shared by the audit and its shards (--workers): all request, pace and judge alike. One
+transport reads the documents (sitemaps, robots.txt, streamed) and sends the URL checks:
+libcurl's in the event loop (`--engine curl`, the default), else aiohttp's; one policy above it.
 """
 
 from __future__ import annotations
@@ -13,35 +13,36 @@ import functools
 import logging
 import os
 import random
-import ssl
 import tempfile
 from collections.abc import AsyncIterator, Awaitable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from auditor.checks.checker import Checker
+from auditor.checks.engine import CheckEngine, Emit
 from auditor.clock import Clock
 from auditor.config import AuditConfig, Engine
-from auditor.discovery.robots import RobotsFetch, RobotsTxt
+from auditor.discovery.robots import RobotsFetch
 from auditor.discovery.robots_fetch import RobotsCache, fetch_robots
 from auditor.net.address_guard import Reach
+from auditor.net.fetch import FetchPolicy, Requests
 from auditor.net.host_gate import HostGate
-from auditor.net.opener import FetchPolicy, Opener
+from auditor.net.opener import Opener
 from auditor.net.pacer import Pacer
 from auditor.net.transport import Timeouts, Transport
 from auditor.urls import parse_http_url
 
-if TYPE_CHECKING:  # imported when made: a checker process on libcurl never loads aiohttp,
-    # and a run that checks no URL never loads pycurl (its libcurl and OpenSSL: 8 MB of RSS).
+if TYPE_CHECKING:  # imported when made: a run on libcurl never loads aiohttp (0.25 s of CPU
+    # and 20 MB), and a run that requests nothing never loads pycurl (its libcurl and OpenSSL).
     from auditor.net.client import HttpClient
     from auditor.net.curl_client import CurlTransport
 
-__all__ = ["Openers", "check_transport", "checker", "curl_missing", "openers"]
+__all__ = ["Openers", "check_engine", "curl_missing", "openers", "run_transport"]
 
 log = logging.getLogger(__name__)
+K = TypeVar("K")
 # A robots.txt read only to check a cross-submission waits at most this long.
 QUICK_TIMEOUT_S = 5.0
 
@@ -57,17 +58,37 @@ def curl_missing() -> str | None:
 
 
 def usable_engine(config: AuditConfig) -> AuditConfig:
-    """The configuration with an engine that can run: aiohttp (one warning) without pycurl."""
-    if (config.no_check and not config.crawl) or config.engine is not Engine.CURL:
+    """The configuration with an engine that can run: aiohttp without pycurl.
+
+    Said once, where URLs are requested (a run that only reads sitemaps loses nothing).
+    """
+    if config.engine is not Engine.CURL:
         return config
     if (missing := curl_missing()) is not None:
-        log.warning("pycurl cannot be imported (%s): URLs are checked with aiohttp", missing)
+        if not config.no_check or config.crawl:
+            log.warning("pycurl cannot be imported (%s): URLs are checked with aiohttp", missing)
         return replace(config, engine=Engine.AIOHTTP)
     return config
 
 
+@asynccontextmanager
+async def run_transport(
+    config: AuditConfig, *, reach: Reach, spare: int
+) -> AsyncIterator[CurlTransport | HttpClient]:
+    """The run's one transport: libcurl's (`--engine curl`), else aiohttp's.
+
+    `spare`: connections beyond `--concurrency` and `--per-host` (the sitemap readers' own).
+    """
+    if config.engine is Engine.CURL and curl_missing() is None:
+        async with _curl_transport(config, reach=reach, spare=spare) as transport:
+            yield transport
+        return
+    async with http_client(config, reach=reach, spare=spare) as client:
+        yield client
+
+
 def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
-    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
+    """Aiohttp's transport: `spare` connections beyond the check limits."""
     from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
 
     return HttpClient(
@@ -82,38 +103,6 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
         ca_file=config.ca_file,
         insecure=config.insecure,
     )
-
-
-@asynccontextmanager
-async def check_transport(
-    config: AuditConfig, client: Transport, *, reach: Reach
-) -> AsyncIterator[Transport]:
-    """The audit process's URL-check transport: libcurl's (`--engine curl`), else `client`.
-
-    aiohttp's `client` also when checker processes (`--workers`) check with their own, unless
-    this process crawls (`--crawl`).
-    """
-    checks_here = (config.workers == 1 and not config.no_check) or config.crawl
-    if not checks_here or config.engine is not Engine.CURL or curl_missing() is not None:
-        yield client
-        return
-    async with _curl_transport(config, reach=reach, spare=0) as transport:
-        yield transport
-
-
-@asynccontextmanager
-async def checker_transport(config: AuditConfig, *, reach: Reach) -> AsyncIterator[Transport]:
-    """A checker process's one transport, for robots.txt and the checks alike.
-
-    libcurl's (aiohttp is then never imported: 23 MB and 0.15 s less per process), or with
-    `--engine aiohttp` the aiohttp client; either with room for one robots.txt per host.
-    """
-    if config.engine is Engine.CURL and curl_missing() is None:
-        async with _curl_transport(config, reach=reach, spare=1) as transport:
-            yield transport
-        return
-    async with http_client(config, reach=reach, spare=1) as client:
-        yield client
 
 
 @asynccontextmanager
@@ -146,6 +135,8 @@ async def _curl_transport(
 
 def _ca_bundle(extra: Path) -> Path:
     """A temporary PEM file: the system's CAs (as OpenSSL finds them), then `extra`'s."""
+    import ssl  # noqa: PLC0415 - only with --ca-file
+
     paths = ssl.get_default_verify_paths()
     system = next((Path(p) for p in (paths.cafile, paths.openssl_cafile) if p), None)
     parts = [system.read_bytes()] if system is not None and system.is_file() else []
@@ -192,7 +183,7 @@ def _basic(userinfo: str) -> str:
 
 async def reach_of(config: AuditConfig) -> Reach:
     """A target that is itself private allows private addresses for its run."""
-    from auditor.net.client import is_private_host  # noqa: PLC0415 - aiohttp's process only
+    from auditor.net.names import is_private_host  # noqa: PLC0415 - only where it is asked
 
     if config.allow_private:
         return Reach.ANY
@@ -205,63 +196,50 @@ async def reach_of(config: AuditConfig) -> Reach:
 
 @dataclass(frozen=True, slots=True)
 class Openers:
-    """The run's openers, one per policy, sharing one gate (slots and pacing per host)."""
+    """The run's policies, one per kind of request, sharing one gate (slots and pacing per host)."""
 
     documents: Opener  # sitemaps and robots.txt: long bodies, bounded per silence
     quick: Opener  # cross-submission look-ups
-    checks: Opener  # URL checks: the whole request bounded, the host slot held to the end
+    checks: Requests  # URL checks: the whole request bounded
     robots: RobotsCache
     gate: HostGate  # what they all wait on: the run's watchdog reads how it moves
 
 
 def openers(
-    config: AuditConfig,
-    client: Transport,
-    *,
-    clock: Clock,
-    rng: random.Random,
-    checks: Transport | None = None,
+    config: AuditConfig, transport: Transport, *, clock: Clock, rng: random.Random
 ) -> Openers:
-    """The openers and the robots.txt cache of a run (or of one checker process).
-
-    `client` reads the documents (aiohttp: streamed); `checks`: the URL checks' transport
-    (`check_transport`; default: `client`).
-    """
+    """The policies and the robots.txt cache of a run (or of one shard)."""
     pacer = Pacer(
         rate=config.rate,
         backoff_base_s=config.backoff_base_s,
         max_pause_s=config.max_retry_after_s,
     )
     gate = HostGate(pacer, per_host=config.per_host, clock=clock)
-    documents = Opener(client, sitemap_policy(config), clock=clock, rng=rng, gate=gate)
-    quick = Opener(client, quick_policy(config), clock=clock, rng=rng, gate=gate)
-    check_opener = Opener(
-        checks or client, check_policy(config), clock=clock, rng=rng, gate=gate, hold_slots=True
-    )
+    documents = Opener(transport, sitemap_policy(config), clock=clock, rng=rng, gate=gate)
+    quick = Opener(transport, quick_policy(config), clock=clock, rng=rng, gate=gate)
+    checks = Requests(transport, check_policy(config), gate, clock, rng)
 
     def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
         chosen = quick if quick_lookup else documents
         window_s = config.timeout_s
         return fetch_robots(chosen, url, clock=clock, window_s=window_s, rules=not quick_lookup)
 
-    return Openers(documents, quick, check_opener, RobotsCache(robots), gate)
+    return Openers(documents, quick, checks, RobotsCache(robots), gate)
 
 
-def checker(config: AuditConfig, parts: Openers, *, clock: Clock) -> Checker:
-    """The URL checker, judging by each origin's robots.txt from the shared cache."""
-
-    async def robots_for(origin: str) -> RobotsTxt | None:
-        fetched = await parts.robots.get(origin)
-        return fetched.robots if fetched is not None else None
-
-    return Checker(
+def check_engine(
+    config: AuditConfig, parts: Openers, *, clock: Clock, emit: Emit[Any] | None = None
+) -> CheckEngine[Any]:
+    """The URL checks' engine, judging by each origin's robots.txt from the shared cache."""
+    return CheckEngine(
         parts.checks,
+        robots=parts.robots.get,
         method=config.method,
         slow_s=config.slow_s,
-        timeout_s=config.timeout_s,
         robots_agent=config.robots_agent,
-        robots=robots_for,
         clock=clock,
+        window=config.concurrency,
+        emit=emit,
     )
 
 

@@ -20,13 +20,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.checks.alternate_targets import AlternateTargets
-from auditor.checks.checker import Checker
+from auditor.checks.engine import CheckEngine
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
-from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, records_checked
+from auditor.checks.stage import CheckStage, CheckWatcher, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
-from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.config import AuditConfig, parse_helpers
 from auditor.crawl.coverage import Coverage, EmitSummary
 from auditor.crawl.crawler import Crawler, crawl_plan
 from auditor.crawl.store import CrawlStore
@@ -34,18 +34,15 @@ from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     Openers,
-    check_transport,
-    checker,
-    http_client,
+    check_engine,
     openers,
     reach_of,
+    run_transport,
     usable_engine,
 )
 from auditor.models import Relisted, SitemapRecord, TargetRecord
 from auditor.monitoring.compare import Gate
-from auditor.net.address_guard import Reach
 from auditor.net.host_gate import HostGate
-from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
@@ -58,7 +55,15 @@ from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
 from auditor.results.last_known import HistoryCounts
 from auditor.results.samples import Samples
-from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
+from auditor.results.sink import (
+    Observer,
+    RecordWriter,
+    ReportWriter,
+    SinkQueue,
+    Tee,
+    make_sink_queue,
+    run_sink,
+)
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.alternates import judge_alternates
@@ -161,7 +166,7 @@ async def audit(
             accept=accept,
             history=history,
         )
-        records = [item for item in (writer, csv, comparison, junit) if item is not None]
+        records = [item for item in (csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete)
@@ -246,7 +251,7 @@ async def _walk_or_fail(
     from outside, or a report that cannot be written (a full disk), leaves no report at all.
     """
     try:
-        tee = records[0] if len(records) == 1 else Tee(*records)
+        tee = Tee(writer, *records) if records else writer
         paths = (store_path(writer.path), crawl_store_path(writer.path))
         return await run.walk(tee, stop, paths=paths), False
     except BaseException as exc:
@@ -352,7 +357,7 @@ class _Run:
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
     async def walk(
-        self, writer: RecordWriter, stop: asyncio.Event | None, *, paths: tuple[Path, Path]
+        self, writer: ReportWriter, stop: asyncio.Event | None, *, paths: tuple[Path, Path]
     ) -> bool:
         """Crawl (--crawl), walk the trees, check their URLs into the sink; False if stopped.
 
@@ -364,13 +369,12 @@ class _Run:
         reach = await reach_of(config)
         # Each sitemap reader may hold a body and a cross-submission look-up; one more for a
         # robots.txt a check asks for.
-        client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
+        spare = 2 * config.sitemap_concurrency + 1
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
         links = LinkStore(paths[0])
         async with (
-            client,
-            check_transport(config, client, reach=reach) as transport,
+            run_transport(config, reach=reach, spare=spare) as transport,
             parsers,
             links,
             CrawlStore(paths[1]) as crawl_store,
@@ -378,17 +382,15 @@ class _Run:
         ):
             group.create_task(self._sink(queue, writer, dedup))
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
-            parts = openers(config, client, clock=clock, rng=rng, checks=transport)
+            parts = openers(config, transport, clock=clock, rng=rng)
             async with self._planned(queue, paths[0].parent, dedup.__contains__) as plan:
                 stage, alternates = None, AlternateTargets(links)
                 if not config.no_check:
-                    stage = self._check_stage(
-                        parts, reach, queue, rng, plan, watchers=(alternates,)
-                    )
-                emit_urls = stage.submit if stage is not None else queue.put
+                    stage = self._check_stage(parts, queue, rng, plan, watchers=(alternates,))
+                emit_urls: EmitUrls = stage.submit if stage is not None else queue.put
                 crawl: _Crawl | None = None
                 if config.crawl:
-                    check = checker(config, parts, clock=clock)
+                    check = check_engine(config, parts, clock=clock)
                     crawl = _Crawl(config, check, parts, crawl_store)
                     crawl.join(
                         listed=dedup.__contains__,
@@ -406,7 +408,7 @@ class _Run:
                     emit_sitemap=crawl.watching(queue.put) if crawl else queue.put,
                 )
                 if config.insecure:
-                    verify = partial(client.certificate_problem, timeout_s=config.timeout_s)
+                    verify = partial(transport.certificate_problem, timeout_s=config.timeout_s)
                     walker.verify_with(verify)
                 ticker = None
                 if self._on_progress is not None:
@@ -431,6 +433,7 @@ class _Run:
                         ticker.cancel()
                 if crawl is not None:  # what the crawl gathered, whether or not the run finished
                     await crawl.finish(walked=finished, emit_summary=queue.put)
+                    await crawl.check.aclose()
                 if plan is not None:
                     plan.complete = finished
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
@@ -460,7 +463,7 @@ class _Run:
         return False
 
     def _sink(
-        self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
+        self, queue: SinkQueue, writer: ReportWriter, dedup: UrlDedup[Lister]
     ) -> Coroutine[Any, Any, None]:
         """The one sink, fed by `queue`, writing to `writer`."""
         return run_sink(
@@ -543,7 +546,6 @@ class _Run:
     def _check_stage(
         self,
         parts: Openers,
-        reach: Reach,
         queue: SinkQueue,
         rng: random.Random,
         plan: HistoryPlan | None,
@@ -558,14 +560,9 @@ class _Run:
             if plan is not None
             else records_checked(queue.put, watchers=watching)
         )
-        checks: Checks
-        if config.workers > 1:
-            checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
-        else:
-            check = checker(config, parts, clock=self.clock)
-            checks = CheckLoop(check, workers=config.concurrency, emit=emit)
+        engine = check_engine(config, parts, clock=self.clock, emit=emit)
         return CheckStage(
-            checks,
+            engine,
             emit=queue.put,
             select=UrlFilter(config.include, config.exclude),
             sample=Reservoir(config.sample, rng) if config.sample is not None else None,
@@ -603,9 +600,10 @@ class _Crawl:
     """The run's crawl (--crawl), and the coverage that holds the sitemaps against it."""
 
     def __init__(
-        self, config: AuditConfig, check: Checker, parts: Openers, store: CrawlStore
+        self, config: AuditConfig, check: CheckEngine[object], parts: Openers, store: CrawlStore
     ) -> None:
         self.plan = crawl_plan(config)
+        self.check = check
         self.deep_clicks = config.deep_clicks
         self.store = store
         self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)

@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from auditor.checks.checker import PageBody
+from auditor.checks.check_run import PageBody
 from auditor.crawl.crawler import Crawler, CrawlPlan
 from auditor.crawl.scope import CrawlScope
 from auditor.crawl.store import CrawlStore

@@ -426,22 +426,11 @@ def cli_with_names() -> None:
     """The CLI, with the names of NAMES_ENV answered by a resolver of the test (in the child),
     in its checker processes too.
     """
-    import auditor.processes.check_pool  # noqa: PLC0415
     from auditor.cli import main as cli  # noqa: PLC0415
 
     _answer_names()
-    checker = "import tests.fault_server as f; f.checker_with_names()"
-    auditor.processes.check_pool.__dict__["CHILD_COMMAND"] = (sys.executable, "-c", checker)
     sys.argv[0] = "sitemap-audit"
     sys.exit(cli.main(sys.argv[1:]))
-
-
-def checker_with_names() -> None:
-    """A checker process (--workers) of `cli_with_names`: the same names, the same answers."""
-    from auditor.processes import check_child as shard_child  # noqa: PLC0415
-
-    _answer_names()
-    shard_child.main()
 
 
 def _answer_names() -> None:

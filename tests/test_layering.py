@@ -124,8 +124,8 @@ IO_MODULES = {
     *("asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3", "pycurl"),
 }
 AIOHTTP_ALLOWED = {"auditor.net.client", "auditor.demo.server"}
-# libcurl's transport: the curl client and the multi's thread it runs on.
-PYCURL_ALLOWED = {"auditor.net.curl_client", "auditor.net.curl_multi"}
+# libcurl's transport: the curl client, its easy handles and the multi in the event loop.
+PYCURL_ALLOWED = {"auditor.net.curl_client", "auditor.net.curl_handle", "auditor.net.curl_loop"}
 
 
 def module_name(path: Path) -> str:

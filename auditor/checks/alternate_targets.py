@@ -8,7 +8,7 @@ the alternates that point at them once every URL is checked
 
 from __future__ import annotations
 
-from auditor.models import CheckResult, RunFindings, UrlRecord
+from auditor.models import Checked, CheckResult, Listed, RunFindings, UrlRecord
 from auditor.sitemap.alternates import CappedFindings
 from auditor.sitemap.hreflang_store import LinkStore
 
@@ -19,12 +19,15 @@ class AlternateTargets:
     def __init__(self, store: LinkStore) -> None:
         self._store = store
 
-    def checked(self, record: UrlRecord, result: CheckResult) -> None:
+    def checked(self, record: UrlRecord | Listed, result: CheckResult) -> None:
         """One URL's check."""
         if record.digest:
             reason = result.not_indexable
             if reason is not None:
                 self._store.not_indexable(record.digest, reason.value)
+
+    def clean(self, item: Checked) -> None:
+        """A check with nothing to say: the URL may be indexed, and no alternate leads astray."""
 
     async def findings(self) -> RunFindings | None:
         """hreflang.alternate_not_indexable, once every URL is checked (None: none)."""

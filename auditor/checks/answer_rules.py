@@ -5,7 +5,7 @@ Reads a status, headers and at most a small prefix of the body. Pure: no I/O.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from typing import Protocol
 
 from auditor.codes import Code
 from auditor.models import Finding, finding
@@ -72,7 +72,14 @@ def _status_code(status: int) -> Code | None:
     return _BY_CLASS.get(status // 100, Code.NET_PROTOCOL)
 
 
-def bot_challenge(status: int, headers: Mapping[str, str], body: bytes) -> str | None:
+class Fields(Protocol):
+    """Header fields looked up by lower-case name (an Answer, a Headers mapping)."""
+
+    def get(self, name: str, /) -> str | None:
+        """The field's first value, or None."""
+
+
+def bot_challenge(status: int, headers: Fields, body: bytes) -> str | None:
     """The bot shield that answered instead of the page (its vendor), if one did."""
     for vendor, name, part in _CHALLENGE_HEADERS:
         value = headers.get(name)

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 from email.utils import parsedate_to_datetime
 
 from auditor.codes import Code
-from auditor.models import CheckResult, Finding, RunFindings, UrlRecord, finding
+from auditor.models import Checked, CheckResult, Finding, Listed, RunFindings, UrlRecord, finding
 from auditor.sitemap.dates import parse_lastmod
 
 _SHOWN_CHARS = 200
@@ -95,10 +95,17 @@ class BehindPages:
         self._kept: list[tuple[int, Finding]] = []
         self._beyond: Counter[int] = Counter()  # behind pages past MAX_KEPT, by minute
 
-    def checked(self, record: UrlRecord, result: CheckResult) -> None:
+    def checked(self, record: UrlRecord | Listed, result: CheckResult) -> None:
         """One URL's check: its page's Last-Modified, when it sent one."""
         if result.last_modified is not None:
             self.page(record.lastmod, result.last_modified, url=record.loc)
+
+    def clean(self, item: Checked) -> None:
+        """One listed URL whose check had nothing to say: its page's Last-Modified too."""
+        last_modified = item.clean.last_modified
+        if last_modified is not None:
+            listed = item.listed
+            self.page(listed.lastmod, last_modified, url=listed.loc)
 
     def page(self, lastmod: str | None, last_modified: str, *, url: str) -> None:
         """One checked page's Last-Modified (not its answer's Date), and its lastmod."""

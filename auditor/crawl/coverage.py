@@ -23,6 +23,7 @@ from auditor.models import (
     CrawlFacts,
     CrawlSummary,
     Finding,
+    Listed,
     SitemapRecord,
     TargetRecord,
     UrlRecord,
@@ -31,7 +32,7 @@ from auditor.models import (
 from auditor.results.digest_table import DigestTable
 from auditor.urls import DEFAULT_PORTS, parse_http_url
 
-EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
+EmitUrls = Callable[[Sequence[UrlRecord]], Awaitable[None]]
 EmitSummary = Callable[[CrawlSummary], Awaitable[None]]
 RECORDS_BATCH = 512  # pages only the crawl found, sent on at a time
 _READ_ROWS = 2_000
@@ -169,10 +170,11 @@ class Coverage:
         """Whether every sitemap that may list `url` was read whole."""
         return self._walked and self._unread is not None and site_of(url) not in self._unread
 
-    async def submit(self, batch: list[UrlRecord]) -> None:
+    async def submit(self, listed: Sequence[UrlRecord | Listed]) -> None:
         """Join a batch of the sitemaps' records with the crawl; send each on its way."""
         crawler = self._crawler
         ids = {}
+        batch = [item.record() if isinstance(item, Listed) else item for item in listed]
         for record in batch:
             if record.digest and (ident := crawler.reached(record.digest)) is not None:
                 ids[record.digest] = ident
@@ -204,7 +206,9 @@ class Coverage:
             if page.html and page.indexable and self._may_be_missing(record.loc):
                 record.findings += (_not_in_sitemap(record.loc, page),)
         if page.requested and page.result is not None:
-            return joined([(record, page.result)], self._watchers)[0]
+            checked = joined([(record, page.result)], self._watchers)[0]
+            assert isinstance(checked, UrlRecord)  # a record stays one
+            return checked
         return record
 
     def _in_scope(self, loc: str) -> bool:

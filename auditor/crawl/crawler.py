@@ -1,6 +1,6 @@
 """The crawl: from the start pages, `<a href>` links within scope, depth by depth, politely.
 
-Each page is requested by the URL checker (`Checker.read_page`: the checks' opener, so the same
+Each page is requested by the URL checker (`CheckEngine.read_page`: the checks' opener, so the same
 per-host slots, pacing, backoff on 429/503, breaker, address guard and body floor), its whole
 body read up to the page bound, its verdict judged as a listed URL's is. A page's canonical is
 followed as one of its links; a redirect (an instant meta refresh too) is no click: where it
@@ -20,7 +20,8 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from auditor.checks.canonical import canonical_target, header_canonicals
-from auditor.checks.checker import Checker, PageBody
+from auditor.checks.check_run import PageBody
+from auditor.checks.engine import CheckEngine
 from auditor.checks.page_rules import refresh_target
 from auditor.config import AuditConfig
 from auditor.crawl.links import LinkReader, PageLinks, header_nofollow, page_url
@@ -102,7 +103,7 @@ class Crawler:
     """One crawl of a site; `run()` reads it, `seen` then says what it reached."""
 
     def __init__(
-        self, checker: Checker, *, robots: RobotsOf, store: CrawlStore, plan: CrawlPlan
+        self, checker: CheckEngine[object], *, robots: RobotsOf, store: CrawlStore, plan: CrawlPlan
     ) -> None:
         self._checker = checker
         self._robots = robots

@@ -19,8 +19,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from auditor.files import RunDatabase
-from auditor.models import CheckResult
-from auditor.processes.check_pool import PackedResult, pack_result, unpack_result
+from auditor.models import CheckResult, Finding, NotIndexable, Redirect
 
 QUEUE_MEMORY = 20_000  # frontier rows held in memory before the newest go to disk
 QUEUE_READ = 4_096  # rows read back from disk at a time
@@ -163,7 +162,7 @@ class CrawlStore(RunDatabase):
     async def add(self, reached: Reached) -> None:
         """Keep one reached URL; written with the next batch."""
         result = reached.result
-        blob = pickle.dumps(pack_result(0, result)) if result is not None else None
+        blob = pickle.dumps(_packed(result)) if result is not None else None
         self._rows.append(
             (
                 reached.id,
@@ -266,8 +265,8 @@ class CrawlStore(RunDatabase):
 def _result(blob: bytes | None) -> CheckResult | None:
     if blob is None:
         return None
-    packed: PackedResult = pickle.loads(blob)  # noqa: S301 - our own rows, written by this run
-    return unpack_result(packed)[1]
+    packed: Packed = pickle.loads(blob)  # noqa: S301 - our own rows, written by this run
+    return CheckResult(*packed)
 
 
 def store_path(report: Path) -> Path:
@@ -276,3 +275,36 @@ def store_path(report: Path) -> Path:
     The file itself is made new, under a random name (auditor.files.create_new).
     """
     return report.with_name(f".{report.name}.crawl")
+
+
+# A check kept as a plain tuple of CheckResult's fields in order, up to what a check itself sets
+# (`checked_at` and `carried` are the history's): a third of the dataclass's pickle.
+Packed = tuple[
+    int | None,
+    str | None,
+    int | None,
+    tuple[Redirect, ...],
+    int | None,
+    str | None,
+    tuple[Finding, ...],
+    str | None,
+    NotIndexable | None,
+    str | None,
+    bool,
+]
+
+
+def _packed(result: CheckResult) -> Packed:
+    return (
+        result.status,
+        result.final_url,
+        result.final_status,
+        result.redirects,
+        result.elapsed_ms,
+        result.method,
+        result.findings,
+        result.last_modified,
+        result.not_indexable,
+        result.etag,
+        result.not_modified,
+    )

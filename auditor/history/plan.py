@@ -32,13 +32,14 @@ from auditor.history.facts import (
 from auditor.history.order import DAY_S, Tier, sort_key, tier_of
 from auditor.history.park import Park
 from auditor.history.store import COMPLETE, STOPPED, HistoryStore, RunStart
-from auditor.models import CheckResult, RunFindings, UrlRecord, finding
+from auditor.models import Checked, CheckResult, Clean, Listed, RunFindings, UrlRecord, finding
 from auditor.results.last_known import HistoryCounts
 
-Emit = Callable[[list[UrlRecord]], Awaitable[None]]
+Emit = Callable[[Sequence[UrlRecord | Listed | Checked]], Awaitable[None]]
 Report = Callable[[RunFindings], Awaitable[None]]
 # A URL waiting for the budget's decision.
-_Waiting = tuple[UrlRecord, str, Known, Tier]
+_Waiting = tuple[UrlRecord | Listed, str, Known, Tier]
+Passed = UrlRecord | Listed | Checked
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,13 +132,15 @@ class HistoryPlan:
             window=window,
         )
 
-    async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
+    async def sort(
+        self, wanted: list[tuple[UrlRecord | Listed, str]]
+    ) -> tuple[list[Ask], list[Passed]]:
         """Look the batch up; ask for it now (no budget), or keep it for the budget's order."""
         items = [(record.digest, lastmod_seconds(record.lastmod)) for record, _ in wanted]
         # Without a budget every URL is requested now: its row is written with its check.
         rows = await asyncio.to_thread(self._store.see, items, keep=self._park is not None)
         asks: list[Ask] = []
-        done: list[UrlRecord] = []
+        done: list[Passed] = []
         waiting: list[tuple[int, _Waiting]] = []
         for record, origin in wanted:
             known = rows[record.digest]
@@ -154,7 +157,7 @@ class HistoryPlan:
             await asyncio.to_thread(self._park.add, waiting)
         return asks, done
 
-    def _resumed(self, record: UrlRecord, known: Known) -> UrlRecord | None:
+    def _resumed(self, record: UrlRecord | Listed, known: Known) -> Passed | None:
         """The record with the interrupted run's check of it, if that run had requested it.
 
         Not when its sitemap's lastmod moved since (the page changed after that check).
@@ -170,13 +173,13 @@ class HistoryPlan:
         self._counts.resumed += 1
         return joined([(record, result)], self._watchers)[0]
 
-    def _ask(self, record: UrlRecord, origin: str, known: Known, tier: Tier) -> Ask:
+    def _ask(self, record: UrlRecord | Listed, origin: str, known: Known, tier: Tier) -> Ask:
         self._pending[record.digest] = known
         self._counts.requested += 1
         self._counts.by_tier[tier] += 1
         return Ask(record, origin, known.validators if known.requested else None)
 
-    async def rest(self) -> AsyncIterator[Ask | UrlRecord]:
+    async def rest(self) -> AsyncIterator[Ask | Passed]:
         """The waiting URLs in the budget's order: requested while it lasts, then carried."""
         park = self._park
         if park is None:
@@ -212,7 +215,7 @@ class HistoryPlan:
             return False
         return True
 
-    def _carried(self, record: UrlRecord, known: Known, tier: Tier) -> UrlRecord:
+    def _carried(self, record: UrlRecord | Listed, known: Known, tier: Tier) -> Passed:
         """The record with its last verdict, carried forward; as it is when it has none."""
         result = rebuilt(record.loc, known, carried=True) if known.requested else None
         if result is None:
@@ -225,19 +228,20 @@ class HistoryPlan:
 
     def records_checked(
         self, emit: Emit, *, watchers: Sequence[CheckWatcher] = ()
-    ) -> Callable[[list[tuple[UrlRecord, CheckResult]]], Awaitable[None]]:
-        """The stage's emit for (record, result) pairs, through the history.
+    ) -> Callable[[list[tuple[UrlRecord | Listed, CheckResult | Clean]]], Awaitable[None]]:
+        """The stage's emit for (record, outcome) pairs, through the history.
 
         Each check is judged against its row (a 304 confirms the last verdict), written to the
         history, shown to `watchers`, and goes on to `emit`.
         """
         self._watchers = watchers
 
-        async def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> None:
+        async def checked(pairs: list[tuple[UrlRecord | Listed, CheckResult | Clean]]) -> None:
             now = max(self._clock.now().timestamp(), self._start.started_s)
-            judged = []
+            judged: list[tuple[UrlRecord | Listed, CheckResult | Clean]] = []
             self._answered.set()
-            for record, answer in pairs:
+            for record, outcome in pairs:
+                answer = outcome.result(record.loc) if isinstance(outcome, Clean) else outcome
                 known = self._pending.pop(record.digest, None)
                 result = self._judged(record, known, answer)
                 result.checked_at = now
@@ -252,7 +256,9 @@ class HistoryPlan:
 
         return checked
 
-    def _judged(self, record: UrlRecord, known: Known | None, result: CheckResult) -> CheckResult:
+    def _judged(
+        self, record: UrlRecord | Listed, known: Known | None, result: CheckResult
+    ) -> CheckResult:
         if not result.not_modified or known is None:
             return result
         last = rebuilt(record.loc, known)

@@ -52,6 +52,11 @@ class Breaker:
         # Empty while every host answers: the hot path tests its truth, never looks up.
         self._failing: dict[str, _Failing] = {}
 
+    @property
+    def failing(self) -> bool:
+        """Whether some host failed lately (else `refuse` refuses nothing)."""
+        return bool(self._failing)
+
     def refuse(self, host: str, now: float) -> GivenUp | None:
         """None when a request to `host` may go now (the host's probe included)."""
         if not self._failing:

@@ -1,10 +1,11 @@
 """The aiohttp transport (auditor.net.transport), and the only module that imports aiohttp.
 
-Sitemaps, robots.txt and, with `--engine aiohttp`, URL checks. One shared session; bodies are
-read chunk by chunk as they arrive; redirects are never followed
-here (callers decide each hop with `auditor.net.redirects`); the body is never decompressed here
-(`auditor.net.decompress` does it with a size cap); every foreign exception becomes a FetchError
-carrying a finding code, once, in `translate_error`.
+`--engine aiohttp` (and runs without pycurl): sitemaps, robots.txt and URL checks. One shared
+session; bodies are read chunk by chunk as they arrive; redirects are never followed here
+(callers decide each hop with `auditor.net.redirects`); a document's body is never
+decompressed here (`auditor.net.decompress` does it with a size cap); every foreign exception
+becomes a FetchError carrying a finding code, once, in `translate_error`. A URL check's `send`
+is a task of the client's, which reads the body's first bytes and hands its Answer on.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ import asyncio
 import socket
 import ssl
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Coroutine, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Self
+from typing import Any, Self
 from urllib.parse import urlsplit
 
 import aiohttp
@@ -24,13 +25,26 @@ from aiohttp.abc import AbstractResolver, ResolveResult
 from aiohttp.client_proto import ResponseHandler
 from aiohttp.resolver import DefaultResolver
 
+from auditor.clock import SystemClock
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
-from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
-from auditor.net.transport import ClosingResponse, Timeouts
+from auditor.net.address_guard import Reach, address_allowed, ip_literal
+from auditor.net.body_pace import floored
+from auditor.net.decompress import decoded_prefix
+from auditor.net.transport import (
+    CHECK_FIELDS,
+    Answer,
+    Began,
+    ClosingResponse,
+    Done,
+    Fields,
+    Repeated,
+    Timeouts,
+    collect_fields,
+)
 from auditor.urls import dns_name_problem, parse_http_url
 
-__all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "is_private_host", "translate_error"]
+__all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "translate_error"]
 
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
@@ -140,6 +154,16 @@ class AiohttpResponse(ClosingResponse):
         """Every value of a header that may repeat (X-Robots-Tag)."""
         return self._raw.headers.getall(name, [])
 
+    def get(self, name: str) -> str | None:
+        """A header's first value, or None."""
+        return self._raw.headers.get(name)
+
+    def check_fields(self) -> tuple[Fields, Repeated]:
+        """The header fields a URL check reads (auditor.net.transport.CHECK_FIELDS)."""
+        headers = self._raw.headers
+        pairs = [(name.lower(), value) for name, value in headers.items()]
+        return collect_fields([pair for pair in pairs if pair[0] in CHECK_FIELDS])
+
     async def read(self) -> bytes:
         """The next piece of the body as it arrives; b"" at its end."""
         try:
@@ -200,25 +224,6 @@ class _Resolver(AbstractResolver):
         await self._inner.close()
 
 
-async def is_private_host(host: str) -> bool:
-    """Whether a host is, or resolves to, a private address (a staging site).
-
-    A name that does not resolve is not private: its requests will fail on their own.
-
-    See docs/explanation/design.md#private-addresses.
-    """
-    literal = ip_literal(host)
-    if literal is not None:
-        return not is_public_address(literal)
-    if host.rstrip(".").lower().endswith(".invalid"):
-        return False
-    try:
-        infos = await asyncio.get_running_loop().getaddrinfo(host, None, type=socket.SOCK_STREAM)
-    except (OSError, UnicodeError):  # UnicodeError: a label idna refuses (empty, too long)
-        return False
-    return any(not is_public_address(str(info[4][0])) for info in infos)
-
-
 def _tls_context(ca_file: Path | None) -> ssl.SSLContext:
     context = ssl.create_default_context()  # the system's CAs; `cafile=` would replace them
     if ca_file is not None:
@@ -265,6 +270,7 @@ class HttpClient:
         self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run
+        self._tasks: set[asyncio.Task[None]] = set()  # requests sent and not answered yet
 
     async def __aenter__(self) -> Self:
         connector = aiohttp.TCPConnector(
@@ -327,8 +333,89 @@ class HttpClient:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
+        tasks, self._tasks = self._tasks, set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
         if self._session is not None:
             await self._session.close()
+
+    def send(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        max_body: int,
+        timeouts: Timeouts,
+        done: Done,
+    ) -> None:
+        """Send one request; `done` gets its Answer or its FetchError.
+
+        At most `max_body` decoded bytes of the body, read within the body floor.
+        """
+        work = self._send(
+            url, verb=verb, headers=headers, max_body=max_body, timeouts=timeouts, done=done
+        )
+        self._spawn(work)
+
+    def begin(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        timeouts: Timeouts,
+        done: Began,
+    ) -> None:
+        """Send one request; `done` gets its Response (body streamed) or its FetchError."""
+        self._spawn(self._begin(url, verb=verb, headers=headers, timeouts=timeouts, done=done))
+
+    def _spawn(self, work: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.get_running_loop().create_task(work)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _begin(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        timeouts: Timeouts,
+        done: Began,
+    ) -> None:
+        try:
+            response = await self.open(url, timeouts=timeouts, method=verb, headers=headers)
+        except FetchError as error:
+            done(error)
+            return
+        done(response)
+
+    async def _send(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        max_body: int,
+        timeouts: Timeouts,
+        done: Done,
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        try:
+            response = await self.open(url, timeouts=timeouts, method=verb, headers=headers)
+        except FetchError as error:
+            done(error)
+            return
+        elapsed_s = loop.time() - started  # the answer's head: as libcurl's time to it
+        try:
+            body, more, broke = await _prefix(response, max_body, timeouts)
+            fields = response.check_fields()
+        finally:
+            response.close()
+        done(Answer(response.status, fields, body, more=more, elapsed_s=elapsed_s, error=broke))
 
     async def open(
         self,
@@ -382,3 +469,28 @@ class HttpClient:
         literal = ip_literal(host) if host else None
         if literal is not None and not address_allowed(literal, self._reach):
             raise FetchError(Code.NET_BLOCKED_ADDRESS, f"{literal} is a private address")
+
+
+async def _prefix(
+    response: AiohttpResponse, max_body: int, timeouts: Timeouts
+) -> tuple[bytes, bool, FetchError | None]:
+    """At most `max_body` bytes of the body, decoded; whether more may follow; how it broke.
+
+    Read within the body floor (1 KiB/s over the check's timeout): a short body is read to its
+    end, so the connection goes back to the pool; a longer one is dropped with its connection.
+    """
+    if max_body <= 0:
+        return b"", False, None
+    window_s = timeouts.idle_s or timeouts.total_s
+    read = floored(response.read, window_s=window_s, clock=SystemClock())
+    raw = bytearray()
+    try:
+        while len(raw) < max_body:
+            chunk = await read()
+            if not chunk:
+                break
+            raw += chunk
+    except FetchError as error:  # the answer came; its body broke off
+        return b"", False, error
+    body, more = decoded_prefix(bytes(raw), response.body_encoding, limit=max_body)
+    return body, more, None

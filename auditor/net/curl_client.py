@@ -1,22 +1,20 @@
-"""The libcurl transport of URL checks (auditor.net.transport), on pycurl.
+"""The libcurl transport (auditor.net.transport), on pycurl: the default engine.
 
-With `auditor.net.curl_multi`, the only modules that import pycurl. One request, at most
-`max_body` bytes of its body read, the answer handed back whole (a
-BufferedResponse). One multi handle runs in a thread of its own and hands finished transfers to
-the event loop in batches (`auditor.net.curl_multi`); easy handles are reused. libcurl follows
-no redirect (the opener judges each hop), keeps and reuses connections, speaks HTTP/2 where a
-TLS server offers it (ALPN), decodes gzip, deflate and br, and reads proxies from the
-environment as libcurl does (http_proxy, https_proxy, all_proxy, no_proxy). The address guard
-judges every address libcurl is about to connect to (OPENSOCKETFUNCTION): no DNS-rebinding
-window. Every libcurl error becomes a FetchError carrying a finding code, once, in `_failure`.
+With `auditor.net.curl_handle` and `auditor.net.curl_loop`, the only modules that import pycurl.
+One multi handle runs in the event loop's own thread (`curl_loop`); easy handles are reused, their
+options set once. A URL check's request is `send`: its Answer (at most `max_body` decoded bytes
+of the body) goes to a callback. A document's is `begin`: its Response streams the body as it
+comes, the transfer paused while the reader is behind. libcurl follows no redirect (the policy
+judges each hop), keeps and reuses connections, speaks HTTP/2 where a TLS server offers it
+(ALPN), and reads proxies from the environment as libcurl does (http_proxy, https_proxy,
+all_proxy, no_proxy).
 """
 
 from __future__ import annotations
 
 import asyncio
-import io
+import functools
 import logging
-import socket
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
@@ -27,270 +25,127 @@ import pycurl
 
 from auditor.codes import Code
 from auditor.errors import FetchError
-from auditor.net.address_guard import Reach, address_allowed
-from auditor.net.body_pace import FLOOR_BYTES_PER_S
-from auditor.net.curl_multi import CurlMulti
+from auditor.net.address_guard import Reach
+from auditor.net.curl_handle import (
+    ACCEPT_ENCODING,
+    E_WRITE_ERROR,
+    STREAM_BUFFER_BYTES,
+    Handle,
+    Stream,
+    refused,
+)
+from auditor.net.curl_loop import CurlLoop
 from auditor.net.redirects import encoded_url
-from auditor.net.transport import BufferedResponse, Headers, Timeouts
+from auditor.net.transport import (
+    Answer,
+    Began,
+    BufferedResponse,
+    ClosingResponse,
+    Done,
+    Headers,
+    Response,
+    Timeouts,
+    check_fields,
+    head_over_bounds,
+    parse_head,
+)
 from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
 
-# What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
-ACCEPT_ENCODING = "gzip, deflate, br"
-# aiohttp's bounds on an answer's head (its parser's defaults), held the same here: a line of at
-# most 8,190 bytes, at most 128 header lines. libcurl's own limits (100 KB a line, 300 KB a head)
-# bound what is buffered before these are judged.
-MAX_HEAD_LINE_BYTES = 8190
-MAX_HEADERS = 128
-DEFAULT_MAX_BODY = 1 << 20  # a caller that gives no cap gets at most this much
-DNS_CACHE_S = 300  # as the aiohttp client's ttl_dns_cache
+__all__ = ["ACCEPT_ENCODING", "CurlResponse", "CurlTransport"]
+
+log = logging.getLogger("auditor.net.curl_handle")  # -vv names libcurl's phases there
+# A document's bytes handed to its reader at once (about, at most), as aiohttp's pieces.
+READ_BYTES = 64 * 1024
 MAX_AUTHORITIES = 1024  # hosts whose header decision is kept (most runs check a few)
 _MESSAGE_CHARS = 300
-_TLS_CODES = frozenset(
+_TLS_ERRORS = frozenset(
     getattr(pycurl, name)
     for name in dir(pycurl)
     if name.startswith("E_SSL") or name == "E_PEER_FAILED_VERIFICATION"
 )
-# libcurl's error codes -> finding codes, for errors before the answer's head (see the table in
-# libcurl-errors(3)); anything else is a malformed answer, net.protocol.
-_CODES: dict[int, Code] = {
-    pycurl.E_COULDNT_RESOLVE_HOST: Code.NET_DNS,
-    pycurl.E_COULDNT_RESOLVE_PROXY: Code.NET_DNS,
-    pycurl.E_COULDNT_CONNECT: Code.NET_CONNECT,
-    pycurl.E_OPERATION_TIMEDOUT: Code.NET_TIMEOUT,
-    pycurl.E_GOT_NOTHING: Code.NET_CONNECT,  # closed before any answer
-    pycurl.E_SEND_ERROR: Code.NET_CONNECT,
-    pycurl.E_RECV_ERROR: Code.NET_CONNECT,  # reset before the head was whole
-    pycurl.E_URL_MALFORMAT: Code.LOC_INVALID,
-    **dict.fromkeys(_TLS_CODES, Code.NET_TLS),
-}
-
-log = logging.getLogger(__name__)
 Resolve = Callable[[str], Sequence[str] | None]  # a test's name -> addresses (no DNS)
 
 
-class _Slot:
-    """One reusable easy handle, its callbacks bound once, and the request it carries."""
+class CurlResponse(ClosingResponse):
+    """A document's answer: its head read, its body streamed as it comes (`read`)."""
 
-    __slots__ = (
-        "blocked", "body", "code", "curl", "elapsed_s", "head", "headers_sent", "max_body",
-        "message", "method", "opened", "pipewait", "reach", "size", "status",
-        "timeouts", "truncated",
-    )  # fmt: skip
+    __slots__ = ("_error", "_handle", "_transport", "headers", "status")
 
-    def __init__(
-        self, *, user_agent: str, reach: Reach, ca_file: Path | None, insecure: bool = False
-    ) -> None:
-        curl = pycurl.Curl()
-        self.curl = curl
-        self.reach = reach
-        self.head = io.BytesIO()
-        self.body: list[bytes] = []
-        self.size = self.max_body = self.status = self.code = 0
-        self.truncated = self.opened = self.pipewait = False
-        self.blocked: str | None = None
-        self.message = ""
-        self.method = "GET"
-        self.headers_sent: list[str] = []
-        self.timeouts: Timeouts | None = None
-        self.elapsed_s = 0.0
-        setopt = curl.setopt
-        setopt(pycurl.NOSIGNAL, 1)  # libcurl runs in a thread: no SIGALRM for DNS timeouts
-        # each hop is the opener's to judge (docs/explanation/design.md#pipeline)
-        setopt(pycurl.FOLLOWLOCATION, 0)
-        setopt(pycurl.PROTOCOLS, pycurl.PROTO_HTTP | pycurl.PROTO_HTTPS)
-        setopt(pycurl.ACCEPT_ENCODING, ACCEPT_ENCODING)
-        setopt(pycurl.USERAGENT, user_agent)
-        setopt(pycurl.DNS_CACHE_TIMEOUT, DNS_CACHE_S)
-        setopt(pycurl.LOW_SPEED_LIMIT, FLOOR_BYTES_PER_S)  # the body floor (auditor.net.body_pace)
-        setopt(pycurl.WRITEFUNCTION, self._write)
-        setopt(pycurl.WRITEHEADER, self.head)  # a C write per line: no Python frame per header
-        if reach is not Reach.ANY:
-            setopt(pycurl.OPENSOCKETFUNCTION, self._open_socket)
-        if ca_file is not None:
-            setopt(pycurl.CAINFO, str(ca_file))
-        if insecure:  # --insecure: the certificate problem is the target's finding instead
-            setopt(pycurl.SSL_VERIFYPEER, 0)
-            setopt(pycurl.SSL_VERIFYHOST, 0)
+    streamed = True  # read as it comes: the reader bounds the body's pace
+    elapsed_s = None  # the policy times the head itself
 
-    def prepare(
-        self, url: str, method: str, lines: list[str], timeouts: Timeouts, max_body: int
-    ) -> None:
-        """Set this request's options, only those that differ from the handle's last request."""
-        setopt = self.curl.setopt
-        setopt(pycurl.URL, url)
-        # RFC 9113 over TLS (ALPN): wait for a connection that may multiplex rather than open
-        # another. Never for http://: an HTTP/1.1 connection would serialise the requests.
-        pipewait = url[:6].lower() == "https:"
-        if pipewait is not self.pipewait:
-            setopt(pycurl.PIPEWAIT, int(pipewait))
-            self.pipewait = pipewait
-        if method != self.method:
-            if self.method not in ("GET", "HEAD"):
-                self.curl.unsetopt(pycurl.CUSTOMREQUEST)
-            setopt(pycurl.NOBODY, 1) if method == "HEAD" else setopt(pycurl.HTTPGET, 1)
-            if method not in ("GET", "HEAD"):
-                setopt(pycurl.CUSTOMREQUEST, method)
-            self.method = method
-        if lines != self.headers_sent:
-            # pycurl keeps the last list when given an empty one: unset it instead.
-            setopt(pycurl.HTTPHEADER, lines) if lines else self.curl.unsetopt(pycurl.HTTPHEADER)
-            self.headers_sent = lines
-        if timeouts != self.timeouts:
-            connect_s = timeouts.idle_s or timeouts.total_s
-            setopt(pycurl.TIMEOUT_MS, max(1, round(timeouts.total_s * 1000)))
-            setopt(pycurl.CONNECTTIMEOUT_MS, max(1, round(connect_s * 1000)))
-            setopt(pycurl.LOW_SPEED_TIME, max(1, round(timeouts.idle_s or timeouts.total_s)))
-            self.timeouts = timeouts
-        self.max_body = max_body
-        self.reset()
+    def __init__(self, transport: CurlTransport, handle: Handle) -> None:
+        super().__init__()
+        self._transport = transport
+        self._handle: Handle | None = handle
+        self.status = int(handle.curl.getinfo(pycurl.RESPONSE_CODE))
+        self.headers = Headers(parse_head(handle.head.getvalue()))
+        self._error: FetchError | None = None  # how the body broke off, once read to there
 
-    def reset(self) -> None:
-        """Forget the last transfer's bytes and flags."""
-        self.head.seek(0)
-        self.head.truncate()
-        self.body = []
-        self.size = 0
-        self.truncated = self.opened = False
-        self.blocked = None
+    @property
+    def body_encoding(self) -> str | None:
+        """The Content-Encoding on the body: libcurl hands a document's bytes on as they came."""
+        return self.headers.get("Content-Encoding")
 
-    def _write(self, data: bytes) -> int | None:
-        """Keep at most `max_body` bytes; past them, end the transfer (libcurl error 23)."""
-        room = self.max_body - self.size
-        if len(data) <= room:
-            self.body.append(data)
-            self.size += len(data)
-            return None  # all taken
-        if room > 0:
-            self.body.append(data[:room])
-            self.size += room
-        self.truncated = True
-        return 0  # CURLOPT_WRITEFUNCTION: less than given aborts with CURLE_WRITE_ERROR
+    def header_values(self, name: str) -> list[str]:
+        """Every value of a header that may repeat."""
+        return self.headers.getall(name)
 
-    def _open_socket(self, _purpose: int, address: Any) -> int:
-        """The guard, on the address libcurl is about to connect to (after DNS, each try)."""
-        ip = str(address.addr[0])
-        if not address_allowed(ip, self.reach):
-            self.blocked = ip
-            return int(pycurl.SOCKET_BAD)  # libcurl tries the name's next address, else error 7
-        try:
-            made = socket.socket(address.family, address.socktype, address.protocol)
-        except OSError:
-            return int(pycurl.SOCKET_BAD)
-        self.opened = True
-        return made.detach()  # libcurl owns the descriptor and closes it
+    def get(self, name: str) -> str | None:
+        """A header's first value, or None."""
+        return self.headers.get(name)
 
-    def finish(self, code: int, message: str) -> None:
-        """Note how the transfer ended (in the multi's thread, the handle out of the multi)."""
-        curl = self.curl
-        self.code, self.message = code, message
-        self.status = int(curl.getinfo(pycurl.RESPONSE_CODE))
-        self.elapsed_s = curl.getinfo(pycurl.TOTAL_TIME_T) / 1e6
-        if log.isEnabledFor(
-            logging.DEBUG
-        ):  # -vv: where the time of a transfer went, as libcurl measured it
-            _trace_transfer(curl, code, self.elapsed_s)
+    def ended(self, error: FetchError | None) -> None:
+        """The transfer is over; `error`: how its body broke off (raised after its bytes)."""
+        self._error = error
 
-    def head_done(self, raw: bytes) -> bool:
-        """Whether a final answer's head (`raw`) came whole, its blank line included."""
-        return self.status >= 200 and raw.endswith((b"\n\r\n", b"\n\n"))
+    async def read(self) -> bytes:
+        """The bytes that came since the last read; b"" at the end; FetchError if it broke."""
+        handle = self._handle
+        if handle is None:
+            return b""
+        stream = handle.stream
+        assert stream is not None
+        while True:
+            if stream.chunks:
+                chunks = stream.chunks
+                data = chunks.popleft()
+                if chunks and len(data) < READ_BYTES:  # a few small pieces at once, as aiohttp
+                    pieces = [data]
+                    size = len(data)
+                    while chunks and size < READ_BYTES:
+                        pieces.append(chunks.popleft())
+                        size += len(pieces[-1])
+                    data = b"".join(pieces)
+                stream.size -= len(data)
+                if stream.paused and not stream.ended and stream.size < STREAM_BUFFER_BYTES:
+                    stream.paused = False
+                    self._transport.resume(handle)
+                return data
+            if stream.ended:
+                error, self._error = self._error, None
+                if error is not None:
+                    raise error
+                return b""
+            waiter = asyncio.get_running_loop().create_future()
+            stream.wake = functools.partial(_wake, waiter)
+            await waiter
 
-    def answer(self) -> BufferedResponse:
-        """The transfer as an answer, or FetchError when no answer came."""
-        code, raw = self.code, self.head.getvalue()
-        error = None
-        if code and not (code == pycurl.E_WRITE_ERROR and self.truncated):
-            if not self.head_done(raw):
-                raise _failure(self, raw)
-            error = _body_error(code, self.message)
-            if code == pycurl.E_BAD_CONTENT_ENCODING:
-                self.body = []  # a page, not a sitemap: a broken encoding only hides its head
-        headers = _parse_head(raw)
-        body = b"".join(self.body)
-        return BufferedResponse(self.status, headers, body, elapsed_s=self.elapsed_s, error=error)
+    def close(self) -> None:
+        """Stop the transfer if it still runs, and give the handle back."""
+        handle, self._handle = self._handle, None
+        if handle is not None:
+            self._transport.finish_stream(handle)
+        super().close()
 
 
-def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
-    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
-    phases = {
-        "dns": pycurl.NAMELOOKUP_TIME_T,
-        "connect": pycurl.CONNECT_TIME_T,
-        "tls": pycurl.APPCONNECT_TIME_T,
-        "first byte": pycurl.STARTTRANSFER_TIME_T,
-    }
-    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
-    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
-    url = curl.getinfo(pycurl.EFFECTIVE_URL)
-    log.debug(
-        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
-        url, code, said, total_s * 1000, new_connections,
-    )  # fmt: skip
-
-
-def _text(code: int, message: str) -> str:
-    # libcurl may leave its error buffer empty (CURLE_TOO_LARGE): its generic text then.
-    return f"libcurl error {code}: {message or pycurl.easy_strerror(code)}"[:_MESSAGE_CHARS]
-
-
-def _failure(slot: _Slot, raw: bytes) -> FetchError:
-    """The FetchError for a transfer that gave no whole head."""
-    code, text = slot.code, _text(slot.code, slot.message)
-    if code == pycurl.E_COULDNT_CONNECT and slot.blocked is not None and not slot.opened:
-        return FetchError(Code.NET_BLOCKED_ADDRESS, f"{slot.blocked} is a private address")
-    if _head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
-        return FetchError(Code.NET_PROTOCOL, f"{text} (an answer head over the bounds)")
-    return FetchError(_CODES.get(code, Code.NET_PROTOCOL), text)
-
-
-def _body_error(code: int, message: str) -> FetchError | None:
-    """What a transfer that ended badly after a whole head means (None: nothing to report)."""
-    if code == pycurl.E_BAD_CONTENT_ENCODING:
-        return None
-    text = _text(code, message)
-    if code == pycurl.E_OPERATION_TIMEDOUT:
-        # lib/speedcheck.c's words when LOW_SPEED_LIMIT/LOW_SPEED_TIME ended it: the floor.
-        kind = {"kind": "too_slow"} if "too slow" in message else {}
-        return FetchError(Code.NET_TIMEOUT, text, **kind)
-    return FetchError(Code.NET_PROTOCOL, text)  # a body that broke off or lied about itself
-
-
-def _head_over_bounds(raw: bytes) -> bool:
-    """Whether a head (whole or cut short) has more lines, or a longer line, than aiohttp takes."""
-    lines = raw.split(b"\n")
-    fields = sum(1 for line in lines if line.strip(b"\r") and not line.startswith(b"HTTP/"))
-    return fields > MAX_HEADERS or any(
-        len(line.rstrip(b"\r")) > MAX_HEAD_LINE_BYTES for line in lines
-    )
-
-
-def _parse_head(raw: bytes) -> Headers:
-    """The last answer's header fields (1xx answers and a proxy's CONNECT answer come first)."""
-    # As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8
-    # Location is a URL to encode, not Latin-1 mojibake).
-    lines = raw.decode("utf-8", "surrogateescape").split("\n")
-    start = 0
-    for number in range(len(lines) - 1, -1, -1):
-        if lines[number].startswith("HTTP/"):
-            start = number + 1
-            break
-    items: list[tuple[str, str]] = []
-    for line in lines[start:]:
-        text = line.rstrip("\r")
-        if len(text) > MAX_HEAD_LINE_BYTES or (len(items) >= MAX_HEADERS and text):
-            raise FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
-        if not text:
-            continue
-        if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space
-            name, value = items[-1]
-            items[-1] = (name, f"{value} {text.strip()}")
-            continue
-        name, colon, value = text.partition(":")
-        if colon:
-            items.append((name.strip(), value.strip()))
-    return Headers(items)
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 class CurlTransport:
-    """URL checks on libcurl's multi interface: connection limits, our headers, no cookies."""
+    """libcurl's multi interface in the loop: connection limits, our headers, no cookies."""
 
     def __init__(
         self,
@@ -311,12 +166,13 @@ class CurlTransport:
 
         `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
 
-        `spare`: connections beyond `concurrency` and `per_host` (robots.txt in a checker process).
+        `spare`: connections beyond `concurrency` and `per_host` (the sitemap readers', robots.txt).
 
         `ca_file`: a PEM bundle that replaces libcurl's (CURLOPT_CAINFO): give the system's CAs
         and the extra one together (auditor.http_stack builds it). `insecure`: certificates
-        are not verified (--insecure). `resolve`: a test's answers
-        for some names, pinned with CURLOPT_RESOLVE; the guard judges them all the same.
+        are not verified (--insecure). `resolve`: a test's answers for some names, pinned with
+        CURLOPT_RESOLVE (an empty answer: the name does not resolve); the guard judges them
+        all the same.
         """
         self._user_agent = user_agent
         self._lines = _header_lines(headers)
@@ -326,16 +182,20 @@ class CurlTransport:
         self._ca_file = ca_file
         self._insecure = insecure
         self._resolve = resolve
-        self._free: list[_Slot] = []
+        self._limits = (per_host + spare, concurrency + spare)
+        self._free: list[Handle] = []
+        self._handles: list[Handle] = []
         # Per `scheme://authority` as written: the header lines its requests get, or why none go.
         self._by_authority: dict[str, list[str] | FetchError] = {}
-        self._multi = CurlMulti(
-            per_host=per_host + spare, concurrency=concurrency + spare, release=self._free.append
-        )
-        self._slots: list[_Slot] = []
+        self._last_lines: tuple[str, list[str]] = ("\0", [])  # (`scheme://authority/`, lines)
+        self._curl: CurlLoop | None = None
+        self._phases = log.isEnabledFor(logging.DEBUG)  # -vv: libcurl's phases, said once a run
+        self._streams: set[CurlResponse] = set()  # documents handed over and not closed
+        self._waiting: set[asyncio.Future[Any]] = set()  # `open` callers (tests, certificates)
 
     async def __aenter__(self) -> Self:
-        self._multi.start(asyncio.get_running_loop())
+        per_host, concurrency = self._limits
+        self._curl = CurlLoop(per_host=per_host, concurrency=concurrency)
         return self
 
     async def __aexit__(
@@ -344,12 +204,210 @@ class CurlTransport:
         exc: BaseException | None,
         traceback: TracebackType | None,
     ) -> None:
-        """Stop the multi's thread (every transfer removed, every connection closed)."""
-        await self._multi.stop()
-        for slot in self._slots:
-            slot.curl.close()
-        self._slots.clear()
+        """Every transfer removed, every connection closed, every waiting caller cancelled."""
+        curl, self._curl = self._curl, None
+        for future in self._waiting:
+            future.cancel()
+        self._waiting.clear()
+        if curl is not None:
+            curl.close()
+        for handle in self._handles:
+            if handle.stream is not None:
+                handle.stream.ended = True
+                wake, handle.stream.wake = handle.stream.wake, None
+                if wake is not None:
+                    wake()
+            handle.curl.close()
+        self._handles.clear()
         self._free.clear()
+
+    @property
+    def running(self) -> int:
+        """Transfers under way."""
+        return self._curl.running if self._curl is not None else 0
+
+    # --- a URL check's request: its Answer to a callback ---------------------------------
+
+    def send(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        max_body: int,
+        timeouts: Timeouts,
+        done: Done,
+    ) -> None:
+        """Send one request (no redirect followed); `done` gets its Answer or its FetchError."""
+        self._send(url, verb=verb, headers=headers, max_body=max_body, timeouts=timeouts, done=done)
+
+    def _send(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        max_body: int,
+        timeouts: Timeouts,
+        done: Done,
+    ) -> Handle | None:
+        curl = self._curl
+        if curl is None:
+            return None  # closed: the run is over, nobody waits
+        handle = self._ready(
+            url,
+            verb=verb,
+            headers=headers,
+            timeouts=timeouts,
+            max_body=max_body,
+            stream=None,
+            done=done,
+        )
+        if handle is not None:
+            curl.add(handle.curl, functools.partial(self._sent, handle, done))
+        return handle
+
+    def _sent(self, handle: Handle, done: Done, code: int, message: str) -> None:
+        handle.finish(code, message, trace=self._phases)
+        answer: Answer | FetchError
+        if not code or (code == E_WRITE_ERROR and handle.truncated):  # a whole answer
+            fields = check_fields(handle.head.getvalue())
+            if fields is None:
+                answer = FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
+            else:
+                chunks = handle.body
+                body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+                more = 0 < handle.max_body <= handle.size
+                answer = Answer(handle.status, fields, body, more=more, elapsed_s=handle.elapsed_s)
+        else:
+            answer = self._answer(handle)
+        handle.body = []
+        self._free.append(handle)
+        done(answer)
+
+    @staticmethod
+    def _answer(handle: Handle) -> Answer | FetchError:
+        """What a transfer that ended with an error left: an answer whose body broke, or none."""
+        error = handle.outcome()
+        if error is not None:
+            return error
+        fields = check_fields(handle.head.getvalue())
+        if fields is None:
+            return FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
+        broke = handle.body_error()
+        chunks = handle.body
+        body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
+        more = 0 < handle.max_body <= handle.size
+        return Answer(
+            handle.status, fields, body, more=more, elapsed_s=handle.elapsed_s, error=broke
+        )
+
+    # --- a document's request: its Response, streamed ------------------------------------
+
+    def begin(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        timeouts: Timeouts,
+        done: Began,
+    ) -> None:
+        """Send one request; `done` gets its Response (body streamed) or its FetchError."""
+        self._begin(url, verb=verb, headers=headers, timeouts=timeouts, done=done)
+
+    def _begin(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        timeouts: Timeouts,
+        done: Began,
+    ) -> Handle | None:
+        curl = self._curl
+        if curl is None:
+            return None
+        stream = Stream()
+        handle = self._ready(
+            url, verb=verb, headers=headers, timeouts=timeouts, max_body=0, stream=stream, done=done
+        )
+        if handle is None:
+            return None
+        handed: list[CurlResponse] = []  # the response, once handed over
+        loop = asyncio.get_running_loop()
+        # The first bytes of the body: the head is whole. Inside libcurl's callback, so the
+        # answer is handed over at the loop's next turn.
+        stream.wake = functools.partial(_soon, loop, self._head_came, handle, handed, done)
+        curl.add(handle.curl, functools.partial(self._stream_ended, handle, handed, done))
+        return handle
+
+    def _head_came(self, handle: Handle, handed: list[CurlResponse], done: Began) -> None:
+        if handed or handle.stream is None:
+            return
+        if head_over_bounds(handle.head.getvalue()):
+            self.finish_stream(handle)
+            done(FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds"))
+            return
+        response = CurlResponse(self, handle)
+        handed.append(response)
+        self._streams.add(response)
+        response.on_close = functools.partial(self._streams.discard, response)
+        done(response)
+
+    def _stream_ended(
+        self, handle: Handle, handed: list[CurlResponse], done: Began, code: int, message: str
+    ) -> None:
+        handle.finish(code, message, trace=self._phases)
+        stream = handle.stream
+        assert stream is not None
+        stream.ended = True
+        if handed:
+            handed[0].ended(handle.body_error())
+            wake, stream.wake = stream.wake, None
+            if wake is not None:
+                wake()
+            return
+        stream.wake = None
+        error = handle.outcome()
+        if error is None and head_over_bounds(handle.head.getvalue()):
+            error = FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
+        if error is not None:
+            self._release(handle)
+            done(error)
+            return
+        response = CurlResponse(self, handle)
+        response.ended(handle.body_error())
+        handed.append(response)
+        self._streams.add(response)
+        response.on_close = functools.partial(self._streams.discard, response)
+        done(response)
+
+    def resume(self, handle: Handle) -> None:
+        """A paused document's reader caught up: let its transfer go on."""
+        if self._curl is not None:
+            self._curl.resume(handle.curl)
+
+    def finish_stream(self, handle: Handle) -> None:
+        """A document's response closed: stop its transfer if it runs; the handle is free."""
+        if self._curl is None:
+            return
+        stream = handle.stream
+        if stream is not None and not stream.ended:
+            self._curl.remove(handle.curl)
+        self._release(handle)
+
+    def _stop(self, handle: Handle) -> None:
+        """Stop a transfer nobody waits for any more; its handle is free again."""
+        if self._curl is not None and self._curl.remove(handle.curl):
+            self._release(handle)
+
+    def _release(self, handle: Handle) -> None:
+        handle.stream = None
+        handle.body = []
+        self._free.append(handle)
+
+    # --- awaiting one answer: tests and the certificate check -----------------------------
 
     async def open(
         self,
@@ -359,45 +417,130 @@ class CurlTransport:
         method: str = "GET",
         headers: Mapping[str, str] | None = None,
         max_body: int | None = None,
-    ) -> BufferedResponse:
-        """Send one request (no redirect followed); the answer with its body prefix read."""
-        lines = self._lines_for(url, headers)
-        slot = self._free.pop() if self._free else self._new_slot()
-        if self._resolve is not None:
-            self._pin(slot, url)
-        try:
-            slot.prepare(
-                _sendable(url),
-                method,
-                lines,
-                timeouts,
-                DEFAULT_MAX_BODY if max_body is None else max_body,
+    ) -> Response:
+        """One request's answer: streamed (no `max_body`), else at most `max_body` bytes read."""
+        future: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        self._waiting.add(future)
+
+        def answered(answer: object) -> None:
+            if future.cancelled():
+                if isinstance(answer, ClosingResponse):
+                    answer.close()
+                return
+            future.set_result(answer)
+
+        if max_body is None:
+            handle = self._begin(
+                url, verb=method, headers=headers, timeouts=timeouts, done=answered
             )
-        except (pycurl.error, ValueError, UnicodeError) as exc:
-            self._free.append(slot)
-            raise FetchError(Code.LOC_INVALID, f"URL refused: {exc}"[:_MESSAGE_CHARS]) from exc
-        # libcurl itself resends a request once when a kept-alive connection turns out closed
-        # (RFC 9112 §9.3.1). Cancelled: the handle comes back through `release`.
-        await self._multi.run(slot)
+        else:
+            handle = self._send(
+                url,
+                verb=method,
+                headers=headers,
+                max_body=max_body,
+                timeouts=timeouts,
+                done=answered,
+            )
         try:
-            return slot.answer()
+            answer = await future
+        except asyncio.CancelledError:
+            if handle is not None and not future.done():  # its transfer still runs: stopped
+                self._stop(handle)
+            raise
         finally:
-            slot.body = []
-            self._free.append(slot)
+            self._waiting.discard(future)
+        if isinstance(answer, FetchError):
+            raise answer
+        if isinstance(answer, Answer):
+            return BufferedResponse(
+                answer.status,
+                Headers(list(answer.headers.items())),
+                answer.body,
+                elapsed_s=answer.elapsed_s,
+                error=answer.error,
+            )
+        assert isinstance(answer, CurlResponse)
+        return answer
+
+    async def certificate_problem(self, url: str, *, timeout_s: float) -> str | None:
+        """Why `url`'s certificate fails verification (None: it passes, or no TLS answer).
+
+        One HEAD request on a handle of its own, verified as a run without --insecure would,
+        through the same guard.
+        """
+        assert self._curl is not None, "use the transport as an async context manager"
+        handle = Handle(user_agent=self._user_agent, reach=self._reach, ca_file=self._ca_file)
+        future: asyncio.Future[tuple[int, str]] = asyncio.get_running_loop().create_future()
+        try:
+            timeouts = Timeouts(total_s=timeout_s, idle_s=timeout_s)
+            handle.prepare(_sendable(url), "HEAD", [], timeouts, 0)
+            self._curl.add(handle.curl, lambda code, text: _settle(future, (code, text)))
+            code, message = await future
+        except (pycurl.error, ValueError, UnicodeError):
+            return None
+        finally:
+            if not future.done():
+                self._curl.remove(handle.curl)
+            handle.curl.close()
+        if code in _TLS_ERRORS:
+            return (message or pycurl.easy_strerror(code))[:_MESSAGE_CHARS]
+        return None
+
+    # --- a request made ready --------------------------------------------------------------
+
+    def _ready(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        timeouts: Timeouts,
+        max_body: int,
+        stream: Stream | None,
+        done: Callable[[Any], None],
+    ) -> Handle | None:
+        """A handle with this request's options; None when it cannot go (`done` told)."""
+        loop = asyncio.get_running_loop()
+        try:
+            lines = self._lines_for(url, headers)
+        except FetchError as error:
+            loop.call_soon(done, error)
+            return None
+        handle = self._free.pop() if self._free else self._new_handle()
+        if self._resolve is not None and not self._pin(handle, url):
+            self._free.append(handle)
+            host = urlsplit(url).hostname
+            loop.call_soon(done, FetchError(Code.NET_DNS, f"{host} cannot resolve"))
+            return None
+        try:
+            handle.prepare(_sendable(url), verb, lines, timeouts, max_body, stream=stream)
+        except (pycurl.error, ValueError, UnicodeError) as exc:
+            self._free.append(handle)
+            loop.call_soon(done, refused(exc))
+            return None
+        return handle
 
     def _lines_for(self, url: str, own: Mapping[str, str] | None) -> list[str]:
         """The user's header lines when `url` is on a target's host; this request's own after."""
-        authority = authority_of(url)
-        for_host = self._by_authority.get(authority)
-        if for_host is None:
-            for_host = self._lines_for_host(url)
-            if len(self._by_authority) >= MAX_AUTHORITIES:
-                self._by_authority.clear()
-            self._by_authority[authority] = for_host
-        if isinstance(for_host, FetchError):
-            raise for_host
+        prefix, for_host = self._last_lines
+        if not url.startswith(prefix):  # most requests go where the last one went
+            authority = authority_of(url)
+            known = self._by_authority.get(authority)
+            said = known if known is not None else self._host_lines(url, authority)
+            if isinstance(said, FetchError):
+                raise said
+            for_host = said
+            self._last_lines = (f"{authority}/", for_host)
         if own:
             return [*for_host, *(f"{name}: {value}" for name, value in own.items())]
+        return for_host
+
+    def _host_lines(self, url: str, authority: str) -> list[str] | FetchError:
+        for_host = self._lines_for_host(url)
+        if len(self._by_authority) >= MAX_AUTHORITIES:
+            self._by_authority.clear()
+        self._by_authority[authority] = for_host
         return for_host
 
     def _lines_for_host(self, url: str) -> list[str] | FetchError:
@@ -415,29 +558,44 @@ class CurlTransport:
             lines = [*lines, *own] if own else lines
         return lines
 
-    def _pin(self, slot: _Slot, url: str) -> None:
-        """The test seam: `host` answered by `resolve` (CURLOPT_RESOLVE), no DNS asked."""
+    def _pin(self, handle: Handle, url: str) -> bool:
+        """The test seam: `host` answered by `resolve` (CURLOPT_RESOLVE), no DNS asked.
+
+        False when it answers no address at all: the name does not resolve.
+        """
         assert self._resolve is not None
         parts = urlsplit(url)
         host = parts.hostname or ""
         addresses = self._resolve(host)
+        if addresses is not None and not addresses:
+            return False
         entries = []
         if addresses:
             port = parts.port or (443 if parts.scheme == "https" else 80)
             shown = ",".join(f"[{a}]" if ":" in a else a for a in addresses)
             # The entry goes into the multi's DNS cache: "-" drops an earlier answer first.
             entries = [f"-{host}:{port}", f"{host}:{port}:{shown}"]
-        slot.curl.setopt(pycurl.RESOLVE, entries)
+        handle.curl.setopt(pycurl.RESOLVE, entries)
+        return True
 
-    def _new_slot(self) -> _Slot:
-        slot = _Slot(
+    def _new_handle(self) -> Handle:
+        handle = Handle(
             user_agent=self._user_agent,
             reach=self._reach,
             ca_file=self._ca_file,
             insecure=self._insecure,
         )
-        self._slots.append(slot)
-        return slot
+        self._handles.append(handle)
+        return handle
+
+
+def _soon(loop: asyncio.AbstractEventLoop, call: Callable[..., None], *args: object) -> None:
+    loop.call_soon(call, *args)
+
+
+def _settle(future: asyncio.Future[tuple[int, str]], value: tuple[int, str]) -> None:
+    if not future.done():
+        future.set_result(value)
 
 
 def _header_lines(headers: Sequence[tuple[str, str]]) -> list[str]:

@@ -156,3 +156,24 @@ def _through(layers: list[_Layer], data: bytes) -> Iterator[bytes]:
         return
     for piece in layers[0].feed(data):
         yield from _through(layers[1:], piece)
+
+
+def decoded_prefix(body: bytes, encoding: str | None, *, limit: int) -> tuple[bytes, bool]:
+    """At most `limit` bytes of a page's body, undone of its Content-Encoding where possible.
+
+    And whether more may follow. A broken encoding only hides a page's head from the checks:
+    what was decoded before it stands.
+    """
+    more = len(body) >= limit
+    if not encoding and body[:2] != b"\x1f\x8b":
+        return body[:limit], more
+    decoded = bytearray()
+    try:
+        for piece in BodyDecoder(encoding).feed(body):
+            decoded += piece
+            if len(decoded) >= limit:
+                more = True
+                break
+    except CompressionError:
+        pass  # a page, not a sitemap: a broken encoding only hides its head from us
+    return bytes(decoded[:limit]), more

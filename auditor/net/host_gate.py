@@ -5,7 +5,8 @@ At most `per_host` requests to a host at once, each started only when the pacer 
 gives up hosts that only fail (`auditor.net.breaker`).
 
 The slot is taken before the pacer is asked, so a request already waiting for a slot still
-sees a pause that a 429 set meanwhile. aiohttp's connector keeps the same limit as a backstop.
+sees a pause that a 429 set meanwhile. The check engine takes slots with `take` and `wait`
+(a callback, no future); documents with `acquire`.
 """
 
 from __future__ import annotations
@@ -13,22 +14,25 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections import deque
+from collections.abc import Callable
 
 from auditor.clock import Clock
 from auditor.net.breaker import GIVE_UP_AFTER, Breaker
 from auditor.net.pacer import Pacer
 
 log = logging.getLogger(__name__)
+# Told that a slot is now its own: whether it takes it (False: it no longer wants one).
+Given = Callable[[float], bool]  # (seconds it waited) -> taken
 
 
 class _Slots:
-    """One host's requests in flight, and the requests waiting for one of its slots."""
+    """One host's requests in flight, and those waiting for one of its slots."""
 
     __slots__ = ("busy", "waiters")
 
     def __init__(self) -> None:
         self.busy = 0
-        self.waiters: deque[asyncio.Future[None]] = deque()
+        self.waiters: deque[tuple[Given, float]] = deque()  # (given, when it began waiting)
 
 
 class HostGate:
@@ -50,24 +54,36 @@ class HostGate:
         # (auditor.processes.watchdog).
         self.moves = 0
 
+    def take(self, host: str) -> bool:
+        """Take one of the host's slots if one is free now (no one waits); `release` after."""
+        slots = self._hosts.get(host)
+        if slots is None:
+            slots = self._hosts[host] = _Slots()
+        elif slots.busy >= self._per_host or slots.waiters:
+            return False
+        slots.busy += 1
+        self.moves += 1
+        return True
+
+    def wait(self, host: str, given: Given) -> tuple[Given, float]:
+        """Queue for one of the host's slots (after `take` said none is free); the entry."""
+        slots = self._hosts.get(host)
+        if slots is None:
+            slots = self._hosts[host] = _Slots()
+        log.debug("waiting for a slot of %s (%d in flight, %d waiting)", host, slots.busy,
+                  len(slots.waiters))  # fmt: skip
+        entry = (given, self._clock.monotonic())
+        slots.waiters.append(entry)
+        return entry
+
     async def acquire(self, host: str) -> float:
         """Take one of the host's slots, then wait as long as the pacer says; `release` after.
 
         Returns the seconds waited, for a slot and for the pacer (0.0 when none).
         """
-        slots = self._hosts.get(host)
-        if slots is None:
-            slots = self._hosts[host] = _Slots()
         waited_s = 0.0
-        if slots.busy < self._per_host and not slots.waiters:
-            slots.busy += 1
-        else:
-            log.debug("waiting for a slot of %s (%d in flight, %d waiting)", host, slots.busy,
-                      len(slots.waiters))  # fmt: skip
-            began = self._clock.monotonic()
-            await self._wait_for_slot(host, slots)
-            waited_s = self._clock.monotonic() - began
-        self.moves += 1
+        if not self.take(host):
+            waited_s = await self._wait_for_slot(host)
         try:
             wait_s = self.pacer.reserve(host, self._clock.monotonic())
             if wait_s > 0:
@@ -78,33 +94,44 @@ class HostGate:
             raise
         return waited_s
 
+    async def _wait_for_slot(self, host: str) -> float:
+        waiter: asyncio.Future[float] = asyncio.get_running_loop().create_future()
+
+        def given(waited_s: float) -> bool:
+            if waiter.done():  # cancelled: the slot goes on to the next waiter
+                return False
+            waiter.set_result(waited_s)
+            return True
+
+        entry = self.wait(host, given)
+        try:
+            return await waiter
+        except BaseException:
+            if waiter.done() and not waiter.cancelled():
+                self.release(host)  # the slot came as we were cancelled: pass it on
+            else:
+                waiter.cancel()
+                slots = self._hosts.get(host)
+                if slots is not None:
+                    if entry in slots.waiters:  # `release` may have dropped it already
+                        slots.waiters.remove(entry)
+                    self._forget_if_idle(host, slots)
+            raise
+
     def waiting(self) -> list[tuple[str, int, int]]:
         """(host, requests in flight, requests waiting for a slot), busiest hosts first."""
         rows = [(host, slots.busy, len(slots.waiters)) for host, slots in self._hosts.items()]
         return sorted(rows, key=lambda row: (-row[2], -row[1], row[0]))
 
-    async def _wait_for_slot(self, host: str, slots: _Slots) -> None:
-        waiter = asyncio.get_running_loop().create_future()
-        slots.waiters.append(waiter)
-        try:
-            await waiter  # `release` hands its slot over: `busy` stays as it is
-        except BaseException:
-            if waiter.done() and not waiter.cancelled():
-                self.release(host)  # the slot came as we were cancelled: pass it on
-            else:
-                if waiter in slots.waiters:  # `release` may have dropped it already
-                    slots.waiters.remove(waiter)
-                self._forget_if_idle(host, slots)
-            raise
-
     def release(self, host: str) -> None:
-        """Give back the slot `acquire` took: to the oldest waiter, if any."""
+        """Give back a slot: to the oldest waiter that still wants it, if any."""
         self.moves += 1
         slots = self._hosts[host]
-        while slots.waiters:
-            waiter = slots.waiters.popleft()
-            if not waiter.done():
-                waiter.set_result(None)
+        waiters = slots.waiters
+        while waiters:
+            given, since = waiters.popleft()
+            if given(self._clock.monotonic() - since):
+                self.moves += 1  # taken again: `busy` stays as it is
                 return
         slots.busy -= 1
         self._forget_if_idle(host, slots)

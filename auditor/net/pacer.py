@@ -37,6 +37,10 @@ class Pacer:
         self._max_pause_s = max_pause_s
         self._hosts: dict[str, _Host] = {}
 
+    def paces(self, host: str) -> bool:
+        """Whether `reserve` may ask requests to `host` to wait (a rate, or a throttle)."""
+        return bool(self._interval_s) or host in self._hosts
+
     def reserve(self, host: str, now: float) -> float:
         """Seconds to wait before a request to `host` may start; the slot is then taken."""
         state = self._hosts.get(host)

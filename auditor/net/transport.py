@@ -1,14 +1,16 @@
 """The seam at the HTTP edge: one request in, one answer out, whichever library sends it.
 
-The policy above it is written once (`auditor.net.opener`: retries, HEAD then GET, redirects hop
+The policy above it is written once (`auditor.net.fetch`: retries, HEAD then GET, redirects hop
 by hop, the per-host gate and breaker) against these protocols. Two transports implement them:
-`auditor.net.client` (aiohttp: bodies streamed, for the sitemaps) and `auditor.net.curl_client`
-(libcurl's multi interface: the URL checks, each answer handed over whole as a BufferedResponse).
-Pure: no I/O.
+`auditor.net.curl_client` (libcurl in the event loop: the default) and `auditor.net.client`
+(aiohttp: `--engine aiohttp`). Documents are opened as streamed `Response`s; a URL check's
+request is `send`, and its `Answer` (status, the header fields the checks read, the body's
+first bytes) comes back to a callback. Pure: no I/O.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
@@ -59,6 +61,9 @@ class Response(Protocol):
     def header_values(self, name: str) -> list[str]:
         """Every value of a header that may repeat (X-Robots-Tag, Link)."""
 
+    def get(self, name: str) -> str | None:
+        """A header's first value (its name in any case), or None."""
+
     async def read(self) -> bytes:
         """The next piece of the body; b"" at its end. FetchError when the body broke off."""
 
@@ -75,22 +80,41 @@ class Response(Protocol):
     ) -> None: ...
 
 
+Done = Callable[["Answer | FetchError"], None]  # a sent request's answer, or why none came
+Began = Callable[["Response | FetchError"], None]  # a streamed answer, or why none came
+
+
 class Transport(Protocol):
     """Sends one request and gives its answer; never follows a redirect."""
 
-    async def open(
+    def send(
         self,
         url: str,
         *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        max_body: int,
         timeouts: Timeouts,
-        method: str = "GET",
-        headers: Mapping[str, str] | None = None,
-        max_body: int | None = None,
-    ) -> Response:
-        """The answer to one request; FetchError (a net.* code) when none came.
+        done: Done,
+    ) -> None:
+        """Send one request; `done` gets its Answer or its FetchError.
 
-        `headers` are this request's own (conditional ones), over the user's. `max_body`: bytes
-        of the body the caller will read at most (None: all of it, as a stream).
+        At most `max_body` bytes of the body, decoded. Always later, never from inside this call.
+        """
+
+    def begin(
+        self,
+        url: str,
+        *,
+        verb: str,
+        headers: Mapping[str, str] | None,
+        timeouts: Timeouts,
+        done: Began,
+    ) -> None:
+        """Send one request; `done` gets its Response or its FetchError.
+
+        The body unread, streamed as it comes (a document's). Always later, never from inside
+        this call.
         """
 
 
@@ -194,6 +218,10 @@ class BufferedResponse(ClosingResponse):
         """Every value of a header that may repeat."""
         return self.headers.getall(name)
 
+    def get(self, name: str) -> str | None:
+        """A header's first value, or None."""
+        return self.headers.get(name)
+
     async def read(self) -> bytes:
         """The body prefix, once; then its FetchError if it broke off; then b""."""
         body, self._body = self._body, b""
@@ -203,3 +231,173 @@ class BufferedResponse(ClosingResponse):
         if error is not None:
             raise error
         return b""
+
+
+# The header fields a URL check reads (lower-case); an Answer keeps these and no others.
+CHECK_FIELDS = frozenset(
+    {
+        "content-type",
+        "location",
+        "retry-after",
+        "x-robots-tag",
+        "link",
+        "last-modified",
+        "date",
+        "etag",
+        # bot shields (auditor.checks.answer_rules)
+        "cf-mitigated",
+        "x-amzn-waf-action",
+        "x-datadome",
+        "x-sucuri-block",
+    }
+)
+# aiohttp's bounds on an answer's head (its parser's defaults), held by every transport: a
+# line of at most 8,190 bytes, at most 128 header lines.
+MAX_HEAD_LINE_BYTES = 8190
+MAX_HEADERS = 128
+_FIELD_LINE = re.compile(
+    rb"^(" + b"|".join(re.escape(name.encode()) for name in sorted(CHECK_FIELDS)) + rb")"
+    rb"[ \t]*:[ \t]*([^\r\n]*?)[ \t]*\r?$",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+Fields = dict[str, str]  # lower-case name -> its first value
+Repeated = dict[str, list[str]] | None  # lower-case name -> every value, for names sent twice
+
+
+class Answer:
+    """What a URL check reads of one answer: its status, the CHECK_FIELDS, the body's prefix.
+
+    `more`: the body went on past the prefix asked for. `error`: the body broke off after a
+    whole head (raised where a streamed body would have raised it, after its bytes).
+    """
+
+    __slots__ = ("_first", "_repeated", "body", "elapsed_s", "error", "more", "status")
+
+    def __init__(
+        self,
+        status: int,
+        fields: tuple[Fields, Repeated],
+        body: bytes = b"",
+        *,
+        more: bool = False,
+        elapsed_s: float | None = None,
+        error: FetchError | None = None,
+    ) -> None:
+        """`fields`: the CHECK_FIELDS received (`check_fields`, `collect_fields`)."""
+        self.status = status
+        self._first, self._repeated = fields
+        self.body = body
+        self.more = more
+        self.elapsed_s = elapsed_s
+        self.error = error
+
+    def get(self, name: str) -> str | None:
+        """The first value of a field (its lower-case name, one of CHECK_FIELDS), or None."""
+        return self._first.get(name)
+
+    def values(self, name: str) -> list[str]:
+        """Every value of a field that may repeat (x-robots-tag, link), in order."""
+        if self._repeated is not None and name in self._repeated:
+            return list(self._repeated[name])
+        value = self._first.get(name)
+        return [] if value is None else [value]
+
+    @property
+    def rare(self) -> bool:
+        """Whether it has a field a page rarely sends: X-Robots-Tag, Link, a shield's mark."""
+        return not _COMMON_FIELDS.issuperset(self._first)
+
+    @property
+    def headers(self) -> Mapping[str, str]:
+        """The fields kept, as a mapping looked up case-insensitively."""
+        return Headers(list(self._first.items()))
+
+    def close(self) -> None:
+        """Nothing to let go: the transport read what it kept and freed the connection."""
+
+
+# Fields most answers send, which say nothing of the page's indexing by themselves.
+_COMMON_FIELDS = frozenset(
+    {"content-type", "location", "retry-after", "last-modified", "date", "etag"}
+)
+_NAMES: dict[bytes, str] = {}  # a field's name as sent -> its lower-case name
+
+
+def collect_fields(pairs: Sequence[tuple[str, str]]) -> tuple[Fields, Repeated]:
+    """(lower-case name, value) pairs, in the order received, as an Answer keeps them."""
+    first: Fields = {}
+    repeated: Repeated = None
+    for name, value in pairs:
+        if name in first:
+            repeated = repeated or {}
+            repeated.setdefault(name, [first[name]]).append(value)
+        else:
+            first[name] = value
+    return first, repeated
+
+
+def check_fields(head: bytes) -> tuple[Fields, Repeated] | None:
+    """The CHECK_FIELDS of an answer's head (its last one: 1xx answers come first).
+
+    None when the head breaks aiohttp's bounds (too many lines, or one too long).
+    """
+    start = head.rfind(b"\nHTTP/") + 1  # 0: the first line is the status line
+    block = head[start:] if start else head
+    long = len(block) > MAX_HEAD_LINE_BYTES or block.count(b"\n") > MAX_HEADERS + 1
+    if long and head_over_bounds(block):
+        return None
+    if b"\n " in block or b"\n\t" in block or not block.isascii():
+        # RFC 9112 §5.2: obsolete line folding; or a raw UTF-8 value: read as aiohttp reads it
+        return collect_fields([pair for pair in parse_head(block) if pair[0] in CHECK_FIELDS])
+    first: Fields = {}
+    repeated: Repeated = None
+    names = _NAMES
+    for raw, value in _FIELD_LINE.findall(block):
+        name = names.get(raw)
+        if name is None:
+            name = names[raw] = raw.lower().decode("ascii") if len(names) < 256 else ""
+            name = name or raw.lower().decode("ascii")
+        if name in first:
+            repeated = repeated or {}
+            repeated.setdefault(name, [first[name]]).append(value.decode("ascii"))
+        else:
+            first[name] = value.decode("ascii")
+    return first, repeated
+
+
+def head_over_bounds(head: bytes) -> bool:
+    """Whether a head (whole or cut short) has more lines, or a longer line, than aiohttp takes."""
+    lines = head.split(b"\n")
+    fields = sum(1 for line in lines if line.strip(b"\r") and not line.startswith(b"HTTP/"))
+    return fields > MAX_HEADERS or any(
+        len(line.rstrip(b"\r")) > MAX_HEAD_LINE_BYTES for line in lines
+    )
+
+
+def parse_head(raw: bytes) -> list[tuple[str, str]]:
+    """The last answer's header fields as (lower-case name, value), in order.
+
+    As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8 Location
+    is a URL to encode, not Latin-1 mojibake). The caller has held the head to the bounds.
+    """
+    lines = raw.decode("utf-8", "surrogateescape").split("\n")
+    start = 0
+    for number in range(len(lines) - 1, -1, -1):
+        if lines[number].startswith("HTTP/"):
+            start = number + 1
+            break
+    items: list[tuple[str, str]] = []
+    for line in lines[start:]:
+        text = line.rstrip("\r")
+        if not text:
+            continue
+        if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space
+            name, value = items[-1]
+            items[-1] = (name, f"{value} {text.strip()}")
+            continue
+        name, colon, value = text.partition(":")
+        if colon:
+            items.append((name.strip().lower(), value.strip()))
+    return items

@@ -28,7 +28,15 @@ import orjson
 
 from auditor import __version__
 from auditor.config import AuditConfig, Target
-from auditor.models import ExtensionFacts, Finding, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import (
+    Checked,
+    ExtensionFacts,
+    Finding,
+    Listed,
+    SitemapRecord,
+    TargetRecord,
+    UrlRecord,
+)
 from auditor.results.last_known import utc_text
 
 SCHEMA_VERSION = 1
@@ -64,8 +72,17 @@ def finding_json(item: Finding, *, omit_url: bool = False) -> Json:
     return out
 
 
-def url_json(record: UrlRecord) -> Json:
+def url_json(record: UrlRecord | Listed | Checked) -> Json:
     """One entry of `urls[]`; values as the sitemap wrote them, never coerced."""
+    if isinstance(record, Checked):
+        return checked_json(record)
+    if isinstance(record, Listed):
+        return listed_json(record)
+    return record_json(record)
+
+
+def record_json(record: UrlRecord) -> Json:
+    """`url_json` of a UrlRecord."""
     out: Json = {"loc": record.loc, "sitemaps": list(record.sitemaps)}
     if record.line is not None:
         out["line"] = record.line
@@ -111,6 +128,47 @@ def url_json(record: UrlRecord) -> Json:
         out["indexability"] = "not_checked"
         out["indexability_reason"] = None
     out["findings"] = [finding_json(item, omit_url=True) for item in findings]
+    return out
+
+
+def listed_json(item: Listed) -> Json:
+    """`url_json` of a Listed URL's record, without making the record: most entries of a run."""
+    out: Json = {"loc": item.loc, "sitemaps": [item.sitemap]}
+    if item.line is not None:
+        out["line"] = item.line
+    if item.lastmod is not None:
+        out["lastmod"] = item.lastmod
+    if item.changefreq is not None:
+        out["changefreq"] = item.changefreq
+    if item.priority is not None:
+        out["priority"] = item.priority
+    out["indexability"] = "not_checked"
+    out["indexability_reason"] = None
+    out["findings"] = []
+    return out
+
+
+def checked_json(item: Checked) -> Json:
+    """`url_json` of a Checked URL's record (a clean check), without making the record."""
+    listed, clean = item
+    out: Json = {"loc": listed.loc, "sitemaps": [listed.sitemap]}
+    if listed.line is not None:
+        out["line"] = listed.line
+    if listed.lastmod is not None:
+        out["lastmod"] = listed.lastmod
+    if listed.changefreq is not None:
+        out["changefreq"] = listed.changefreq
+    if listed.priority is not None:
+        out["priority"] = listed.priority
+    out["status"] = clean.status
+    out["final_url"] = listed.loc
+    out["final_status"] = clean.status
+    out["redirects"] = []
+    out["elapsed_ms"] = clean.elapsed_ms
+    out["method"] = clean.method
+    out["indexability"] = "indexable"
+    out["indexability_reason"] = None
+    out["findings"] = []
     return out
 
 

@@ -21,7 +21,7 @@ from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 from auditor.errors import ReportError, ReportWriteError
 from auditor.files import create_new, hidden_stem
-from auditor.models import RunFindings, SitemapRecord, UrlRecord
+from auditor.models import Checked, Listed, RunFindings, SitemapRecord, UrlRecord
 from auditor.report.encode import Json, dumps, finding_json, sitemap_json, url_json
 
 FLUSH_BYTES = 1 << 20  # buffer records and write in large pieces: each write is a thread hop
@@ -101,7 +101,7 @@ class JsonReportWriter:
             await self.discard()
             raise ReportError(f"cannot write the report to {self.path.parent}: {exc}") from exc
 
-    def add_url(self, record: UrlRecord) -> None:
+    def add_url(self, record: UrlRecord | Listed | Checked) -> None:
         """Append one `urls[]` entry (buffered)."""
         self._urls.add(url_json(record))
 

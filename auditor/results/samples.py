@@ -14,8 +14,10 @@ from itertools import islice
 
 from auditor.codes import Code, Severity
 from auditor.models import (
+    Checked,
     Finding,
     Indexability,
+    Listed,
     NotIndexable,
     Redirect,
     SitemapKind,
@@ -126,10 +128,14 @@ class Samples:
         self._broken_rows: list[SitemapRow] = []
         self._other_rows: list[SitemapRow] = []
 
-    def add_urls(self, records: Iterable[UrlRecord]) -> None:
+    def add_urls(self, records: Iterable[UrlRecord | Listed | Checked]) -> None:
         """A batch of URL records, as the sink receives them."""
         times, edges = self.times, TIME_BUCKETS_MS
         for record in records:
+            if not isinstance(record, UrlRecord):  # a tuple with nothing to say
+                if isinstance(record, Checked):
+                    times[bisect_right(edges, record.clean.elapsed_ms)] += 1
+                continue
             check = record.fresh_check  # the HTML's samples are this run's requests
             if check is not None:
                 elapsed = check.elapsed_ms

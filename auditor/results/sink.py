@@ -10,7 +10,16 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from auditor.models import CrawlSummary, Relisted, RunFindings, SitemapRecord, UrlRecord
+from auditor.models import (
+    Checked,
+    CrawlSummary,
+    Listed,
+    Relisted,
+    RunFindings,
+    SitemapRecord,
+    StatusClass,
+    UrlRecord,
+)
 from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
@@ -23,7 +32,7 @@ SINK_QUEUE_ITEMS = 64
 
 
 class RecordWriter(Protocol):
-    """Where every record is written as it passes (auditor.report.json_writer)."""
+    """Where every record is written as it passes (the CSV files, JUnit, the baseline's join)."""
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document."""
@@ -38,30 +47,52 @@ class RecordWriter(Protocol):
         """Write what is buffered once there is enough of it."""
 
 
+class ReportWriter(Protocol):
+    """The sink's one writer: the JSON report (auditor.report.json_writer), or a Tee."""
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """One document."""
+
+    def add_url(self, record: UrlRecord | Listed | Checked) -> None:
+        """One distinct URL (a Listed or Checked one: a tuple with nothing to say)."""
+
+    def add_run_findings(self, item: RunFindings) -> None:
+        """Findings about the run's URLs taken together (hreflang return links)."""
+
+    async def flush_if_full(self) -> None:
+        """Write what is buffered once there is enough of it."""
+
+
 class Tee:
     """Several record writers fed as one (the JSON report and the `--csv` files)."""
 
-    def __init__(self, *writers: RecordWriter) -> None:
-        """Each record goes to every writer, in this order."""
+    def __init__(self, first: ReportWriter, *writers: RecordWriter) -> None:
+        """Each record goes to every writer, in this order (`first`: the JSON report)."""
+        self._first = first
         self._writers = writers
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """One document, to each writer."""
+        self._first.add_sitemap(record)
         for writer in self._writers:
             writer.add_sitemap(record)
 
-    def add_url(self, record: UrlRecord) -> None:
-        """One distinct URL, to each writer."""
+    def add_url(self, record: UrlRecord | Listed | Checked) -> None:
+        """One distinct URL, to each writer (as its UrlRecord: the other outputs read one)."""
+        whole = record if isinstance(record, UrlRecord) else record.record()
+        self._first.add_url(whole)
         for writer in self._writers:
-            writer.add_url(record)
+            writer.add_url(whole)
 
     def add_run_findings(self, item: RunFindings) -> None:
         """Run findings, to each writer."""
+        self._first.add_run_findings(item)
         for writer in self._writers:
             writer.add_run_findings(item)
 
     async def flush_if_full(self) -> None:
         """Let each writer write what it has buffered."""
+        await self._first.flush_if_full()
         for writer in self._writers:
             await writer.flush_if_full()
 
@@ -76,7 +107,8 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
-SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | CrawlSummary | None
+Urls = Sequence[UrlRecord | Listed | Checked]
+SinkItem = Urls | SitemapRecord | Relisted | RunFindings | CrawlSummary | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -88,7 +120,7 @@ def make_sink_queue() -> SinkQueue:
 async def run_sink(
     queue: SinkQueue,
     *,
-    writer: RecordWriter,
+    writer: ReportWriter,
     summary: Summary,
     dedup: UrlDedup[Any],
     samples: Samples,
@@ -126,7 +158,7 @@ async def run_sink(
 class _Sink:
     """Where each kind of record goes, in the order every output relies on."""
 
-    writer: RecordWriter
+    writer: ReportWriter
     summary: Summary
     dedup: UrlDedup[Any]
     samples: Samples
@@ -152,9 +184,24 @@ class _Sink:
         self.samples.add_findings(item.findings)
         self.writer.add_run_findings(item)
 
-    def add_urls(self, records: list[UrlRecord]) -> None:
-        accept, summary, writer, dedup = self.accept, self.summary, self.writer, self.dedup
-        for record in records:
+    def add_urls(self, records: Urls) -> None:
+        accept, summary, writer = self.accept, self.summary, self.writer
+        # Tuples with nothing to say are counted as they are; a history and observers read
+        # records (docs/explanation/design.md#engine).
+        plain = summary.last_known is None and not self.observers
+        for item in records:
+            if plain and isinstance(item, Checked):
+                summary.add_checked(item)
+                writer.add_url(item)
+                self.dedup.set_outcome(
+                    item.listed.digest, StatusClass.S2XX, failing=False, indexable=True
+                )
+                continue
+            if plain and isinstance(item, Listed):
+                summary.add_listed(item)
+                writer.add_url(item)
+                continue
+            record = item if isinstance(item, UrlRecord) else item.record()
             if accept:
                 accept.mark_url(record)
             summary.add_url(record)
@@ -163,7 +210,7 @@ class _Sink:
                 observer.add_url(record)
             check = record.fresh_check
             if check is not None and record.digest:
-                dedup.set_outcome(
+                self.dedup.set_outcome(
                     record.digest,
                     check.status_class,
                     failing=check.failing,

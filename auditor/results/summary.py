@@ -13,13 +13,16 @@ from dataclasses import dataclass, field
 
 from auditor.codes import Code, Severity, by_severity
 from auditor.models import (
+    Checked,
     CrawlSummary,
     ExtensionFacts,
     Finding,
     Indexability,
+    Listed,
     NotIndexable,
     SitemapKind,
     SitemapRecord,
+    StatusClass,
     TargetRecord,
     UrlRecord,
 )
@@ -92,6 +95,27 @@ class Summary:
         """Count the site as last known too (`summary.history`), fed by `add_url`."""
         self.history = counts
         self.last_known = LastKnown(now_s)
+
+    def add_listed(self, _item: Listed) -> None:
+        """A listed URL with nothing to say, not requested (`add_url` of its record, quicker)."""
+        self.urls += 1
+        self.listed_urls += 1
+        self.indexability[Indexability.NOT_CHECKED] += 1
+
+    def add_checked(self, item: Checked) -> None:
+        """A listed URL whose check had nothing to say: its own 2xx, indexable."""
+        self.urls += 1
+        self.listed_urls += 1
+        self.checked += 1
+        status_class = StatusClass.S2XX
+        self.by_status_class[status_class] += 1
+        self.indexability[Indexability.INDEXABLE] += 1
+        sitemap = item.listed.sitemap
+        counts = self.by_sitemap.get(sitemap)
+        if counts is None:
+            counts = self.by_sitemap[sitemap] = SitemapChecks()
+        counts.by_status_class[status_class] += 1
+        counts.indexable += 1
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Count findings by code (the accepted ones also apart)."""

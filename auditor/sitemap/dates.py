@@ -78,6 +78,64 @@ def parse_lastmod(text: str) -> Lastmod | None:
     return None if earliest is None else Lastmod(earliest, w3c_valid=False, xsd_valid=True)
 
 
+# The two forms nearly every sitemap writes, read with integers alone (no datetime): a day,
+# and a time to the second with its zone, hours and minutes in range, the zone within the XSD's
+# ±14:00. What they do not match goes to `parse_lastmod`; a test keeps both equal.
+_PLAIN_DAY = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
+_PLAIN_TIME = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):([0-5]\d):([0-5]\d)"
+    r"(?:Z|([+-])(0\d|1[0-3]):([0-5]\d)|([+-])14:00)",
+    re.ASCII,
+)
+_DAY_S = 86_400
+_EARLIEST_ZONE_S = 14 * 3600
+_MONTH_DAYS = (31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)
+
+
+@functools.lru_cache(maxsize=8192)
+def plain_lastmod_s(text: str) -> int | None:
+    """The earliest moment (Unix seconds) of a lastmod both grammars accept, in a plain form.
+
+    A day (`2024-05-01`: it starts earliest at UTC+14) or a time to the second with its zone
+    (`2024-05-01T10:00:00Z`, `...+02:00`). None for anything else, or a day that does not
+    exist: `parse_lastmod` then decides (and finds what is wrong).
+    """
+    if len(text) == 10:
+        day = _PLAIN_DAY.fullmatch(text)
+        days = _days(int(day[1]), int(day[2]), int(day[3])) if day is not None else None
+        return None if days is None else days * _DAY_S - _EARLIEST_ZONE_S
+    moment = _PLAIN_TIME.fullmatch(text)
+    days = _days(int(moment[1]), int(moment[2]), int(moment[3])) if moment is not None else None
+    if moment is None or days is None:
+        return None
+    seconds = days * _DAY_S + int(moment[4]) * 3600 + int(moment[5]) * 60 + int(moment[6])
+    # The local time is ahead of UTC by the zone's offset (Z: none).
+    if moment[7] is not None:
+        offset = int(moment[8]) * 3600 + int(moment[9]) * 60
+        seconds -= offset if moment[7] == "+" else -offset
+    elif moment[10] is not None:  # ±14:00
+        seconds -= _EARLIEST_ZONE_S if moment[10] == "+" else -_EARLIEST_ZONE_S
+    return seconds
+
+
+def _days(year: int, month: int, day: int) -> int | None:
+    """Days since 1970-01-01 of a date of the proleptic Gregorian calendar; None if none.
+
+    Howard Hinnant's days_from_civil ("chrono-Compatible Low-Level Date Algorithms").
+    """
+    if year < 1 or not 1 <= month <= 12 or day < 1:
+        return None
+    leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+    if day > (29 if month == 2 and leap else _MONTH_DAYS[month - 1]):
+        return None
+    year -= month <= 2
+    era = year // 400
+    of_era = year - era * 400
+    of_year = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    of_epoch = of_era * 365 + of_era // 4 - of_era // 100 + of_year
+    return era * 146_097 + of_epoch - 719_468
+
+
 def _parse_any_w3c(text: str) -> Lastmod | None:
     """W3C Datetime through the general pattern: every form, every edge."""
     match = _W3C.fullmatch(text)

@@ -8,14 +8,22 @@ document really is) comes in through `located_at`.
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
 from dataclasses import replace
+from typing import cast
 
 from auditor.codes import Code
-from auditor.models import Finding, RootFound, SitemapKind, UrlRecord, finding
+from auditor.models import Finding, Listed, RootFound, SitemapKind, UrlRecord, finding
 from auditor.sitemap.document_tally import DocumentTally
 from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.tree_rules import Job
-from auditor.sitemap.validated_entries import Validated, ValidatedSitemap, ValidatedUrl
+from auditor.sitemap.validated_entries import (
+    PlainUrl,
+    Validated,
+    ValidatedSitemap,
+    ValidatedUrl,
+)
 
 _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
 # URL records per batch to the sink: one chunk of a gzipped sitemap can hold ~10k entries, and the
@@ -24,6 +32,10 @@ _SCOPE_CODES = frozenset({Code.LOC_HOST_MISMATCH, Code.LOC_OUT_OF_SCOPE})
 BATCH_RECORDS = 512
 # Foreign origins whose robots.txt one document may consult for cross-submission.
 _MAX_CROSS_ORIGINS = 16
+# A Listed made at tuple speed (NamedTuple's own __new__ is a Python function).
+_as_listed = cast(
+    "Callable[[tuple[object, ...]], Listed]", functools.partial(tuple.__new__, Listed)
+)
 
 
 class DocumentEntries:
@@ -50,9 +62,16 @@ class DocumentEntries:
 
     async def handle(self, entries: list[Validated]) -> None:
         """One parsed piece's entries."""
-        batch: list[UrlRecord] = []
+        batch: list[UrlRecord | Listed] = []
         for entry in entries:
             match entry:
+                case PlainUrl():
+                    listed = self._plain_entry(entry)
+                    if listed is not None:
+                        batch.append(listed)
+                    if len(batch) >= BATCH_RECORDS:
+                        await self._services.emit_urls(batch)
+                        batch = []
                 case ValidatedUrl():
                     record = await self._url_entry(entry)
                     if record is not None:
@@ -78,7 +97,26 @@ class DocumentEntries:
         if index and self.job.parent_kind is SitemapKind.SITEMAPINDEX:
             self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))
 
-    async def _url_entry(self, entry: ValidatedUrl) -> UrlRecord | None:
+    def _plain_entry(self, entry: PlainUrl) -> Listed | None:
+        """A plain `<url>`: counted, deduplicated, a Listed tuple when it is the first listing."""
+        self.tally.count_plain(entry.lastmod, entry.hour)
+        digest = entry.digest
+        first = self._services.dedup.first_listing(digest, self._lister)
+        if first is None:
+            return _as_listed(
+                (entry.loc, self.job.url, entry.line, entry.lastmod, entry.changefreq,
+                 entry.priority, digest)
+            )  # fmt: skip
+        if self._lister.repeats(first):
+            duplicate = finding(
+                Code.LOC_DUPLICATE, url=entry.loc, first_sitemap=first.url, line=entry.line
+            )
+            self.tally.add(duplicate)
+        if first.url != self.job.url and not self._services.config.no_check:
+            self.relisted.add(digest)
+        return None
+
+    async def _url_entry(self, entry: ValidatedUrl) -> UrlRecord | Listed | None:
         self.tally.count_entry(entry.lastmod, news=entry.news)
         findings = entry.findings
         if entry.waivable is not None and await self._waived(entry.waivable):
@@ -105,6 +143,17 @@ class DocumentEntries:
             if first.url != self.job.url and not self._services.config.no_check:
                 self.relisted.add(digest)
             return None
+        if not findings and entry.extensions is None and entry.parsed:
+            # Nothing to say of it yet: a tuple (most entries of a healthy sitemap).
+            return Listed(
+                entry.loc,
+                self.job.url,
+                entry.line,
+                entry.lastmod,
+                entry.changefreq,
+                entry.priority,
+                digest,
+            )
         return UrlRecord(
             entry.loc,
             (self.job.url,),

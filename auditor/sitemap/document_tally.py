@@ -112,6 +112,18 @@ class DocumentTally:
                 self._hours[hour] += 1
                 self._first_of_hour.setdefault(hour, lastmod)
 
+    def count_plain(self, lastmod: str | None, hour: int | None) -> None:
+        """`count_entry` of a plain entry, its lastmod read already (`hour`: its earliest)."""
+        self.entries += 1
+        if lastmod is None or hour is None:
+            return
+        self._dated += 1
+        hours = self._hours
+        if hour in hours or len(hours) < MAX_STAMP_HOURS:
+            hours[hour] += 1
+            if hour not in self._first_of_hour:
+                self._first_of_hour[hour] = lastmod
+
     def relisted(self, facts: ExtensionFacts | None) -> None:
         """The extensions of an entry whose URL was listed before: counted all the same."""
         if facts is not None:

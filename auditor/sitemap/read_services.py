@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Protocol
@@ -10,7 +10,7 @@ from typing import Protocol
 from auditor.clock import Clock
 from auditor.config import AuditConfig
 from auditor.discovery.robots_fetch import RobotsCache
-from auditor.models import FoundBy, Relisted, SitemapRecord, UrlRecord
+from auditor.models import FoundBy, Listed, Relisted, SitemapRecord, UrlRecord
 from auditor.net.opener import Opener
 from auditor.sitemap.document_tally import DocumentTally
 from auditor.sitemap.hreflang_store import LinkStore
@@ -18,7 +18,7 @@ from auditor.sitemap.parsers import InProcessParsers, Parsers
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import Job, SitemapTree
 
-EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
+EmitUrls = Callable[[Sequence[UrlRecord | Listed]], Awaitable[None]]
 EmitSitemap = Callable[[SitemapRecord | Relisted], Awaitable[None]]
 
 

@@ -17,7 +17,7 @@ from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
 from auditor.models import Finding, SitemapEntry, UrlEntry, finding
 from auditor.sitemap.dates import parse_lastmod, parse_rfc822
-from auditor.urls import HttpUrl, Scope, needs_escaping, parse_known
+from auditor.urls import DEFAULT_PORTS, HttpUrl, Scope, needs_escaping, parse_known
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})
 # A lastmod a few minutes ahead is clock skew between the site and us, not a wrong date.
@@ -200,6 +200,35 @@ def validate_priority(text: str, ctx: EntryContext, *, url: str | None) -> tuple
         return ()
     return (
         finding(Code.PRIORITY_INVALID, url=url, sitemap=ctx.sitemap, value=text[:_SHOWN_CHARS]),
+    )
+
+
+# The characters of a path that is its own normal form (RFC 3986 §6.2.2) and needs no escape:
+# unreserved and sub-delims but ';' (a session id's), ':', '@', '/'. Not '%' (escapes are
+# normalised), '?', '#' or ';' (the rules on queries, fragments and session ids).
+_PLAIN_PATH = r"[A-Za-z0-9\-._~!$&'()*+,=:@/]*"
+
+
+def plain_locs(scope: Scope) -> re.Pattern[str] | None:
+    """The one match that accepts a plain `<loc>` of this scope (None: none can be plain).
+
+    Plain: written as its own key (the scheme and host lower-case, no default port, a path with
+    nothing to normalise), in the scope's origin and folder, escaped, with no query, fragment
+    or session id: every `<loc>` rule holds, and the key is the text itself. The rules read
+    anything else (`validate_loc`); a test keeps both equal.
+    """
+    if ":" in scope.host or not scope.host.isascii():
+        return None
+    origin = f"{scope.scheme}://{scope.host}"
+    if scope.port != DEFAULT_PORTS[scope.scheme]:
+        origin += f":{scope.port}"
+    return re.compile(re.escape(origin + (scope.folder or "/")) + _PLAIN_PATH)
+
+
+def plain_values(changefreq: str | None, priority: str | None) -> bool:
+    """Whether changefreq and priority are of the forms every rule accepts (lastmod apart)."""
+    return (changefreq is None or changefreq in CHANGEFREQS) and (
+        priority is None or priority in _COMMON_PRIORITIES
     )
 
 

@@ -10,11 +10,13 @@ is small plain tuples, cheap to pickle.
 from __future__ import annotations
 
 import functools
+import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple, cast
 
+from auditor.limits import MAX_LOC_CHARS
 from auditor.models import (
     ExtensionFacts,
     Finding,
@@ -25,9 +27,16 @@ from auditor.models import (
     UrlEntry,
 )
 from auditor.sitemap.body_stream import DocumentStream
+from auditor.sitemap.dates import plain_lastmod_s
 from auditor.sitemap.extensions import validate_extensions
 from auditor.sitemap.extensions.hreflang import Cluster
-from auditor.sitemap.validate import EntryContext, validate_sitemap_entry, validate_url_entry
+from auditor.sitemap.validate import (
+    EntryContext,
+    plain_locs,
+    plain_values,
+    validate_sitemap_entry,
+    validate_url_entry,
+)
 from auditor.urls import Scope, parse_http_url, url_digest
 
 
@@ -64,6 +73,21 @@ class ValidatedUrl(NamedTuple):
     news: int = 0  # its news:news (a news sitemap holds at most 1,000)
 
 
+class PlainUrl(NamedTuple):
+    """A `<url>` every rule accepts as it is (`plain_locs`, `plain_lastmod_s`).
+
+    Its key is its `<loc>`; `hour`: its lastmod's earliest hour (Unix hours), for the tally.
+    """
+
+    loc: str
+    line: int
+    lastmod: str | None
+    changefreq: str | None
+    priority: str | None
+    digest: int
+    hour: int | None
+
+
 class ValidatedSitemap(NamedTuple):
     """One `<sitemap>` of an index with its findings, and the child's key when it can be read."""
 
@@ -74,7 +98,7 @@ class ValidatedSitemap(NamedTuple):
     waivable: str | None = None  # off scope: the origin whose robots.txt may waive the rule
 
 
-Validated = ValidatedUrl | ValidatedSitemap | RootFound | Finding
+Validated = PlainUrl | ValidatedUrl | ValidatedSitemap | RootFound | Finding
 
 
 class DocumentValidator:
@@ -89,6 +113,9 @@ class DocumentValidator:
         )
         self._context = EntryContext(spec.url, spec.now)
         self._scope_pending = spec.local  # set from the first URL
+        # A urlset's plain `<loc>`s, once its scope is known (None: every entry is judged).
+        self._plain: re.Pattern[str] | None = None
+        self._latest_s = int(self._context.latest.timestamp())  # a lastmod after: the future
 
     @property
     def stopped(self) -> bool:
@@ -142,11 +169,18 @@ class DocumentValidator:
                 feed = event.kind in (SitemapKind.RSS, SitemapKind.ATOM)
                 context = replace(self._context, rfc822_dates=rss2, feed=feed)
                 self._context = replace(context, scope=scope) if scope is not None else context
+                plain = event.kind is SitemapKind.URLSET and scope is not None
+                self._plain = plain_locs(scope) if plain and scope is not None else None
                 return event
             case _:
                 return event
 
-    def _url(self, entry: UrlEntry) -> ValidatedUrl:
+    def _url(self, entry: UrlEntry) -> PlainUrl | ValidatedUrl:
+        plain = self._plain
+        if plain is not None and not entry.problems and entry.extensions is None:
+            found = self._plain_url(plain, entry)
+            if found is not None:
+                return found
         if self._scope_pending and entry.loc:
             first = parse_http_url(entry.loc)
             if first is not None:
@@ -194,6 +228,27 @@ class DocumentValidator:
             judged.news,
         )
 
+    def _plain_url(self, plain: re.Pattern[str], entry: UrlEntry) -> PlainUrl | None:
+        """The entry as a PlainUrl when every rule accepts it as it is (None: judge it)."""
+        loc, lastmod = entry.loc, entry.lastmod
+        if (
+            not loc
+            or entry.loc_cut
+            or len(loc) >= MAX_LOC_CHARS
+            or plain.fullmatch(loc) is None
+            or "/." in loc  # a dot segment: normalised away
+            or not plain_values(entry.changefreq, entry.priority)
+        ):
+            return None
+        hour = None
+        if lastmod is not None:
+            earliest_s = plain_lastmod_s(lastmod)
+            if earliest_s is None or earliest_s > self._latest_s:
+                return None
+            hour = earliest_s // 3600
+        digest = url_digest(loc)
+        return _as_plain((loc, entry.line, lastmod, entry.changefreq, entry.priority, digest, hour))
+
 
 # On the wire between a parse helper and the audit (auditor.processes: parse_pool, parse_child).
 
@@ -215,11 +270,29 @@ _as_url = cast(
 )
 
 
+_as_plain = cast(
+    "Callable[[tuple[object, ...]], PlainUrl]", functools.partial(tuple.__new__, PlainUrl)
+)
+_PLAIN_FIELDS = len(PlainUrl._fields)
+
+
 def pack_piece(piece: list[Validated]) -> list[object]:
     """A piece as sent by a helper."""
-    return [tuple(item) if type(item) is ValidatedUrl else item for item in piece]
+    return [_packed(item) for item in piece]
+
+
+def _packed(item: Validated) -> object:
+    if isinstance(item, ValidatedUrl | PlainUrl):
+        return tuple(item)
+    return item
 
 
 def unpack_piece(packed: list[object]) -> list[Validated]:
     """The piece `pack_piece` packed."""
-    return [_as_url(item) if type(item) is tuple else cast("Validated", item) for item in packed]
+    return [_unpacked(item) for item in packed]
+
+
+def _unpacked(item: object) -> Validated:
+    if type(item) is not tuple:
+        return cast("Validated", item)
+    return _as_plain(item) if len(item) == _PLAIN_FIELDS else _as_url(item)

@@ -16,11 +16,11 @@ from email.utils import parsedate_to_datetime
 import pytest
 from aiohttp import web
 
-from auditor.checks.checker import Checker
+from auditor.checks.engine import CheckEngine
 from auditor.clock import SystemClock
 from auditor.config import AuditConfig, Method, Target, TargetKind
 from auditor.demo.server import Route, serve
-from auditor.http_stack import checker, checker_transport, openers
+from auditor.http_stack import check_engine, openers, run_transport
 from auditor.models import Validators
 from auditor.net.address_guard import Reach
 from tests.engines import ENGINE
@@ -68,7 +68,7 @@ class Conditional:
 @asynccontextmanager
 async def page_checker(
     routes: dict[str, Route], method: Method = Method.GET
-) -> AsyncIterator[tuple[Checker, str]]:
+) -> AsyncIterator[tuple[CheckEngine[object], str]]:
     """A checker of the test's engine, and the root URL of a server of `routes`."""
     async with serve(lambda _base: routes) as served:
         config = AuditConfig(
@@ -79,10 +79,12 @@ async def page_checker(
             timeout_s=2.0,
             retries=0,
         )
-        async with checker_transport(config, reach=Reach.ANY) as transport:
+        async with run_transport(config, reach=Reach.ANY, spare=1) as transport:
             clock = SystemClock()
             parts = openers(config, transport, clock=clock, rng=random.Random(1))
-            yield checker(config, parts, clock=clock), served.base
+            engine = check_engine(config, parts, clock=clock)
+            yield engine, served.base
+            await engine.aclose()
 
 
 async def test_a_page_answered_304_is_not_modified_and_its_validators_went_with_it() -> None:

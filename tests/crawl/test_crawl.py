@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import csv
+import functools
 import json
 import signal
 import sys
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 from aiohttp import web
 
+import auditor.net.curl_client
 from auditor.config import Engine, FailOn
 from auditor.demo.documents import Page, redirect
 from auditor.demo.server import Route, serve
@@ -87,7 +89,15 @@ async def test_the_crawl_stays_within_scheme_host_and_port(tmp_path: Path) -> No
     assert coverage(audited)["scope"] == [served.base]
 
 
-async def test_www_is_the_same_site_and_a_host_can_be_added(tmp_path: Path) -> None:
+async def test_www_is_the_same_site_and_a_host_can_be_added(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # libcurl answers every *.localhost name itself (RFC 6761 §6.3), where getaddrinfo here
+    # knows none: its answer made the system's, the same on both engines.
+    curl = auditor.net.curl_client.CurlTransport
+    unknown = functools.partial(curl, resolve=lambda host: () if host == "www.localhost" else None)
+    monkeypatch.setattr(auditor.net.curl_client, "CurlTransport", unknown)
+
     def routes(base: str) -> dict[str, Route]:
         port = base.rsplit(":", 1)[1]
         links = (f"http://www.localhost:{port}/www-page", f"{base}/added", f"{base}/not-added")

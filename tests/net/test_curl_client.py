@@ -11,7 +11,6 @@ import asyncio
 import gzip
 import json
 import sys
-import threading
 from pathlib import Path
 
 import pytest
@@ -27,10 +26,6 @@ from auditor.net.transport import Timeouts
 
 TIMEOUTS = Timeouts(total_s=5.0, idle_s=None)
 ROOT = Path(__file__).parent.parent.parent
-
-
-def curl_threads() -> list[threading.Thread]:
-    return [thread for thread in threading.enumerate() if thread.name == "curl-multi"]
 
 
 def open_fds() -> int:
@@ -60,19 +55,21 @@ async def test_a_cancelled_request_gives_its_handle_back_and_closing_leaves_noth
             )
             assert [answer.status for answer in answers] == [200] * 16
             assert [await answer.read() for answer in answers] == [b"ok"] * 16
-            assert len(curl_threads()) == 1
+            for answer in answers:
+                answer.close()
+            assert transport.running == 0  # the cancelled ones' transfers were stopped
         # Stopped with transfers still stalled on the server: every one removed, every
-        # connection closed, the thread gone.
-        assert curl_threads() == []
+        # connection closed.
+        assert transport.running == 0
     assert open_fds() == fds
 
 
-async def test_every_request_is_taken_whether_the_thread_sleeps_or_is_busy() -> None:
-    """The loop writes a wake-up only while libcurl's thread sleeps: none may be lost.
+async def test_every_request_is_taken_whether_the_multi_is_idle_or_busy() -> None:
+    """A request added is started at the loop's next turn, whatever the multi waits on.
 
-    One at a time, the thread has nothing left to do between requests (it sleeps with no
-    timeout: a lost wake-up would hang); beside a stalled transfer, it sleeps on libcurl's
-    timer (a lost one would cost seconds a request). 300 of each end well inside the deadline.
+    One at a time, the multi has nothing left to do between requests (no socket, no timer: a
+    request not started would hang); beside a stalled transfer, it waits on libcurl's timer (a
+    late start would cost seconds a request). 300 of each end well inside the deadline.
     """
     pages: dict[str, Route] = {"/slow": stalled, "/ok": Page(200, b"ok")}
     async with (
@@ -103,7 +100,7 @@ async def test_closing_with_requests_in_flight_ends_them() -> None:
             await asyncio.sleep(0.2)
         with pytest.raises(asyncio.CancelledError):
             await task
-    assert curl_threads() == []
+    assert transport.running == 0
 
 
 async def test_the_body_cap_counts_decoded_bytes() -> None:

@@ -19,7 +19,7 @@ from auditor.errors import ExitCode
 from auditor.models import UrlEntry, UrlRecord
 from auditor.pipeline import audit
 from auditor.report.encode import config_json
-from auditor.sitemap.validate import EntryContext, LocVerdict, validate_url_entry
+from auditor.sitemap.validated_entries import DocumentValidator, PlainUrl, ValidatedUrl
 from tests.helpers import NOW, run_audit, target, validate_report
 
 HEAD = f'<?xml version="1.0" encoding="UTF-8"?><urlset xmlns="{SITEMAP_NS}">'
@@ -85,12 +85,16 @@ async def test_stop_writes_what_was_gathered(tmp_path: Path) -> None:
 async def test_a_bug_while_reading_one_document_is_reported_and_the_run_goes_on(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def explode_on_b(entry: UrlEntry, ctx: EntryContext) -> LocVerdict:
+    judge = auditor.sitemap.validated_entries.DocumentValidator._url
+
+    def explode_on_b(
+        validator: DocumentValidator, entry: UrlEntry
+    ) -> ValidatedUrl | PlainUrl:  # every `<url>` passes here
         if entry.loc and entry.loc.endswith("/boom"):
             raise RuntimeError("a bug")
-        return validate_url_entry(entry, ctx)
+        return judge(validator, entry)
 
-    monkeypatch.setattr(auditor.sitemap.validated_entries, "validate_url_entry", explode_on_b)
+    monkeypatch.setattr(auditor.sitemap.validated_entries.DocumentValidator, "_url", explode_on_b)
 
     def routes(base: str) -> dict[str, Page]:
         return {

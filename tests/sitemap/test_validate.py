@@ -14,10 +14,11 @@ from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
 from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
 from auditor.sitemap import dates as dates_module
-from auditor.sitemap.dates import Lastmod, parse_lastmod, xsd_earliest
+from auditor.sitemap.dates import Lastmod, parse_lastmod, plain_lastmod_s, xsd_earliest
 from auditor.sitemap.validate import (
     CHANGEFREQS,
     EntryContext,
+    plain_locs,
     validate_changefreq,
     validate_lastmod,
     validate_loc,
@@ -325,6 +326,85 @@ def test_any_lastmod_gives_findings_that_agree(text: str) -> None:
         mismatch = not (parsed.w3c_valid and parsed.xsd_valid)
         assert (Code.LASTMOD_XSD_MISMATCH in codes) is mismatch, text
         assert parsed.xsd_valid is xsd_valid(text), text
+
+
+_PLAIN_LASTMODS = st.builds(
+    lambda y, m, d, time, zone: f"{y:04}-{m:02}-{d:02}" + (f"T{time}{zone}" if time else ""),
+    st.sampled_from([1, 4, 100, 400, 1900, 1970, 2000, 2023, 2024, 2100, 9999]),
+    st.integers(0, 13),
+    st.integers(0, 32),
+    st.sampled_from(["", "00:00:00", "23:59:59", "24:00:00", "10:60:00", "10:00:60", "09:30:15"]),
+    st.sampled_from(["Z", "+02:00", "-14:00", "+14:00", "+14:30", "-13:59", "+23:00", "", "+2:00"]),
+)
+
+
+@given(_PLAIN_LASTMODS | st.text(st.sampled_from("0123456789-T:Z+"), max_size=26))
+def test_a_plain_lastmod_means_what_the_grammars_say(text: str) -> None:
+    """The fast reading of the common forms accepts only what both grammars accept, alike."""
+    seconds = plain_lastmod_s(text)
+    if seconds is None:
+        return
+    parsed = parse_lastmod(text)
+    assert parsed is not None, text
+    assert (parsed.w3c_valid, parsed.xsd_valid) == (True, True), text
+    assert parsed.earliest.timestamp() == seconds, text
+    assert validate_lastmod(text, folder_ctx(), url=None) == () or seconds > NOW.timestamp()
+
+
+@pytest.mark.parametrize(
+    "text", ["2024-05-01", "2024-05-01T10:00:00Z", "2024-05-01T10:00:00+02:00"]
+)
+def test_the_common_lastmods_are_read_plainly(text: str) -> None:
+    assert plain_lastmod_s(text) is not None
+
+
+_PLAIN_SCOPES = [
+    Scope("https", "example.com", 443, "/"),
+    Scope("http", "127.0.0.1", 8080, "/"),
+    Scope("https", "example.com", 443, "/blog/"),
+    Scope("http", "shop.example", 80, None),
+]
+
+
+@given(
+    scope=st.sampled_from(_PLAIN_SCOPES),
+    start=st.sampled_from(
+        [
+            "https://example.com",
+            "http://127.0.0.1:8080",
+            "http://shop.example",
+            "https://Example.com",
+            "http://127.0.0.1:80",
+            "https://example.com:443",
+            "http://shop.example:80",
+        ]
+    ),
+    path=st.lists(
+        st.sampled_from([*"/ab.-_~!$&'()*+,=:@;%?#", "blog", "..", "é", " "]), max_size=16
+    ).map("".join),
+)
+def test_a_plain_loc_is_one_every_rule_accepts_and_its_own_key(
+    scope: Scope, start: str, path: str
+) -> None:
+    """Where the plain match takes a `<loc>`, the rules say nothing and the key is the text."""
+    plain = plain_locs(scope)
+    assert plain is not None
+    loc = start + path
+    if plain.fullmatch(loc) is None or "/." in loc:
+        return
+    verdict = validate_loc(loc, EntryContext("https://example.com/s.xml", NOW, scope=scope))
+    assert verdict.findings == (), loc
+    assert not verdict.off_scope
+    assert verdict.url is not None
+    assert verdict.url.key == loc
+    assert verdict.digest == url_digest(loc)
+
+
+def test_the_common_locs_are_plain() -> None:
+    plain = plain_locs(Scope("https", "example.com", 443, "/"))
+    assert plain is not None
+    assert plain.fullmatch("https://example.com/products/shoe-42") is not None
+    assert plain.fullmatch("https://example.com/?q=1") is None
 
 
 # --- changefreq and priority ---------------------------------------------------------------------

@@ -45,7 +45,7 @@ class ExtensionReader:
         self.open = False  # an extension element of the entry is being read
         self._item: _Item | None = None
         self._item_depth = 0
-        self._touched = False  # any extension element met since the last take()
+        self.touched = False  # any extension element met since the last take()
 
     @staticmethod
     def is_extension(name: str) -> bool:
@@ -58,7 +58,7 @@ class ExtensionReader:
         An empty element: it does not open (whatever it might hold is no field of the entry).
         """
         self._links += 1
-        self._touched = True
+        self.touched = True
         if len(self._alternates) >= MAX_ALTERNATES:
             self._dropped += 1
             return
@@ -83,7 +83,7 @@ class ExtensionReader:
                 self._item.start(name, attributes)
             return
         namespace, _, local = name.partition("}")
-        self.open, self._item_depth, self._touched = True, depth, True
+        self.open, self._item_depth, self.touched = True, depth, True
         if (namespace, local) in _ITEMS:
             kind = local
             self._counts[kind] += 1
@@ -111,7 +111,7 @@ class ExtensionReader:
 
     def take(self) -> Extensions | None:
         """The entry's extensions (None when it had none); the reader is then reset."""
-        if not self._touched:  # most entries: nothing to reset
+        if not self.touched:  # most entries: nothing to reset
             return None
         kept = self._alternates or self._media or self._unknown
         if not (kept or self._dropped or any(self._counts.values())):

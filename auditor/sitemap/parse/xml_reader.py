@@ -171,7 +171,8 @@ class XmlReader:
             if name == self._entry_tag:
                 self._in_entry = True
                 self._line = self._parser.CurrentLineNumber + self._line_offset
-                self._ext.take()  # what a broken entry before this one left behind
+                if self._ext.touched:
+                    self._ext.take()  # what a broken entry before this one left behind
             elif self._is_own(name):
                 line = self._parser.CurrentLineNumber + self._line_offset
                 self._events.append(_unknown_tag(name, line))
@@ -209,11 +210,14 @@ class XmlReader:
             self._values[_LOC] = pairs.get("href", "").strip()
 
     def _data(self, text: str) -> None:
-        if self._text is not None:
-            room = MAX_FIELD_CHARS - self._text_chars
-            self._text_chars += len(text)
-            if room > 0:
-                self._text.append(text if len(text) <= room else text[:room])
+        kept = self._text
+        if kept is not None:
+            before = self._text_chars
+            chars = self._text_chars = before + len(text)
+            if chars <= MAX_FIELD_CHARS:
+                kept.append(text)
+            elif before < MAX_FIELD_CHARS:
+                kept.append(text[: MAX_FIELD_CHARS - before])
         elif self._ext.open:
             self._ext.data(text)
 
@@ -223,8 +227,10 @@ class XmlReader:
         if self._ext.open:
             self._ext.end(depth)
         elif self._capture is not None and depth == self._entry_depth + 1:
-            if self._text is not None:
-                self._values[self._capture] = "".join(self._text).strip(XML_SPACE)
+            kept = self._text
+            if kept is not None:
+                text = kept[0] if len(kept) == 1 else "".join(kept)
+                self._values[self._capture] = text.strip(XML_SPACE)
                 if self._capture == _LOC:
                     self._loc_cut = self._text_chars > MAX_FIELD_CHARS
             self._capture = None
@@ -234,7 +240,7 @@ class XmlReader:
 
     def _end_entry(self) -> None:
         loc, lastmod, changefreq, priority = self._values
-        problems = self._problems.take(url=loc)
+        problems = self._problems.take(url=loc) if self._problems.seen else ()
         if self.kind is SitemapKind.SITEMAPINDEX:
             entry: ParseEvent = SitemapEntry(
                 loc, self._line, lastmod, problems, loc_cut=self._loc_cut
@@ -248,7 +254,7 @@ class XmlReader:
                 priority,
                 problems,
                 self._loc_cut,
-                self._ext.take(),
+                self._ext.take() if self._ext.touched else None,
             )
         self._events.append(entry)
         self._in_entry = False
@@ -347,29 +353,29 @@ class _EntryProblems:
     """
 
     def __init__(self) -> None:
-        self._seen: dict[tuple[Code, str], list[int]] = {}  # (code, tag) -> [first line, count]
+        self.seen: dict[tuple[Code, str], list[int]] = {}  # (code, tag) -> [first line, count]
 
     def add(self, code: Code, tag: str, line: int) -> None:
         key = (code, tag)
-        if key not in self._seen and len(self._seen) >= MAX_ENTRY_PROBLEMS:
+        if key not in self.seen and len(self.seen) >= MAX_ENTRY_PROBLEMS:
             key = (code, "*")
-        known = self._seen.get(key)
+        known = self.seen.get(key)
         if known is None:
-            self._seen[key] = [line, 1]
+            self.seen[key] = [line, 1]
         else:
             known[1] += 1
 
     def take(self, *, url: str | None) -> tuple[Finding, ...]:
         """The entry's findings; the collector is then empty for the next entry."""
-        if not self._seen:
+        if not self.seen:
             return ()
         found: list[Finding] = []
-        for (code, tag), (line, count) in self._seen.items():
+        for (code, tag), (line, count) in self.seen.items():
             if code is Code.ENTRY_UNKNOWN_TAG:
                 found.append(_unknown_tag(tag, line, url=url or None, count=count))
             elif count > 1:
                 found.append(finding(code, url=url or None, tag=tag, line=line, count=count))
             else:
                 found.append(finding(code, url=url or None, tag=tag, line=line))
-        self._seen = {}
+        self.seen = {}
         return tuple(found)

@@ -1,0 +1,416 @@
+"""The URL checks of a run, in the loop's own thread: a bounded queue, `window` checks at once.
+
+No task, no future per URL (docs/explanation/design.md#engine): a check is a chain of callbacks
+(auditor.checks.check_run) over the run's policy (auditor.net.fetch) and transport; outcomes
+are handed on in batches by one task, `run`, which also waits on the sink. What a check needs
+of the run lives here: the robots.txt of each origin (learnt once, before any of its URLs is
+requested), the few deep reads of heads that did not end, the verdicts of canonicals named.
+A check returns its outcome and adds nothing up: only the sink does.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import logging
+from collections import deque
+from collections.abc import Awaitable, Callable
+from typing import Generic, TypeVar
+
+from auditor.checks.canonical import comparable
+from auditor.checks.check_run import (
+    MAX_PAGE_BYTES,
+    CheckRun,
+    Outcome,
+    PageBody,
+    bounded,
+    last_modified_of,
+    origin_of,
+)
+from auditor.checks.page_head import PageHead, read_head
+from auditor.clock import Clock
+from auditor.codes import Code
+from auditor.config import Method
+from auditor.discovery.robots import RobotsFetch, RobotsTxt, robots_detail
+from auditor.models import CheckResult, Clean, Finding, NotIndexable, Validators
+from auditor.net.fetch import Fetch, Requests
+from auditor.net.transport import Answer
+from auditor.urls import authority_of, netloc_of
+
+log = logging.getLogger(__name__)
+K = TypeVar("K")
+# Checks waiting for a place (the window is `--concurrency`): enough to keep it full while a
+# reader parses its next piece, few enough that memory does not depend on the URL count. A
+# full queue takes more once it is down to half: the reader wakes once per many URLs.
+QUEUE_LIMIT = 1024
+# Outcomes go to the sink in batches of this many (fewer when no check is waiting): one
+# hand-over per URL costs as much as a tenth of a request.
+RESULT_BATCH = 64
+OUT_LIMIT = 8 * RESULT_BATCH  # outcomes not yet taken by the sink: past them, no check starts
+DEEP_READS = 4  # heads read on past MAX_BODY_PREFIX_BYTES at once (memory: 2 MB each)
+MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
+Emit = Callable[[list[tuple[K, Outcome]]], Awaitable[None]]
+RobotsOf = Callable[[str], Awaitable[RobotsFetch | None]]  # origin -> its robots.txt
+Verdict = tuple[NotIndexable | None, int | None]  # why not indexable (None: it is), status
+Known = Callable[[RobotsTxt | None], None]
+Failed = Callable[[Exception], None]
+
+
+class _Target:
+    """A canonical's verdict, once its check is over; who waits for it meanwhile."""
+
+    __slots__ = ("verdict", "waiting")
+
+    def __init__(self) -> None:
+        self.verdict: Verdict | None = None
+        self.waiting: list[tuple[Callable[[str, Verdict], None], str]] = []
+
+
+class CheckEngine(Generic[K]):
+    """Checks URLs as `robots_agent` would: queued with `add`, outcomes to `emit` in batches."""
+
+    def __init__(
+        self,
+        requests: Requests,
+        *,
+        robots: RobotsOf,
+        method: Method,
+        slow_s: float,
+        robots_agent: str,
+        clock: Clock,
+        window: int,
+        emit: Emit[K] | None = None,
+    ) -> None:
+        """`requests`: the checks' policy and transport; `window`: checks at once at most."""
+        self.requests = requests
+        self.method = method
+        self.slow_s = slow_s
+        self.clock = clock
+        self.agent = robots_agent
+        self.agents = frozenset({robots_agent.lower()})
+        self._robots_of = robots
+        self._robots: dict[str, RobotsTxt | None] = {}  # the origins whose robots.txt is known
+        self._learning: dict[str, list[tuple[Known, Failed]]] = {}
+        self._failed: dict[str, Exception] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._window = window
+        self._emit = emit
+        self._queue: deque[tuple[K, str, str, Validators | None]] = deque()
+        self._in_flight = 0
+        self._out: list[tuple[K, Outcome]] = []
+        self._news: asyncio.Future[None] | None = None  # `run` waits for outcomes
+        self._room: asyncio.Future[None] | None = None  # a producer waits for the queue
+        self._closing = False
+        self._deep = 0
+        self._deep_waiting: deque[tuple[CheckRun, PageHead, str]] = deque()
+        self._targets: dict[str, _Target] = {}
+        self._last_host = ("\0", "")  # (`scheme://authority/`, its lower-case host[:port])
+        # A check sends its first request itself when nothing stands in its way; with -v, the
+        # policy says each request (auditor.net.fetch).
+        self.plain = not requests.logged
+
+    # --- the queue ---------------------------------------------------------------------------
+
+    def add(self, key: K, loc: str, origin: str, validators: Validators | None = None) -> bool:
+        """Queue a check of `loc` (of `origin`) for `key`; False when the queue is full."""
+        if len(self._queue) >= QUEUE_LIMIT:
+            return False
+        self._queue.append((key, loc, origin, validators))
+        if self._in_flight < self._window:
+            self._pump()
+        return True
+
+    async def put(
+        self, key: K, loc: str, origin: str, validators: Validators | None = None
+    ) -> None:
+        """Queue one check; waits while the queue is full."""
+        while not self.add(key, loc, origin, validators):
+            await self.room()
+
+    async def room(self) -> None:
+        """Wait until the queue has room again (down to half)."""
+        if len(self._queue) < QUEUE_LIMIT:
+            return
+        if self._room is None:
+            self._room = asyncio.get_running_loop().create_future()
+        await asyncio.shield(self._room)
+
+    @property
+    def queued(self) -> int:
+        """Checks waiting for a place."""
+        return len(self._queue)
+
+    def _pump(self) -> None:
+        """Start queued checks while the window and the sink have room."""
+        queue, window = self._queue, self._window
+        while queue and self._in_flight < window and len(self._out) < OUT_LIMIT:
+            key, loc, origin, validators = queue.popleft()
+            self._in_flight += 1
+            CheckRun(self, key, loc, origin, self._checked, validators=validators).start()
+        room = self._room
+        if room is not None and len(queue) <= QUEUE_LIMIT // 2:
+            self._room = None
+            room.set_result(None)
+
+    def _checked(self, run: CheckRun, outcome: Outcome) -> None:
+        self._in_flight -= 1
+        out = self._out
+        out.append((run.key, outcome))  # type: ignore[arg-type]  # the key it was queued with
+        if len(out) >= RESULT_BATCH or not self._queue:
+            self._wake()
+        if self._queue:
+            self._pump()
+
+    def _wake(self) -> None:
+        news = self._news
+        if news is not None:
+            self._news = None
+            news.set_result(None)
+
+    async def close(self) -> None:
+        """No more checks: `run` ends once every check queued is over and handed on."""
+        self._closing = True
+        self._wake()
+
+    async def run(self) -> None:
+        """Hand outcomes on in batches until closed and drained."""
+        emit = self._emit
+        assert emit is not None, "an engine that runs hands its outcomes on"
+        try:
+            while True:
+                if self._out:
+                    batch, self._out = self._out, []
+                    await emit(batch)
+                    self._pump()
+                    continue
+                if self._closing and not self._in_flight and not self._queue:
+                    return
+                self._news = asyncio.get_running_loop().create_future()
+                await self._news
+        finally:
+            await self.aclose()
+
+    async def aclose(self) -> None:
+        """Stop learning robots.txt files (the run is over or stopping)."""
+        tasks, self._tasks = self._tasks, set()
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
+    # --- one check awaited: the crawl, a canonical, a test -------------------------------------
+
+    async def check(
+        self,
+        loc: str,
+        *,
+        origin: str,
+        follow: bool = True,
+        validators: Validators | None = None,
+    ) -> CheckResult:
+        """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means."""
+        outcome, _ = await self._awaited(loc, origin, follow=follow, validators=validators)
+        return outcome
+
+    async def read_page(
+        self, loc: str, *, origin: str, max_bytes: int
+    ) -> tuple[CheckResult, PageBody | None]:
+        """`check`, with a GET whose body is read up to `max_bytes` and handed back (the crawl).
+
+        The verdict is judged on the head a check reads, so that a listed URL's check and the
+        crawl's visit of it say the same. No body for an answer that is not 2xx, or a shield's
+        page.
+        """
+        return await self._awaited(loc, origin, follow=True, page_bytes=max_bytes)
+
+    async def _awaited(
+        self,
+        loc: str,
+        origin: str,
+        *,
+        follow: bool,
+        validators: Validators | None = None,
+        page_bytes: int | None = None,
+    ) -> tuple[CheckResult, PageBody | None]:
+        done: asyncio.Future[Outcome] = asyncio.get_running_loop().create_future()
+
+        def ended(_run: CheckRun, outcome: Outcome) -> None:
+            if not done.done():
+                done.set_result(outcome)
+
+        run = CheckRun(
+            self, None, loc, origin, ended, validators=validators, follow=follow,
+            page_bytes=page_bytes,
+        )  # fmt: skip
+        run.start()
+        outcome = await done
+        result = outcome.result(loc) if isinstance(outcome, Clean) else outcome
+        return result, run.page if page_bytes is not None else None
+
+    # --- what a check needs of the run ---------------------------------------------------------
+
+    def with_robots(self, origin: str, then: Known, failed: Failed) -> None:
+        """Call `then` with `origin`'s robots.txt rules (None: none), learnt first if need be.
+
+        `failed` instead when learning them failed (a bug: the check says internal.error).
+        """
+        robots = self._robots
+        if origin in robots:
+            then(robots[origin])
+            return
+        waiting = self._learning.get(origin)
+        if waiting is not None:
+            waiting.append((then, failed))
+            return
+        error = self._failed.get(origin)
+        if error is not None:
+            failed(error)
+            return
+        self._learning[origin] = [(then, failed)]
+        task = asyncio.get_running_loop().create_task(self._learn(origin))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _learn(self, origin: str) -> None:
+        try:
+            fetched = await self._robots_of(origin)
+        except asyncio.CancelledError:
+            self._learning.pop(origin, None)
+            raise
+        except Exception as exc:  # noqa: BLE001 - a bug: each check waiting says internal.error
+            self._failed[origin] = exc
+            for _, failed in self._learning.pop(origin, []):
+                failed(exc)
+            return
+        robots = self._robots[origin] = fetched.robots if fetched is not None else None
+        for then, _ in self._learning.pop(origin, []):
+            then(robots)
+
+    def robots_now(self, origin: str) -> RobotsTxt | None:
+        """An origin's robots.txt, known already (a redirect's hops were learnt before)."""
+        return self._robots.get(origin)
+
+    def before_hop(self, url: str, resume: Callable[[], None], failed: Failed) -> None:
+        """Learn the robots.txt of the host `url` is on, before a redirect's hop opens it.
+
+        Asked while no slot is held: once the hop's response holds one of its host's slots,
+        asking for that host's robots.txt could wait for a slot only this check would free.
+        """
+        origin = origin_of(url)
+        if origin is None or origin in self._robots:
+            resume()
+            return
+        self.with_robots(origin, lambda _robots: resume(), failed)
+
+    def blocked(self, loc: str, url: str, robots: RobotsTxt) -> list[Finding]:
+        """url.blocked_by_robots when `url` (`loc` or where it leads) is disallowed.
+
+        Search Console's verdict is Googlebot's: robots.txt as `--robots-agent` reads it (its
+        own group, else `*`), whatever User-Agent the auditor sends.
+        """
+        if robots.allows(url, self.agent):
+            return []
+        said = robots_detail(robots, agent=self.agent)
+        if url != loc:
+            said["lands"] = url
+        code = Code.URL_BLOCKED_BY_ROBOTS
+        return [Finding(code, code.info.title, loc, None, said)]
+
+    def host_of(self, url: str) -> str:
+        """The lower-case `host[:port]` of `url` (the last one's, when it starts alike)."""
+        prefix, host = self._last_host
+        if url.startswith(prefix):
+            return host
+        host = netloc_of(url)
+        self._last_host = (f"{authority_of(url)}/", host)
+        return host
+
+    def verb_for(self, host: str) -> str:
+        """The method a check's first request to `host` is sent with (`--method`)."""
+        method = self.method
+        if method is Method.GET:
+            return "GET"
+        if method is Method.AUTO and host in self.requests.head_refused:
+            return "GET"
+        return "HEAD"
+
+    def plain_clean(self, answer: Answer, verb: str) -> Clean:
+        """The outcome of a plain page's check: its own 2xx, nothing to say."""
+        elapsed_s = answer.elapsed_s or 0.0
+        return Clean(
+            answer.status,
+            round(elapsed_s * 1000),
+            verb,
+            last_modified_of(answer),
+            bounded(answer.get("etag")),
+        )
+
+    def clean(self, fetch: Fetch[Answer], answer: Answer) -> Clean:
+        """The outcome of a check with nothing to say (the listed URL's own 2xx)."""
+        return Clean(
+            answer.status,
+            round(fetch.elapsed_s * 1000),
+            "GET" if fetch.used is Method.GET else "HEAD",
+            last_modified_of(answer),
+            bounded(answer.get("etag")),
+        )
+
+    def read_on(self, run: CheckRun, page: PageHead, url: str) -> None:
+        """Read on the page at `url`, whose head did not end in its first bytes (`page`).
+
+        The page is asked again (a check's body is cut at what it asked for), up to
+        MAX_PAGE_BYTES; when that fails, what was read stands.
+        """
+        if self._deep >= DEEP_READS:
+            self._deep_waiting.append((run, page, url))
+            return
+        self._deep += 1
+        then = functools.partial(self._read_on, run, page)
+        Fetch(self.requests, url, then, method=Method.GET, max_body=MAX_PAGE_BYTES).start()
+
+    def _read_on(self, run: CheckRun, page: PageHead, fetch: Fetch[Answer]) -> None:
+        self._deep -= 1
+        if self._deep_waiting:
+            self.read_on(*self._deep_waiting.popleft())
+        answer = fetch.reply
+        if answer is not None and 200 <= answer.status < 300 and answer.error is None:
+            page = read_head(answer.body, self.agents)  # Google reads no further
+        run.head_read_on(page)
+
+    def canonical_verdict(self, target: str, then: Callable[[str, Verdict], None]) -> None:
+        """Call `then` with the verdict of the canonical `target`: checked once per run."""
+        key = comparable(target) or target
+        known = self._targets.get(key)
+        if known is None:
+            if len(self._targets) >= MAX_TARGETS_KEPT:
+                self._targets = {k: v for k, v in self._targets.items() if v.verdict is None}
+            known = self._targets[key] = _Target()
+            known.waiting.append((then, target))
+            origin = origin_of(target)
+            if origin is None:
+                self._target_known(known, (None, None))
+                return
+            ended = functools.partial(self._target_checked, known)
+            CheckRun(self, None, target, origin, ended, follow=False).start()
+            return
+        if known.verdict is None:
+            known.waiting.append((then, target))
+        else:
+            then(target, known.verdict)
+
+    def _target_checked(self, known: _Target, _run: CheckRun, outcome: Outcome) -> None:
+        if isinstance(outcome, Clean):
+            self._target_known(known, (None, outcome.status))
+        elif any(item.code is Code.INTERNAL_ERROR for item in outcome.findings):
+            self._target_known(known, (None, None))
+        else:
+            self._target_known(known, (outcome.not_indexable, outcome.status))
+
+    @staticmethod
+    def _target_known(known: _Target, verdict: Verdict) -> None:
+        known.verdict = verdict
+        waiting, known.waiting = known.waiting, []
+        for then, target in waiting:
+            then(target, verdict)
+
+
+__all__ = ["CheckEngine", "PageBody"]
