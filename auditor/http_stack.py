@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 from urllib.parse import unquote, urlsplit
 
-from auditor.checks.engine import CheckEngine, Emit
 from auditor.clock import Clock
 from auditor.config import AuditConfig, Engine
 from auditor.discovery.robots import RobotsFetch
@@ -35,7 +34,8 @@ from auditor.net.transport import Timeouts, Transport
 from auditor.urls import parse_http_url
 
 if TYPE_CHECKING:  # imported when made: a run on libcurl never loads aiohttp (0.25 s of CPU
-    # and 20 MB), and a run that requests nothing never loads pycurl (its libcurl and OpenSSL).
+    # and 20 MB), and a run that checks no URL never loads the check path.
+    from auditor.checks.engine import CheckEngine, Emit
     from auditor.net.client import HttpClient
     from auditor.net.curl_client import CurlTransport
 
@@ -231,6 +231,8 @@ def check_engine(
     config: AuditConfig, parts: Openers, *, clock: Clock, emit: Emit[Any] | None = None
 ) -> CheckEngine[Any]:
     """The URL checks' engine, judging by each origin's robots.txt from the shared cache."""
+    from auditor.checks.engine import CheckEngine  # noqa: PLC0415 - see TYPE_CHECKING above
+
     return CheckEngine(
         parts.checks,
         robots=parts.robots.get,

@@ -20,17 +20,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.checks.alternate_targets import AlternateTargets
-from auditor.checks.engine import CheckEngine
 from auditor.checks.lastmod_rules import BehindPages
-from auditor.checks.selection import Reservoir, UrlFilter
-from auditor.checks.stage import CheckStage, CheckWatcher, records_checked
 from auditor.clock import Clock, SystemClock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, parse_helpers
-from auditor.crawl.coverage import Coverage, EmitSummary
-from auditor.crawl.crawler import Crawler, crawl_plan
-from auditor.crawl.store import CrawlStore
-from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     Openers,
@@ -41,15 +34,11 @@ from auditor.http_stack import (
     usable_engine,
 )
 from auditor.models import Relisted, SitemapRecord, TargetRecord
-from auditor.monitoring.compare import Gate
 from auditor.net.host_gate import HostGate
 from auditor.processes.event_loop import until_stopped
-from auditor.processes.parse_pool import ParsePool
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
-from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
@@ -68,15 +57,22 @@ from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.alternates import judge_alternates
 from auditor.sitemap.hreflang_store import LinkStore, store_path
+from auditor.sitemap.parsers import InProcessParsers, Parsers
 from auditor.sitemap.read_services import EmitSitemap, EmitUrls, Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:  # each only with its option: --crawl, --history, --baseline, --csv, --junit
+    from auditor.checks.engine import CheckEngine
+    from auditor.checks.stage import CheckStage, CheckWatcher  # the checks: not with --no-check
+    from auditor.crawl.coverage import Coverage, EmitSummary
+    from auditor.crawl.store import CrawlStore
     from auditor.history.plan import HistoryPlan
     from auditor.history.store import HistoryStore, RunStart
     from auditor.monitoring.store import Comparison
+    from auditor.report.csv_writer import CsvWriter
+    from auditor.report.junit import JunitCases
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 0.25
@@ -252,7 +248,7 @@ async def _walk_or_fail(
     """
     try:
         tee = Tee(writer, *records) if records else writer
-        paths = (store_path(writer.path), crawl_store_path(writer.path))
+        paths = (store_path(writer.path), writer.path.with_name(f".{writer.path.name}.crawl"))
         return await run.walk(tee, stop, paths=paths), False
     except BaseException as exc:
         lost = write_failure_in(exc)
@@ -271,6 +267,8 @@ async def _walk_or_fail(
 
 async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:
     """`--junit`'s cases, spooled beside the report (made in a thread: it creates a file)."""
+    from auditor.report.junit import JunitCases  # noqa: PLC0415 - only with --junit
+
     return await asyncio.to_thread(
         JunitCases, folder, config.fail_on, failures_only=config.junit_failures_only
     )
@@ -316,6 +314,7 @@ async def _comparison(
         return None
     # The report format's reader and sqlite, only for --baseline.
     from auditor.monitoring.baseline import open_comparison  # noqa: PLC0415
+    from auditor.monitoring.compare import Gate  # noqa: PLC0415 - only with --baseline
 
     gate = Gate(config.fail_on_new, accept)
     return await open_comparison(config.baseline, folder=json_path.parent, gate=gate)
@@ -371,13 +370,12 @@ class _Run:
         # robots.txt a check asks for.
         spare = 2 * config.sitemap_concurrency + 1
         dedup: UrlDedup[Lister] = UrlDedup()
-        parsers = ParsePool(parse_helpers(config))
         links = LinkStore(paths[0])
         async with (
             run_transport(config, reach=reach, spare=spare) as transport,
-            parsers,
+            _parsers(config) as parsers,
             links,
-            CrawlStore(paths[1]) as crawl_store,
+            _crawl_store(config, paths[1]) as crawl_store,
             asyncio.TaskGroup() as group,
         ):
             group.create_task(self._sink(queue, writer, dedup))
@@ -389,7 +387,7 @@ class _Run:
                     stage = self._check_stage(parts, queue, rng, plan, watchers=(alternates,))
                 emit_urls: EmitUrls = stage.submit if stage is not None else queue.put
                 crawl: _Crawl | None = None
-                if config.crawl:
+                if crawl_store is not None:
                     check = check_engine(config, parts, clock=clock)
                     crawl = _Crawl(config, check, parts, crawl_store)
                     crawl.join(
@@ -497,7 +495,7 @@ class _Run:
         parts: Openers,
         dedup: UrlDedup[Lister],
         *,
-        parsers: ParsePool,
+        parsers: Parsers,
         links: LinkStore,
         emit_urls: EmitUrls,
         emit_sitemap: EmitSitemap,
@@ -553,6 +551,10 @@ class _Run:
         watchers: Sequence[CheckWatcher],
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
+        # The check path is loaded only where URLs are checked (not with --no-check).
+        from auditor.checks.selection import Reservoir, UrlFilter  # noqa: PLC0415
+        from auditor.checks.stage import CheckStage, records_checked  # noqa: PLC0415
+
         config = self.config
         watching = (self.behind, *watchers)
         emit = (
@@ -602,6 +604,8 @@ class _Crawl:
     def __init__(
         self, config: AuditConfig, check: CheckEngine[object], parts: Openers, store: CrawlStore
     ) -> None:
+        from auditor.crawl.crawler import Crawler, crawl_plan  # noqa: PLC0415 - only with --crawl
+
         self.plan = crawl_plan(config)
         self.check = check
         self.deep_clicks = config.deep_clicks
@@ -628,6 +632,8 @@ class _Crawl:
 
         `watchers` see each listed URL the crawl checked, as the check stage's see the others.
         """
+        from auditor.crawl.coverage import Coverage  # noqa: PLC0415 - only with --crawl
+
         self._coverage = Coverage(
             self.crawler,
             self.store,
@@ -671,6 +677,27 @@ class _Crawl:
         await self.coverage.finish(
             walked=walked, interrupted=not self.done, emit_summary=emit_summary
         )
+
+
+def _parsers(config: AuditConfig) -> contextlib.AbstractAsyncContextManager[Parsers]:
+    """Where documents are parsed: here, or in helper processes too (--workers, --no-check)."""
+    helpers = parse_helpers(config)
+    if not helpers:
+        return contextlib.nullcontext(InProcessParsers())
+    from auditor.processes.parse_pool import ParsePool  # noqa: PLC0415 - only with helpers
+
+    return ParsePool(helpers)
+
+
+def _crawl_store(
+    config: AuditConfig, path: Path
+) -> contextlib.AbstractAsyncContextManager[CrawlStore | None]:
+    """The crawl's store (--crawl), open for the run's length; None without a crawl."""
+    if not config.crawl:
+        return contextlib.nullcontext(None)
+    from auditor.crawl.store import CrawlStore  # noqa: PLC0415 - only with --crawl
+
+    return CrawlStore(path)
 
 
 async def _beside(work: Coroutine[Any, Any, None], watchdog: Coroutine[Any, Any, None]) -> None:

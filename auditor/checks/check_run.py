@@ -71,8 +71,8 @@ class CheckRun:
     """One URL's check: its steps' state, from its robots.txt to its outcome (`then`)."""
 
     __slots__ = (
-        "_answer", "_body", "_fetch", "_found", "_host", "_robots", "_verb", "engine", "follow",
-        "key", "loc", "origin", "page", "page_bytes", "then", "validators",
+        "_answer", "_body", "_fetch", "_found", "_robots", "engine", "follow", "key", "loc",
+        "origin", "page", "page_bytes", "then", "validators",
     )  # fmt: skip
 
     def __init__(
@@ -107,22 +107,22 @@ class CheckRun:
         self._fetch: Fetch[Answer] | None = None
         self._answer: Answer | None = None
         self._body = b""
-        self._host = ""  # the host of a request sent before any Fetch (`_send_plainly`)
-        self._verb = "GET"  # ... and its method
 
     def start(self) -> None:
         """Learn the robots.txt of the URL's host, then request it."""
-        self.engine.with_robots(self.origin, self._request, self._crashed)
+        known = self.engine.known_robots
+        origin = self.origin
+        if origin in known:
+            self._request(known[origin])
+        else:
+            self.engine.with_robots(origin, self._request, self._crashed)
 
     def _request(self, robots: RobotsTxt | None) -> None:
         try:
             engine = self.engine
             self._robots = robots
-            if robots is not None:
+            if robots is not None and not robots.allows(self.loc, engine.agent):
                 self._found = engine.blocked(self.loc, self.loc, robots)
-            plain = self.page_bytes is None and not self.validators and not self._found
-            if plain and engine.plain and self._send_plainly():
-                return
             self._new_fetch().start()
         except Exception as exc:  # noqa: BLE001 - a bug: internal.error for this URL, logged
             self._crashed(exc)
@@ -142,60 +142,15 @@ class CheckRun:
         self._fetch = fetch
         return fetch
 
-    def _send_plainly(self) -> bool:
-        """Send the request itself when nothing stands in its way (False: the Fetch does).
+    def take_over(self, host: str, used: Method, answer: Answer | FetchError) -> None:
+        """Go on from the answer to a request sent for this check (auditor.checks.plain_lane).
 
-        Nothing: a free slot of the host, no pace to keep, no host failing. The answer is
-        judged here when it is a plain page's; anything else goes on through a Fetch
-        (`take_over`), as if the Fetch had sent it.
+        Its slot of `host` is held: the Fetch takes it over, as if it had sent the request.
         """
-        engine = self.engine
-        requests = engine.requests
-        gate = requests.gate
-        host = engine.host_of(self.loc)
-        if gate.breaker.failing or gate.pacer.paces(host) or not gate.take(host):
-            return False
-        self._host = host
-        verb = self._verb = engine.verb_for(host)
-        requests.transport.send(
-            self.loc,
-            verb=verb,
-            headers=None,
-            max_body=MAX_BODY_PREFIX_BYTES if verb == "GET" else 0,
-            timeouts=requests.policy.timeouts,
-            done=self._plain_answered,
-        )
-        return True
-
-    def _plain_answered(self, answer: Answer | FetchError) -> None:
-        """The answer to `_send_plainly`'s request: a plain page ends here, Clean."""
         try:
-            engine = self.engine
-            if (
-                type(answer) is Answer
-                and 200 <= answer.status < 300
-                and answer.error is None
-                and not answer.rare
-                and answer.elapsed_s is not None
-                and answer.elapsed_s <= engine.slow_s
-                and self._says_nothing(answer)
-            ):
-                engine.requests.gate.release(self._host)
-                self._end(engine.plain_clean(answer, self._verb))
-                return
-            used = Method.HEAD if self._verb == "HEAD" else Method.GET
-            self._new_fetch().take_over(self._host, used, answer)
+            self._new_fetch().take_over(host, used, answer)
         except Exception as exc:  # noqa: BLE001 - a bug: internal.error for this URL, logged
             self._crashed(exc)
-
-    def _says_nothing(self, answer: Answer) -> bool:
-        """Whether the page's head (when an HTML body came) says nothing of its indexing."""
-        body = answer.body
-        if not body or not _has_head(answer.get("content-type")):
-            return True
-        head = body[:MAX_BODY_PREFIX_BYTES]
-        cut = answer.more or len(body) > len(head)
-        return read_head(head, self.engine.agents, complete=not cut) is NOTHING_SAID
 
     def _before_hop(self, url: str, resume: Callable[[], None]) -> None:
         self.engine.before_hop(url, resume, self._crashed)
@@ -443,7 +398,23 @@ def origin_of(url: str) -> str | None:
 
 def _has_head(content_type: str | None) -> bool:
     """Whether a body may hold an HTML head worth reading (no type said: maybe)."""
-    return content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
+    return is_html(content_type)
+
+
+_TYPES_KEPT = 64  # Content-Type values whose verdict is kept (a site sends a few)
+_html_types: dict[str | None, bool] = {}
+
+
+def is_html(content_type: str | None) -> bool:
+    """Whether a body of this Content-Type may hold an HTML head (no type said: maybe)."""
+    known = _html_types.get(content_type)
+    if known is None:
+        if len(_html_types) >= _TYPES_KEPT:
+            _html_types.clear()
+        known = _html_types[content_type] = (
+            content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
+        )
+    return known
 
 
 def _has_read(answer: Answer, body: bytes) -> bool:

@@ -28,6 +28,7 @@ from auditor.checks.check_run import (
     origin_of,
 )
 from auditor.checks.page_head import PageHead, read_head
+from auditor.checks.plain_lane import PlainLane
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -35,7 +36,6 @@ from auditor.discovery.robots import RobotsFetch, RobotsTxt, robots_detail
 from auditor.models import CheckResult, Clean, Finding, NotIndexable, Validators
 from auditor.net.fetch import Fetch, Requests
 from auditor.net.transport import Answer
-from auditor.urls import authority_of, netloc_of
 
 log = logging.getLogger(__name__)
 K = TypeVar("K")
@@ -89,7 +89,8 @@ class CheckEngine(Generic[K]):
         self.agent = robots_agent
         self.agents = frozenset({robots_agent.lower()})
         self._robots_of = robots
-        self._robots: dict[str, RobotsTxt | None] = {}  # the origins whose robots.txt is known
+        # The origins whose robots.txt is known: its rules (None: none to follow).
+        self.known_robots: dict[str, RobotsTxt | None] = {}
         self._learning: dict[str, list[tuple[Known, Failed]]] = {}
         self._failed: dict[str, Exception] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -104,10 +105,7 @@ class CheckEngine(Generic[K]):
         self._deep = 0
         self._deep_waiting: deque[tuple[CheckRun, PageHead, str]] = deque()
         self._targets: dict[str, _Target] = {}
-        self._last_host = ("\0", "")  # (`scheme://authority/`, its lower-case host[:port])
-        # A check sends its first request itself when nothing stands in its way; with -v, the
-        # policy says each request (auditor.net.fetch).
-        self.plain = not requests.logged
+        self._lane = PlainLane(self)  # most checks: a request sent at once, judged there
 
     # --- the queue ---------------------------------------------------------------------------
 
@@ -142,23 +140,31 @@ class CheckEngine(Generic[K]):
 
     def _pump(self) -> None:
         """Start queued checks while the window and the sink have room."""
-        queue, window = self._queue, self._window
-        while queue and self._in_flight < window and len(self._out) < OUT_LIMIT:
+        queue, window, out, checked = self._queue, self._window, self._out, self.checked
+        send = self._lane.send
+        while queue and self._in_flight < window and len(out) < OUT_LIMIT:
             key, loc, origin, validators = queue.popleft()
             self._in_flight += 1
-            CheckRun(self, key, loc, origin, self._checked, validators=validators).start()
+            if validators is not None or not send(key, loc, origin):
+                CheckRun(self, key, loc, origin, checked, validators=validators).start()
         room = self._room
         if room is not None and len(queue) <= QUEUE_LIMIT // 2:
             self._room = None
             room.set_result(None)
 
-    def _checked(self, run: CheckRun, outcome: Outcome) -> None:
+    def checked(self, run: CheckRun, outcome: Outcome) -> None:
+        """A queued check's end (its CheckRun's `then`)."""
+        self.finished(run.key, outcome)
+
+    def finished(self, key: object, outcome: Outcome) -> None:
+        """A queued check's outcome, for `key`: on to `emit` in a batch; the next one starts."""
         self._in_flight -= 1
         out = self._out
-        out.append((run.key, outcome))  # type: ignore[arg-type]  # the key it was queued with
-        if len(out) >= RESULT_BATCH or not self._queue:
+        out.append((key, outcome))  # type: ignore[arg-type]  # the key it was queued with
+        queue = self._queue
+        if not queue or len(out) >= RESULT_BATCH:
             self._wake()
-        if self._queue:
+        if queue:
             self._pump()
 
     def _wake(self) -> None:
@@ -253,7 +259,7 @@ class CheckEngine(Generic[K]):
 
         `failed` instead when learning them failed (a bug: the check says internal.error).
         """
-        robots = self._robots
+        robots = self.known_robots
         if origin in robots:
             then(robots[origin])
             return
@@ -281,13 +287,13 @@ class CheckEngine(Generic[K]):
             for _, failed in self._learning.pop(origin, []):
                 failed(exc)
             return
-        robots = self._robots[origin] = fetched.robots if fetched is not None else None
+        robots = self.known_robots[origin] = fetched.robots if fetched is not None else None
         for then, _ in self._learning.pop(origin, []):
             then(robots)
 
     def robots_now(self, origin: str) -> RobotsTxt | None:
         """An origin's robots.txt, known already (a redirect's hops were learnt before)."""
-        return self._robots.get(origin)
+        return self.known_robots.get(origin)
 
     def before_hop(self, url: str, resume: Callable[[], None], failed: Failed) -> None:
         """Learn the robots.txt of the host `url` is on, before a redirect's hop opens it.
@@ -296,7 +302,7 @@ class CheckEngine(Generic[K]):
         asking for that host's robots.txt could wait for a slot only this check would free.
         """
         origin = origin_of(url)
-        if origin is None or origin in self._robots:
+        if origin is None or origin in self.known_robots:
             resume()
             return
         self.with_robots(origin, lambda _robots: resume(), failed)
@@ -314,35 +320,6 @@ class CheckEngine(Generic[K]):
             said["lands"] = url
         code = Code.URL_BLOCKED_BY_ROBOTS
         return [Finding(code, code.info.title, loc, None, said)]
-
-    def host_of(self, url: str) -> str:
-        """The lower-case `host[:port]` of `url` (the last one's, when it starts alike)."""
-        prefix, host = self._last_host
-        if url.startswith(prefix):
-            return host
-        host = netloc_of(url)
-        self._last_host = (f"{authority_of(url)}/", host)
-        return host
-
-    def verb_for(self, host: str) -> str:
-        """The method a check's first request to `host` is sent with (`--method`)."""
-        method = self.method
-        if method is Method.GET:
-            return "GET"
-        if method is Method.AUTO and host in self.requests.head_refused:
-            return "GET"
-        return "HEAD"
-
-    def plain_clean(self, answer: Answer, verb: str) -> Clean:
-        """The outcome of a plain page's check: its own 2xx, nothing to say."""
-        elapsed_s = answer.elapsed_s or 0.0
-        return Clean(
-            answer.status,
-            round(elapsed_s * 1000),
-            verb,
-            last_modified_of(answer),
-            bounded(answer.get("etag")),
-        )
 
     def clean(self, fetch: Fetch[Answer], answer: Answer) -> Clean:
         """The outcome of a check with nothing to say (the listed URL's own 2xx)."""

@@ -25,6 +25,7 @@ from auditor.checks.soft_404 import HEAD_WORDS, says_not_found
 # Where the head may end: its end tag, or the body's start. Only a candidate: one written inside
 # a comment, a script or an attribute is no end (see `read_head`).
 _HEAD_END = re.compile(rb"</head\s*>|<body[\s>/]", re.IGNORECASE)
+_LOW_HEAD_END = re.compile(rb"</head\s*>|<body[\s>/]")  # the same, in lower-cased bytes
 _MAX_CANDIDATES = 8  # candidate ends tried before the whole prefix is parsed at once
 # Appended to what is parsed: where the parser puts it says where the bytes before it ended (in
 # the head, in a body the head gave way to, or inside a comment, a script or an attribute).
@@ -71,20 +72,19 @@ def read_head(body: bytes, agents: frozenset[str], *, complete: bool = True) -> 
     <head> element, Google ignores any elements that appear after the invalid element" (Search
     Central, "Use valid HTML to specify page metadata"); the HTML standard ends the head there.
     """
-    end = _HEAD_END.search(body)
+    low = body.lower()  # bytes.lower() keeps every offset: a match in it is one in `body`
+    end = _LOW_HEAD_END.search(low)
     words = _words(agents)
     if words is not None and (end is not None or complete):
-        head = (body[: end.start()] if end is not None else body).lower()
+        head = low[: end.start()] if end is not None else low
         # Without a character reference, a name or rel that counts is written out: a head that
         # holds none of them (nor a soft-404 title's words), and plainly ends there, says
-        # nothing (most pages: not parsed).
-        if (
-            b"&" not in head
-            and not _mentions(head, words)
-            and _TITLE_WORDS.search(_titles(head)) is None
-            and _plainly_ends(head)
-        ):
-            return NOTHING_SAID
+        # nothing (most pages: not parsed). `_titles`, inline: once a page.
+        if head.find(b"&") < 0 and not _mentions(head, words):
+            start = head.find(b"<title")
+            titles = head[start : head.rfind(b"</title")] if start >= 0 else b""
+            if _TITLE_WORDS.search(titles) is None and _plainly_ends(head):
+                return NOTHING_SAID
     return _parse(body, agents, first_end=end)
 
 
@@ -222,10 +222,10 @@ def _titles(head: bytes) -> bytes:
 def _mentions(low: bytes, words: tuple[bytes, ...]) -> bool:
     """Whether `low` (lower-cased) holds one of `words`.
 
-    A loop of `in` tests: a regex over the words took 3x as long, any() over a generator 1.5x.
+    A loop of `find`s: a regex over the words took 3x as long, `in` tests half as long again.
     """
     for word in words:  # noqa: SIM110 - see above
-        if word in low:
+        if low.find(word) >= 0:
             return True
     return False
 

@@ -8,8 +8,9 @@ See docs/explanation/design.md#pipeline.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from typing import NamedTuple, Protocol
+from typing import NamedTuple, Protocol, cast
 
 from auditor.checks.check_run import Outcome
 from auditor.checks.engine import RESULT_BATCH, CheckEngine
@@ -22,6 +23,10 @@ __all__ = ["RESULT_BATCH", "Ask", "CheckStage", "CheckWatcher", "Plan", "joined"
 
 # Origins kept by `scheme://authority` as written (most sitemaps list one or a few hosts).
 MAX_ORIGINS = 1024
+# A Checked made at tuple speed (a NamedTuple's own __new__ is a Python function).
+_as_checked = cast(
+    "Callable[[tuple[object, ...]], Checked]", functools.partial(tuple.__new__, Checked)
+)
 
 Item = UrlRecord | Listed  # what readers submit
 Passed = UrlRecord | Listed | Checked  # what goes on to the sink
@@ -69,6 +74,8 @@ class CheckStage:
         self._sample = sample
         self._plan = plan
         self._origins: dict[str, str | None] = {}
+        self._last = ("\0", "")  # (`scheme://authority/`, its origin): most URLs share one
+        self._everything = select.everything  # no --include nor --exclude
         self.queued = 0  # records sent to be checked so far
         self.discovered = False  # every record has been submitted
 
@@ -110,8 +117,11 @@ class CheckStage:
         # URL the sitemap meant. Neither is ever requested.
         if not record.digest or len(loc) >= MAX_FIELD_CHARS:
             return None
-        if not (self._select.everything or self._select.wants(loc)):
+        if not (self._everything or self._select.wants(loc)):
             return None
+        prefix, origin = self._last
+        if loc.startswith(prefix):
+            return origin
         authority = authority_of(loc)
         origins = self._origins
         if authority in origins:
@@ -119,8 +129,10 @@ class CheckStage:
         if len(origins) >= MAX_ORIGINS:
             origins.clear()
         parsed = parse_http_url(authority)
-        origin = origins[authority] = parsed.origin if parsed is not None else None
-        return origin
+        found = origins[authority] = parsed.origin if parsed is not None else None
+        if found is not None:
+            self._last = (f"{authority}/", found)
+        return found
 
     async def finish(self) -> None:
         """No more records: check the sample, if any, then let the checks end."""
@@ -159,7 +171,10 @@ class CheckWatcher(Protocol):
         """One URL's check, as it is done."""
 
     def clean(self, item: Checked) -> None:
-        """One listed URL whose check had nothing to say (no finding, indexable)."""
+        """One listed URL whose check had nothing to say (no finding, indexable).
+
+        Only a page that sent a Last-Modified is shown: no watcher reads any other clean one.
+        """
 
 
 def records_checked(
@@ -184,9 +199,10 @@ def joined(pairs: Sequence[tuple[Item, Outcome]], watchers: Sequence[CheckWatche
     out: list[Passed] = []
     for record, outcome in pairs:
         if type(outcome) is Clean and type(record) is Listed:
-            item = Checked(record, outcome)
-            for watcher in watchers:
-                watcher.clean(item)
+            item = _as_checked((record, outcome))
+            if outcome.last_modified is not None:
+                for watcher in watchers:
+                    watcher.clean(item)
             out.append(item)
             continue
         result = outcome.result(record.loc) if isinstance(outcome, Clean) else outcome

@@ -22,20 +22,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import TextIO
 
-from rich.console import Console
-
 from auditor.cli.parser import PROG, parse_command
-from auditor.cli.terminal import Shown, plain_lines, rich_summary
-from auditor.cli.version import version_text
+from auditor.cli.terminal import Shown, plain_lines
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.options.build import STDOUT
 from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped
-from auditor.report.dated import keep_dated, prune
 from auditor.report.publish import report_path
-from auditor.report.schema import schema_text
 
 QUIET_ALL = 2  # -qq: nothing printed at all, the exit code speaks
 STDOUT_CHUNK_BYTES = 1 << 20
@@ -49,6 +44,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
         return exc.exit_code
     if args.version or args.print_schema:  # nothing to run
+        from auditor.cli.version import version_text  # noqa: PLC0415 - only when asked
+
         print(version_text() + "\n" if args.version else _schema(args.print_schema), end="")
         return ExitCode.OK
     logging.basicConfig(
@@ -101,6 +98,8 @@ def _schema(which: str) -> str:
         from auditor.fleet.outputs import schema_text as fleet_schema  # noqa: PLC0415
 
         return fleet_schema()
+    from auditor.report.schema import schema_text  # noqa: PLC0415 - only when asked
+
     return schema_text()
 
 
@@ -152,6 +151,8 @@ def _to_stdout(config: AuditConfig, result: AuditResult, folder: Path) -> Shown:
 
 def _keep_history(config: AuditConfig, result: AuditResult, *, keep: int) -> None:
     """`--keep`: a dated copy of a report written to a fixed path, in --out; the newest there."""
+    from auditor.report.dated import keep_dated, prune  # noqa: PLC0415 - only with --keep
+
     label = config.targets[0].label
     if config.json is not None and result.started_at is not None:
         stamp = result.started_at.strftime("%Y%m%dT%H%M%SZ")
@@ -185,6 +186,8 @@ def _progress_bar(look: _Look) -> Iterator[OnProgress | None]:
     if not look.progress:
         yield None
         return
+    from rich.console import Console  # noqa: PLC0415 - rich only for terminals
+
     from auditor.cli.progress import ProgressBar  # noqa: PLC0415 - rich only for terminals
 
     with ProgressBar(Console(stderr=True, no_color=look.no_color)) as bar:
@@ -246,6 +249,10 @@ def _print_summary(
     if quiet:
         print(result.verdict.line, file=out)
     elif out.isatty():
+        from rich.console import Console  # noqa: PLC0415 - rich only for terminals
+
+        from auditor.cli.terminal import rich_summary  # noqa: PLC0415
+
         console = Console(file=out, highlight=False, no_color=no_color)
         height = console.size.height
         console.print(rich_summary(result, no_check=no_check, height=height, shown=shown))

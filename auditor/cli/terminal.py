@@ -8,17 +8,19 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-
-from rich.console import Group, RenderableType
-from rich.table import Table
-from rich.text import Text
+from typing import TYPE_CHECKING
 
 from auditor import __version__
 from auditor.codes import Code, Severity
 from auditor.models import Indexability, SitemapKind
-from auditor.pipeline import AuditResult
 from auditor.results.samples import Example
 from auditor.results.verdict import Outcome
+
+if TYPE_CHECKING:  # rich only for a terminal's table (a run's summary on a TTY)
+    from rich.console import RenderableType
+    from rich.table import Table
+
+    from auditor.pipeline import AuditResult
 
 PROG = "sitemap-audit"
 EXAMPLE_CHARS = 70  # an example URL is cut here in the terminal; the reports have it whole
@@ -304,6 +306,9 @@ def rich_summary(
     shown: Shown | None = None,
 ) -> RenderableType:
     """The summary for a terminal: counts, a table of the codes, paths, the verdict."""
+    from rich.console import Group  # noqa: PLC0415 - see TYPE_CHECKING above
+    from rich.text import Text  # noqa: PLC0415
+
     outputs = shown_of(result, shown)
     counts = result.summary.by_severity()
     findings = Text("findings: ")
@@ -334,6 +339,9 @@ def rich_summary(
 
 
 def _table(lines: list[CodeLine]) -> Table:
+    from rich.table import Table  # noqa: PLC0415 - see TYPE_CHECKING above
+    from rich.text import Text  # noqa: PLC0415
+
     table = Table(box=None, pad_edge=False, show_edge=False, header_style="bold")
     table.add_column("severity")
     table.add_column("code")

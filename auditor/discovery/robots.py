@@ -91,9 +91,9 @@ class RobotsTxt:
             return _plain_path(url) == "/robots.txt"  # RFC 9309 §2.2.2: always allowed
         if self.rules is None or self.blocking == ():
             return True
-        if self.blocking is not None:
-            path = _plain_path(url)
-            if path is not None and not path.startswith(self.blocking):
+        if self.blocking is not None and "%" not in url:  # `_plain_path`, inline: once a URL
+            start = url.find("/", url.find("//") + 2)
+            if start >= 0 and not url.startswith(self.blocking, start):
                 return True  # checked once per URL: most sites forbid a few folders, plainly
         return bool(self.rules.can_fetch(url, agent))
 

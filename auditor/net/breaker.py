@@ -42,26 +42,27 @@ class GivenUp:
 class Breaker:
     """Counts each host's network failures in a row; says which hosts are given up."""
 
-    __slots__ = ("_failing", "_probe_interval_s", "_threshold")
+    __slots__ = ("_probe_interval_s", "_threshold", "failing_hosts")
 
     def __init__(
         self, *, threshold: int = GIVE_UP_AFTER, probe_interval_s: float = PROBE_INTERVAL_S
     ) -> None:
         self._threshold = threshold
         self._probe_interval_s = probe_interval_s
-        # Empty while every host answers: the hot path tests its truth, never looks up.
-        self._failing: dict[str, _Failing] = {}
+        # Hosts with failures in a row. Empty while every host answers: the hot path tests its
+        # truth, never looks up (read it, never change it, from outside).
+        self.failing_hosts: dict[str, _Failing] = {}
 
     @property
     def failing(self) -> bool:
         """Whether some host failed lately (else `refuse` refuses nothing)."""
-        return bool(self._failing)
+        return bool(self.failing_hosts)
 
     def refuse(self, host: str, now: float) -> GivenUp | None:
         """None when a request to `host` may go now (the host's probe included)."""
-        if not self._failing:
+        if not self.failing_hosts:
             return None
-        state = self._failing.get(host)
+        state = self.failing_hosts.get(host)
         if state is None or state.count < self._threshold:
             return None
         if now >= state.probe_at:
@@ -71,11 +72,11 @@ class Breaker:
 
     def failed(self, host: str, code: Code, now: float) -> None:
         """A request to `host` got no answer at all (`code`: net.timeout, net.connect, ...)."""
-        state = self._failing.get(host)
+        state = self.failing_hosts.get(host)
         if state is None:
-            if len(self._failing) >= MAX_HOSTS:
+            if len(self.failing_hosts) >= MAX_HOSTS:
                 self._forget_below_threshold()
-            state = self._failing[host] = _Failing(0, code)
+            state = self.failing_hosts[host] = _Failing(0, code)
         state.count += 1
         state.code = code
         if state.count == self._threshold:
@@ -83,10 +84,10 @@ class Breaker:
 
     def answered(self, host: str) -> None:
         """`host` answered (any status): it is not given up, and its count starts again."""
-        if self._failing:
-            self._failing.pop(host, None)
+        if self.failing_hosts:
+            self.failing_hosts.pop(host, None)
 
     def _forget_below_threshold(self) -> None:
         """Make room: hosts not given up go first, then every host (they get asked again)."""
-        kept = {h: s for h, s in self._failing.items() if s.count >= self._threshold}
-        self._failing = kept if len(kept) < MAX_HOSTS else {}
+        kept = {h: s for h, s in self.failing_hosts.items() if s.count >= self._threshold}
+        self.failing_hosts = kept if len(kept) < MAX_HOSTS else {}

@@ -415,7 +415,8 @@ class HttpClient:
             fields = response.check_fields()
         finally:
             response.close()
-        done(Answer(response.status, fields, body, more=more, elapsed_s=elapsed_s, error=broke))
+        first, repeated = fields
+        done(Answer(response.status, first, repeated, body, more, elapsed_s, broke))
 
     async def open(
         self,

@@ -29,7 +29,9 @@ from auditor.net.address_guard import Reach
 from auditor.net.curl_handle import (
     ACCEPT_ENCODING,
     E_WRITE_ERROR,
+    RESPONSE_CODE,
     STREAM_BUFFER_BYTES,
+    TOTAL_TIME_T,
     Handle,
     Stream,
     refused,
@@ -49,6 +51,7 @@ from auditor.net.transport import (
     head_over_bounds,
     parse_head,
 )
+from auditor.net.transport import answer as new_answer
 from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
 
 __all__ = ["ACCEPT_ENCODING", "CurlResponse", "CurlTransport"]
@@ -189,6 +192,7 @@ class CurlTransport:
         self._by_authority: dict[str, list[str] | FetchError] = {}
         self._last_lines: tuple[str, list[str]] = ("\0", [])  # (`scheme://authority/`, lines)
         self._curl: CurlLoop | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._phases = log.isEnabledFor(logging.DEBUG)  # -vv: libcurl's phases, said once a run
         self._streams: set[CurlResponse] = set()  # documents handed over and not closed
         self._waiting: set[asyncio.Future[Any]] = set()  # `open` callers (tests, certificates)
@@ -196,6 +200,7 @@ class CurlTransport:
     async def __aenter__(self) -> Self:
         per_host, concurrency = self._limits
         self._curl = CurlLoop(per_host=per_host, concurrency=concurrency)
+        self._loop = asyncio.get_running_loop()
         return self
 
     async def __aexit__(
@@ -239,7 +244,23 @@ class CurlTransport:
         done: Done,
     ) -> None:
         """Send one request (no redirect followed); `done` gets its Answer or its FetchError."""
-        self._send(url, verb=verb, headers=headers, max_body=max_body, timeouts=timeouts, done=done)
+        curl = self._curl
+        prefix, lines = self._last_lines
+        free = self._free
+        if curl is None or headers or not free or not url.startswith(prefix) or self._resolve:
+            self._send(
+                url, verb=verb, headers=headers, max_body=max_body, timeouts=timeouts, done=done
+            )
+            return
+        # The usual request: where the last one went, no headers of its own, a handle free.
+        handle = free.pop()
+        try:
+            handle.prepare(_sendable(url), verb, lines, timeouts, max_body)
+        except (pycurl.error, ValueError, UnicodeError) as exc:
+            free.append(handle)
+            asyncio.get_running_loop().call_soon(done, refused(exc))
+            return
+        curl.add(handle.curl, functools.partial(self._sent, handle, done))
 
     def _send(
         self,
@@ -268,7 +289,13 @@ class CurlTransport:
         return handle
 
     def _sent(self, handle: Handle, done: Done, code: int, message: str) -> None:
-        handle.finish(code, message, trace=self._phases)
+        if self._phases:
+            handle.finish(code, message, trace=True)
+        else:  # `finish`, one frame fewer on every request
+            curl = handle.curl
+            handle.code, handle.message = code, message
+            handle.status = curl.getinfo(RESPONSE_CODE)
+            handle.elapsed_s = curl.getinfo(TOTAL_TIME_T) / 1e6
         answer: Answer | FetchError
         if not code or (code == E_WRITE_ERROR and handle.truncated):  # a whole answer
             fields = check_fields(handle.head.getvalue())
@@ -278,7 +305,10 @@ class CurlTransport:
                 chunks = handle.body
                 body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
                 more = 0 < handle.max_body <= handle.size
-                answer = Answer(handle.status, fields, body, more=more, elapsed_s=handle.elapsed_s)
+                first, repeated = fields
+                answer = new_answer(
+                    (handle.status, first, repeated, body, more, handle.elapsed_s, None)
+                )
         else:
             answer = self._answer(handle)
         handle.body = []
@@ -298,9 +328,8 @@ class CurlTransport:
         chunks = handle.body
         body = chunks[0] if len(chunks) == 1 else b"".join(chunks)
         more = 0 < handle.max_body <= handle.size
-        return Answer(
-            handle.status, fields, body, more=more, elapsed_s=handle.elapsed_s, error=broke
-        )
+        first, repeated = fields
+        return Answer(handle.status, first, repeated, body, more, handle.elapsed_s, broke)
 
     # --- a document's request: its Response, streamed ------------------------------------
 
@@ -501,7 +530,8 @@ class CurlTransport:
         done: Callable[[Any], None],
     ) -> Handle | None:
         """A handle with this request's options; None when it cannot go (`done` told)."""
-        loop = asyncio.get_running_loop()
+        loop = self._loop
+        assert loop is not None
         try:
             lines = self._lines_for(url, headers)
         except FetchError as error:

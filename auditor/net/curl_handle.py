@@ -157,16 +157,16 @@ class Handle:
             self.pipewait = pipewait
         if method != self.method:
             self._method(method)
-        if lines != self.headers_sent:
+        if lines is not self.headers_sent and lines != self.headers_sent:
             # pycurl keeps the last list when given an empty one: unset it instead.
             setopt(pycurl.HTTPHEADER, lines) if lines else self.curl.unsetopt(pycurl.HTTPHEADER)
-            self.headers_sent = lines
-        if timeouts != self.timeouts:
+        self.headers_sent = lines
+        if timeouts is not self.timeouts and timeouts != self.timeouts:
             connect_s = timeouts.idle_s or timeouts.total_s
             setopt(pycurl.TIMEOUT_MS, max(1, round(timeouts.total_s * 1000)))
             setopt(pycurl.CONNECTTIMEOUT_MS, max(1, round(connect_s * 1000)))
             setopt(pycurl.LOW_SPEED_TIME, max(1, round(timeouts.idle_s or timeouts.total_s)))
-            self.timeouts = timeouts
+        self.timeouts = timeouts
         decoding = stream is None
         if decoding is not self.decoding:
             setopt(pycurl.HTTP_CONTENT_DECODING, int(decoding))
@@ -174,7 +174,13 @@ class Handle:
             self.decoding = decoding
         self.max_body = max_body
         self.stream = stream
-        self.reset()
+        head = self.head  # the last transfer's bytes and flags forgotten
+        head.seek(0)
+        head.truncate()
+        self.body = []
+        self.size = 0
+        self.truncated = self.opened = False
+        self.blocked = None
 
     def _method(self, method: str) -> None:
         setopt = self.curl.setopt
@@ -184,15 +190,6 @@ class Handle:
         if method not in ("GET", "HEAD"):
             setopt(pycurl.CUSTOMREQUEST, method)
         self.method = method
-
-    def reset(self) -> None:
-        """Forget the last transfer's bytes and flags."""
-        self.head.seek(0)
-        self.head.truncate()
-        self.body = []
-        self.size = 0
-        self.truncated = self.opened = False
-        self.blocked = None
 
     def _write(self, data: bytes) -> int | None:
         """Keep at most `max_body` bytes; past them, end the transfer (libcurl error 23)."""

@@ -1,9 +1,10 @@
 """libcurl's multi handle driven from the event loop's own thread: no thread, no hand-off.
 
-libcurl says which sockets it waits on (CURLMOPT_SOCKETFUNCTION) and when it next needs to be
-called (CURLMOPT_TIMERFUNCTION); the loop calls `curl_multi_socket_action` when one is ready or
-the time is due, and each transfer that ended is handed to its `finished` callback at once, in
-the loop's thread (docs/explanation/design.md#engine). On Linux the sockets wait in an epoll set
+libcurl says which sockets it waits on (CURLMOPT_SOCKETFUNCTION); the loop calls
+`curl_multi_socket_action` when one is ready, and when libcurl's next timeout is due (asked with
+`curl_multi_timeout` after each batch: no Python call per request for it), and each transfer
+that ended is handed to its `finished` callback at once, in the loop's thread
+(docs/explanation/design.md#engine). On Linux the sockets wait in an epoll set
 of their own, whose one descriptor the loop watches: a socket costs the loop nothing as libcurl
 adds and drops it (twice a request). Elsewhere each socket is a reader or writer of the loop.
 Only the loop's thread touches the multi.
@@ -27,6 +28,7 @@ _IN = getattr(select, "EPOLLIN", 1)
 _OUT = getattr(select, "EPOLLOUT", 4)
 _ERR = getattr(select, "EPOLLERR", 8) | getattr(select, "EPOLLHUP", 16)
 _REMOVE = pycurl.POLL_REMOVE
+_CSELECT_IN, _CSELECT_OUT, _CSELECT_ERR = pycurl.CSELECT_IN, pycurl.CSELECT_OUT, pycurl.CSELECT_ERR
 # What to wait for, by what libcurl asks (CURL_POLL_NONE, _IN, _OUT, _INOUT).
 _EVENTS = {
     pycurl.POLL_NONE: 0,
@@ -48,7 +50,6 @@ class CurlLoop:
         multi.setopt(pycurl.M_MAXCONNECTS, concurrency)  # idle connections kept for reuse
         multi.setopt(pycurl.M_PIPELINING, pycurl.PIPE_MULTIPLEX)  # HTTP/2 streams share one
         multi.setopt(pycurl.M_SOCKETFUNCTION, self._socket)
-        multi.setopt(pycurl.M_TIMERFUNCTION, self._timer)
         self._multi = multi
         self._loop = asyncio.get_running_loop()
         self._running: dict[Any, Finished] = {}  # easy handle -> its callback
@@ -58,7 +59,7 @@ class CurlLoop:
             self._loop.add_reader(self._epoll.fileno(), self._epoll_ready)
         self._due: asyncio.TimerHandle | asyncio.Handle | None = None
         self._due_at = 0.0  # when `_due` fires (loop time)
-        self._acting = False  # inside socket_action: a timer asked for now is taken after it
+        self._kicking = False  # `_due` fires at the loop's next turn
         self._closed = False
 
     def add(self, curl: Any, finished: Finished) -> None:  # curl: pycurl.Curl (untyped)
@@ -68,6 +69,8 @@ class CurlLoop:
         """
         self._running[curl] = finished
         self._multi.add_handle(curl)
+        if not self._kicking:
+            self._soon()  # every transfer added in this turn starts at the next one
 
     def remove(self, curl: Any) -> bool:
         """Stop `curl`'s transfer, if it runs (True); its callback is not called."""
@@ -126,50 +129,60 @@ class CurlLoop:
             epoll.register(fd, new)
         watched[fd] = new
 
-    def _timer(self, timeout_ms: int) -> None:
-        """CURLMOPT_TIMERFUNCTION: be called again in `timeout_ms` (-1: no timer wanted)."""
-        if timeout_ms < 0 or self._closed:
-            return  # a timer that fires anyway only finds nothing due
-        loop = self._loop
-        at = loop.time() + timeout_ms / 1000
-        if self._due is not None:
-            if self._due_at <= at:
-                return  # an earlier call comes first; libcurl sets its timer again then
-            self._due.cancel()
-        self._due_at = at
-        if timeout_ms == 0:
-            self._due = loop.call_soon(self._on_timer)
-        else:
-            self._due = loop.call_at(at, self._on_timer)
-
     # --- the loop's callbacks -----------------------------------------------------------------
 
     def _soon(self) -> None:
-        if self._due is None or self._due_at > self._loop.time():
-            if self._due is not None:
-                self._due.cancel()
-            self._due_at = self._loop.time()
-            self._due = self._loop.call_soon(self._on_timer)
+        """Call the multi at the loop's next turn (transfers added, resumed or removed)."""
+        if self._kicking:
+            return
+        if self._due is not None:
+            self._due.cancel()
+        self._kicking = True
+        self._due_at = 0.0
+        self._due = self._loop.call_soon(self._on_timer)
+
+    def _rearm(self) -> None:
+        """Be called when libcurl's next timeout is due (asked after each batch)."""
+        due_ms = self._multi.timeout()
+        if due_ms < 0 or self._kicking or self._closed:
+            return  # no timer wanted (one that fires anyway finds nothing due), or one is near
+        loop = self._loop
+        at = loop.time() + due_ms / 1000
+        if self._due is not None:
+            if self._due_at <= at:
+                return
+            self._due.cancel()
+        self._due_at = at
+        self._due = (
+            loop.call_soon(self._on_timer) if due_ms == 0 else loop.call_at(at, self._on_timer)
+        )
 
     def _on_timer(self) -> None:
         self._due = None
+        self._kicking = False
         self._act(pycurl.SOCKET_TIMEOUT, 0)
 
     def _epoll_ready(self) -> None:
         assert self._epoll is not None
+        if self._closed:
+            return
+        action = self._multi.socket_action
         for fd, events in self._epoll.poll(0):
-            mask = pycurl.CSELECT_IN if events & _IN else 0
+            mask = _CSELECT_IN if events & _IN else 0
             if events & _OUT:
-                mask |= pycurl.CSELECT_OUT
+                mask |= _CSELECT_OUT
             if events & _ERR:
-                mask |= pycurl.CSELECT_ERR | pycurl.CSELECT_IN
-            self._act(fd, mask)
+                mask |= _CSELECT_ERR | _CSELECT_IN
+            action(fd, mask)
+        self._collect()
+        self._rearm()
 
     def _act(self, fd: int, mask: int) -> None:
         if self._closed:
             return
         self._multi.socket_action(fd, mask)
         self._collect()
+        self._rearm()
 
     def _collect(self) -> None:
         """Hand every ended transfer to its callback (which may add the next one)."""

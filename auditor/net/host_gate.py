@@ -134,7 +134,8 @@ class HostGate:
                 self.moves += 1  # taken again: `busy` stays as it is
                 return
         slots.busy -= 1
-        self._forget_if_idle(host, slots)
+        if not slots.busy:
+            self._forget_if_idle(host, slots)
 
     def _forget_if_idle(self, host: str, slots: _Slots) -> None:
         if not slots.busy and not slots.waiters and self._hosts.get(host) is slots:

@@ -32,29 +32,29 @@ class Pacer:
     """Decides when each request to a host may start."""
 
     def __init__(self, *, rate: float | None, backoff_base_s: float, max_pause_s: float) -> None:
-        self._interval_s = 1.0 / rate if rate else 0.0
+        self.interval_s = 1.0 / rate if rate else 0.0  # read, never change, from outside
         self._backoff_base_s = backoff_base_s
         self._max_pause_s = max_pause_s
-        self._hosts: dict[str, _Host] = {}
+        self.hosts: dict[str, _Host] = {}  # hosts with a pace of their own (read from outside)
 
     def paces(self, host: str) -> bool:
         """Whether `reserve` may ask requests to `host` to wait (a rate, or a throttle)."""
-        return bool(self._interval_s) or host in self._hosts
+        return bool(self.interval_s) or host in self.hosts
 
     def reserve(self, host: str, now: float) -> float:
         """Seconds to wait before a request to `host` may start; the slot is then taken."""
-        state = self._hosts.get(host)
+        state = self.hosts.get(host)
         if state is None:
-            if not self._interval_s:
+            if not self.interval_s:
                 return 0.0  # no rate and never throttled: nothing to keep
             state = self._new(host, now)
         start = max(now, state.next_at, state.paused_until)
-        state.next_at = start + max(self._interval_s, state.gap_s)
+        state.next_at = start + max(self.interval_s, state.gap_s)
         return start - now
 
     def throttled(self, host: str, now: float, *, retry_after_s: float | None) -> float:
         """The host answered 429 or 503: pause it for everyone; the pause in seconds."""
-        state = self._hosts.get(host) or self._new(host, now)
+        state = self.hosts.get(host) or self._new(host, now)
         state.strikes += 1
         state.gap_s = min(MAX_GAP_S, max(MIN_GAP_S, state.gap_s * 2))
         if retry_after_s is not None:  # RFC 9110 §10.2.3: the server said how long
@@ -66,7 +66,7 @@ class Pacer:
 
     def answered(self, host: str) -> None:
         """The host answered without asking us to slow down."""
-        state = self._hosts.get(host)
+        state = self.hosts.get(host)
         if state is None or not (state.strikes or state.gap_s):
             return
         state.strikes = 0
@@ -74,21 +74,21 @@ class Pacer:
 
     def gap_s(self, host: str) -> float:
         """The current gap between requests to `host` (for reports and tests)."""
-        state = self._hosts.get(host)
-        return max(self._interval_s, state.gap_s) if state else self._interval_s
+        state = self.hosts.get(host)
+        return max(self.interval_s, state.gap_s) if state else self.interval_s
 
     def _new(self, host: str, now: float) -> _Host:
-        if len(self._hosts) >= MAX_HOSTS:
+        if len(self.hosts) >= MAX_HOSTS:
             self._forget_idle(now)
-        state = self._hosts[host] = _Host()
+        state = self.hosts[host] = _Host()
         return state
 
     def _forget_idle(self, now: float) -> None:
         """Drop hosts with nothing pending: their next request may start at once anyway."""
         idle = [
             host
-            for host, state in self._hosts.items()
+            for host, state in self.hosts.items()
             if state.next_at <= now and state.paused_until <= now and not state.gap_s
         ]
         for host in idle:
-            del self._hosts[host]
+            del self.hosts[host]

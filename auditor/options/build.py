@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import os
 import re
-import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
@@ -145,6 +144,8 @@ def _check_outputs(values: Values) -> None:
 
 
 def _check_ca_file(path: Path) -> None:
+    import ssl  # noqa: PLC0415 - only with --ca-file
+
     try:
         ssl.create_default_context().load_verify_locations(cafile=path)
     except (OSError, ssl.SSLError) as exc:

@@ -11,12 +11,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import TYPE_CHECKING
 
 from auditor.codes import Severity
 from auditor.models import Indexability, StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
 from auditor.report.coverage_view import CoverageView, coverage_view
-from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
 from auditor.report.extensions_view import ExtensionsView, extensions_view
 from auditor.report.history_view import HistoryView, history_view
@@ -38,6 +38,9 @@ from auditor.results.samples import (
 )
 from auditor.results.summary import Summary
 from auditor.results.verdict import Verdict, run_counts
+
+if TYPE_CHECKING:  # the diff section: only with --baseline
+    from auditor.report.diff_view import DiffView
 
 TOP_CODES_CHARTED = 10
 GROUPS_OPEN = 6

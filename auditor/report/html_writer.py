@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import importlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -82,8 +83,67 @@ def _hash(source: str) -> str:
 def render_html(view: ReportView) -> str:
     """The report as one HTML document."""
     assets = report_assets()
-    template = _environment().get_template(TEMPLATE)
+    template = _template()
     return template.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
+
+
+# The report's template compiled ahead (jinja2 compiles a template to Python each time it is
+# loaded: a tenth of a second, every run). Made by `compiled_template`; a test keeps it in step
+# with the template, and a run reads the template itself when it is not (another jinja2).
+COMPILED_MODULE = "auditor.report.compiled_report"
+COMPILED_PATH = Path(__file__).with_name("compiled_report.py")
+
+
+@cache
+def _template() -> jinja2.Template:
+    environment = _environment()
+    source = _template_source()
+    try:
+        compiled = importlib.import_module(COMPILED_MODULE)
+    except ImportError:  # pragma: no cover - shipped with the package
+        compiled = None
+    if (
+        compiled is not None
+        and getattr(compiled, "JINJA2", None) == jinja2.__version__
+        and getattr(compiled, "SOURCE_SHA256", None) == hashlib.sha256(source).hexdigest()
+    ):
+        namespace = vars(compiled)
+        return environment.template_class.from_module_dict(
+            environment, namespace, environment.make_globals(None)
+        )
+    return environment.get_template(TEMPLATE)
+
+
+def _template_source() -> bytes:
+    folder = resources.files("auditor.report").joinpath("templates")
+    return folder.joinpath(TEMPLATE).read_bytes()
+
+
+def compiled_template() -> str:
+    """The Python module of the report's template, as `COMPILED_PATH` holds it.
+
+    Written by `python -c "from auditor.report.html_writer import write_compiled_template as w;
+    w()"` after the template changes (CONTRIBUTING.md, "The HTML report's template").
+    """
+    environment = _environment()
+    source = _template_source()
+    code = environment.compile(
+        source.decode("utf-8"), TEMPLATE, TEMPLATE, raw=True, defer_init=True
+    )
+    head = (
+        "# type: ignore\n"
+        f'"""The HTML report\'s template ({TEMPLATE}) compiled by jinja2: generated, never'
+        " edited.\n\nauditor.report.html_writer reads it; `compiled_template` writes it.\n"
+        '"""\n\n'
+        f"JINJA2 = {jinja2.__version__!r}\n"
+        f"SOURCE_SHA256 = {hashlib.sha256(source).hexdigest()!r}\n"
+    )
+    return head + code + "\n"
+
+
+def write_compiled_template() -> None:
+    """Write `COMPILED_PATH` anew from the template (after it changed)."""
+    COMPILED_PATH.write_text(compiled_template(), "utf-8")
 
 
 async def write_html(path: Path, view: ReportView) -> None:

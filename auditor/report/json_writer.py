@@ -17,6 +17,7 @@ from pathlib import Path
 
 import aiofiles
 import aiofiles.os
+import orjson
 from aiofiles.threadpool.binary import AsyncBufferedIOBase
 
 from auditor.errors import ReportError, ReportWriteError
@@ -45,7 +46,10 @@ class _Spool:
     def add(self, record: Json) -> None:
         if self._count:
             self._buffer += b",\n"
-        self._buffer += dumps(record)
+        try:  # `dumps`, inline: once a URL
+            self._buffer += orjson.dumps(record)
+        except TypeError:
+            self._buffer += dumps(record)
         self._count += 1
 
     @property

@@ -11,6 +11,7 @@ import importlib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import aiofiles.os
 
@@ -19,17 +20,18 @@ from auditor.discovery.probes import UNREACHED_CODES
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.models import Finding, TargetRecord
-from auditor.report.csv_writer import CsvWriter
-from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases, RegressionSource, write_junit
-from auditor.report.markdown import Where, markdown_summary
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
+
+if TYPE_CHECKING:  # each only with its option: --csv, --junit, --markdown, --baseline
+    from auditor.report.csv_writer import CsvWriter
+    from auditor.report.diff_view import DiffView
+    from auditor.report.junit import JunitCases, RegressionSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +61,8 @@ async def open_outputs(
     await writer.open()
     if config.csv is None:
         return writer, None
+    from auditor.report.csv_writer import CsvWriter  # noqa: PLC0415 - only with --csv
+
     csv = CsvWriter(config.csv)
     try:
         await csv.open()
@@ -113,7 +117,7 @@ async def publish(
         verdict=run.decision.verdict,
         facts=facts,
         targets=run.targets,
-        diff=diff_view_of(run.diff) if run.diff is not None else None,
+        diff=_diff_view(run.diff),
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
@@ -122,6 +126,8 @@ async def publish(
     if config.metrics is not None:
         await _write_metrics(config.metrics, run)
     if config.junit is not None and junit is not None:
+        from auditor.report.junit import write_junit  # noqa: PLC0415 - only with --junit
+
         await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=regressions)
     return html_path
 
@@ -134,6 +140,8 @@ async def _write_markdown(
         for code, kept in run.samples.examples.items()
         if kept and kept[0].url is not None
     }
+    from auditor.report.markdown import Where, markdown_summary  # noqa: PLC0415 - --markdown
+
     where = Where(run.config.targets[0].label, str(json_path), str(html_path))
     text = markdown_summary(
         run.summary, run.decision, where=where, examples=examples, diff=run.diff
@@ -182,3 +190,12 @@ async def report_path(config: AuditConfig, now: datetime) -> Path:
         number += 1
         path = config.out / f"{stem}-{number}.json"
     return path
+
+
+def _diff_view(diff: Json | None) -> DiffView | None:
+    """The HTML's diff section (with --baseline)."""
+    if diff is None:
+        return None
+    from auditor.report.diff_view import diff_view_of  # noqa: PLC0415 - only with --baseline
+
+    return diff_view_of(diff)

@@ -21,6 +21,7 @@ _ORDINAL_MASK = (1 << _ORDINAL_BITS) - 1
 _FAILING_BIT = 1 << (_ORDINAL_BITS + 3)
 _INDEXABLE_BIT = 1 << (_ORDINAL_BITS + 4)
 _CLASSES = tuple(StatusClass)  # stored as index + 1 in 3 bits; 0: not checked (yet)
+_CLEAN = ((_CLASSES.index(StatusClass.S2XX) + 1) << _ORDINAL_BITS) | _INDEXABLE_BIT
 
 
 class UrlDedup(Generic[L]):
@@ -46,11 +47,19 @@ class UrlDedup(Generic[L]):
 
     def first_listing(self, digest: int, lister: L) -> L | None:
         """Register `digest` as listed by `lister`; who listed it first, when someone did."""
+        return self.first_of(digest, self.ordinal(lister))
+
+    def ordinal(self, lister: L) -> int:
+        """`lister`'s number here: a document's entries register under it (`first_of`)."""
         ordinal = self._ordinals.get(lister)
         if ordinal is None:
             ordinal = len(self._listers) & _ORDINAL_MASK  # SitemapTree caps sitemaps far below
             self._ordinals[lister] = ordinal
             self._listers.append(lister)
+        return ordinal
+
+    def first_of(self, digest: int, ordinal: int) -> L | None:
+        """`first_listing` by the lister of `ordinal`."""
         first = self._table.setdefault(digest, ordinal)
         return None if first is None else self._listers[first & _ORDINAL_MASK]
 
@@ -58,12 +67,13 @@ class UrlDedup(Generic[L]):
         self, digest: int, status_class: StatusClass, *, failing: bool, indexable: bool
     ) -> None:
         """Keep how the URL's check went."""
-        value = self._table.get(digest)
-        if value is None:
-            return
         outcome = (_CLASSES.index(status_class) + 1) << _ORDINAL_BITS
         outcome |= (_FAILING_BIT * failing) | (_INDEXABLE_BIT * indexable)
-        self._table.replace(digest, (value & _ORDINAL_MASK) | outcome)
+        self._table.merge(digest, _ORDINAL_MASK, outcome)
+
+    def set_clean(self, digest: int) -> None:
+        """`set_outcome` of a clean check: 2xx, no error, indexable."""
+        self._table.merge(digest, _ORDINAL_MASK, _CLEAN)
 
     def outcome(self, digest: int) -> Outcome | None:
         """How the URL's check went; None: not checked."""

@@ -89,6 +89,20 @@ class DigestTable:
         self._values[found[0]][found[1]] = value
         return True
 
+    def merge(self, digest: int, keep: int, bits: int) -> bool:
+        """Set a stored digest's value to `(value & keep) | bits`; False when it is not stored."""
+        segment = digest >> _SHIFT
+        keys = self._keys[segment]
+        mask = len(keys) - 1
+        slot = digest & mask
+        while (key := keys[slot]) != digest:
+            if key == 0:
+                return False
+            slot = (slot + 1) & mask
+        values = self._values[segment]
+        values[slot] = (values[slot] & keep) | bits
+        return True
+
     def frozen(self) -> FrozenDigests:
         """This table's entries, read-only in 12 bytes each (no empty slot); leaves it empty."""
         return FrozenDigests(self)

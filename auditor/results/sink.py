@@ -17,7 +17,6 @@ from auditor.models import (
     Relisted,
     RunFindings,
     SitemapRecord,
-    StatusClass,
     UrlRecord,
 )
 from auditor.results.acceptance import NO_RULES, AcceptRules
@@ -193,9 +192,7 @@ class _Sink:
             if plain and isinstance(item, Checked):
                 summary.add_checked(item)
                 writer.add_url(item)
-                self.dedup.set_outcome(
-                    item.listed.digest, StatusClass.S2XX, failing=False, indexable=True
-                )
+                self.dedup.set_clean(item.listed.digest)
                 continue
             if plain and isinstance(item, Listed):
                 summary.add_listed(item)

@@ -55,6 +55,7 @@ class DocumentEntries:
         self.scope_prefix: str | None = None
         probed_for = job.target if job.probed else None
         self._lister = Lister(job.url, probed_for=probed_for)
+        self._ordinal: int | None = None  # the lister's number in the run's dedup
 
     def located_at(self, key: str) -> None:
         """The document turned out to be at `key` (after redirects) too."""
@@ -93,6 +94,7 @@ class DocumentEntries:
         self.tally.news_sitemap = "news" in event.extensions
         if event.kind in (SitemapKind.RSS, SitemapKind.ATOM):
             self._lister = replace(self._lister, feed=True)
+            self._ordinal = None
         index = event.kind is SitemapKind.SITEMAPINDEX
         if index and self.job.parent_kind is SitemapKind.SITEMAPINDEX:
             self.tally.add(finding(Code.INDEX_NESTED, parent=self.job.parent))
@@ -101,7 +103,9 @@ class DocumentEntries:
         """A plain `<url>`: counted, deduplicated, a Listed tuple when it is the first listing."""
         self.tally.count_plain(entry.lastmod, entry.hour)
         digest = entry.digest
-        first = self._services.dedup.first_listing(digest, self._lister)
+        if self._ordinal is None:
+            self._ordinal = self._services.dedup.ordinal(self._lister)
+        first = self._services.dedup.first_of(digest, self._ordinal)
         if first is None:
             return _as_listed(
                 (entry.loc, self.job.url, entry.line, entry.lastmod, entry.changefreq,

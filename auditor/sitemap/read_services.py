@@ -54,6 +54,14 @@ class Listings(Protocol):
         """Register `digest` as listed by `lister`; who listed it first, when someone did."""
         ...
 
+    def ordinal(self, lister: Lister) -> int:
+        """`lister`'s number, under which `first_of` registers its entries."""
+        ...
+
+    def first_of(self, digest: int, ordinal: int) -> Lister | None:
+        """`first_listing` by the lister of `ordinal`."""
+        ...
+
 
 @dataclass(frozen=True, slots=True)
 class ReadServices:

@@ -14,7 +14,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, replace
 from datetime import datetime
-from typing import NamedTuple, cast
+from typing import TYPE_CHECKING, NamedTuple, cast
 
 from auditor.limits import MAX_LOC_CHARS
 from auditor.models import (
@@ -28,8 +28,6 @@ from auditor.models import (
 )
 from auditor.sitemap.body_stream import DocumentStream
 from auditor.sitemap.dates import plain_lastmod_s
-from auditor.sitemap.extensions import validate_extensions
-from auditor.sitemap.extensions.hreflang import Cluster
 from auditor.sitemap.validate import (
     EntryContext,
     plain_locs,
@@ -38,6 +36,9 @@ from auditor.sitemap.validate import (
     validate_url_entry,
 )
 from auditor.urls import Scope, parse_http_url, url_digest
+
+if TYPE_CHECKING:  # an entry's extensions are judged when it has any (most have none)
+    from auditor.sitemap.extensions.hreflang import Cluster
 
 
 @dataclass(frozen=True, slots=True)
@@ -204,6 +205,8 @@ class DocumentValidator:
                 url is not None,
                 waivable,
             )
+        from auditor.sitemap.extensions import validate_extensions  # noqa: PLC0415
+
         context = self._context
         judged = validate_extensions(
             entry.extensions,

@@ -51,7 +51,7 @@ def test_the_hosts_kept_are_bounded() -> None:
     breaker = Breaker(threshold=2)
     for n in range(MAX_HOSTS + 10):
         breaker.failed(f"h{n}", T, 0.0)
-    assert len(breaker._failing) <= MAX_HOSTS
+    assert len(breaker.failing_hosts) <= MAX_HOSTS
 
 
 def slow_or_fast(hang: set[str]) -> Route:

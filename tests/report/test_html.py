@@ -26,6 +26,7 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
+from auditor.report import html_writer
 from auditor.report.diff_view import DiffView, RegressionLine, UrlChange
 from auditor.report.html_rows import link
 from auditor.report.html_view import RunFacts, build_view
@@ -209,3 +210,20 @@ async def test_the_clean_site_has_no_finding(tmp_path: Path) -> None:
     assert 'id="extensions"' not in audited.result.html_path.read_text()  # none used
     assert audited.report["summary"]["checked"] == sum(CLEAN_SECTIONS.values())
     assert audited.result.verdict.outcome is Outcome.PASS
+
+
+def test_the_compiled_template_is_the_templates() -> None:
+    """The report's template compiled ahead is in step with the template (else regenerate it:
+    `python -c "from auditor.report.html_writer import write_compiled_template as w; w()"`)."""
+    assert html_writer.COMPILED_PATH.read_text("utf-8") == html_writer.compiled_template()
+
+
+def test_the_compiled_template_renders_what_the_template_renders(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    summary, samples = big_run(5)
+    compiled = render(summary, samples)
+    fresh = html_writer._environment().get_template(html_writer.TEMPLATE)
+    assert html_writer._template() is not fresh  # the compiled one is what runs
+    monkeypatch.setattr(html_writer, "_template", lambda: fresh)
+    assert render(summary, samples) == compiled
