@@ -35,6 +35,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
@@ -229,6 +230,19 @@ def runnable(
     return keep, skipped
 
 
+def based(rows: list[Row], auditor: Path) -> list[Row]:
+    """The auditor's rows again, run by another sitemap-audit (`base <row>`): same-round ratios."""
+
+    def command(row: Row) -> Callable[[Context], list[str]]:
+        return lambda ctx: row.command(replace(ctx, auditor=auditor))
+
+    return [
+        replace(row, name=f"base {row.name}", command=command(row), references=(row.name,))
+        for row in rows
+        if row.name.startswith("auditor")
+    ]
+
+
 def measure_row(
     row: Row, task: Task, tree: Tree, number: int, server: Server, args: argparse.Namespace
 ) -> Run:
@@ -332,6 +346,15 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--auditor", type=Path, default=AUDITOR, help=f"sitemap-audit to run (default {AUDITOR})"
     )
+    parser.add_argument(
+        "--base-auditor",
+        type=Path,
+        help="a second sitemap-audit (another checkout's): each auditor row runs again with it, "
+        "named 'base <row>', in the same rounds",
+    )
+    parser.add_argument(
+        "--tasks", nargs="+", metavar="TASK", help="these tasks of either mode ('check 20k')"
+    )
     parser.add_argument("--setup", action="store_true", help="run benchmarks/setup.sh first")
     args = parser.parse_args()
     names = [row.name for row in ROWS]
@@ -386,6 +409,7 @@ TABLE_NOTE = (
 def write_results(
     runs: list[Run],
     tasks: tuple[Task, ...],
+    rows: list[Row],
     *,
     expected: dict[str, Expected],
     env: dict[str, object],
@@ -395,7 +419,7 @@ def write_results(
     """RESULTS-<mode>.md, suite-<mode>.json and the plots under --results; the markdown."""
     mode = env["mode"]
     order = [
-        (t.name, row.name, row.references) for t in tasks for row in ROWS if row.kind is t.kind
+        (t.name, row.name, row.references) for t in tasks for row in rows if row.kind is t.kind
     ]
     parse_tasks = sorted((t for t in tasks if t.kind is TaskKind.PARSE), key=lambda t: t.urls)
     check_tasks = [task.name for task in tasks if task.kind is TaskKind.CHECK]
@@ -455,9 +479,17 @@ def main() -> int:
     if args.setup:
         subprocess.run(["sh", str(HERE / "setup.sh"), sys.executable], check=True)
     rows, skipped = runnable(ROWS, args.only, args.auditor)
+    if args.base_auditor is not None:
+        rows += based(rows, args.base_auditor)
+    chosen = QUICK if args.quick else FULL
+    if args.tasks:
+        known = {task.name: task for task in (*FULL, *QUICK)}
+        if unknown := set(args.tasks) - set(known):
+            raise SystemExit(f"unknown tasks {sorted(unknown)}; tasks: {sorted(known)}")
+        chosen = tuple(known[name] for name in args.tasks)
     tasks = tuple(
         replace(task, rounds=args.rounds or task.rounds)
-        for task in (QUICK if args.quick else FULL)
+        for task in chosen
         if any(row.kind is task.kind for row in rows)
     )
     args.data.mkdir(parents=True, exist_ok=True)
@@ -521,7 +553,10 @@ def main() -> int:
         server.stop()
     env["minutes"] = round((time.monotonic() - started) / 60, 1)
     expected = {task.name: trees[tree_key(task)].expected for task in tasks}
-    print("\n" + write_results(runs, tasks, expected=expected, env=env, skipped=skipped, args=args))
+    print(
+        "\n"
+        + write_results(runs, tasks, rows, expected=expected, env=env, skipped=skipped, args=args)
+    )
     return 0 if all(run.ok for run in runs) else 1
 
 
