@@ -15,7 +15,7 @@ from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.codes import Severity
 from auditor.errors import ConfigError
 from auditor.limits import MAX_SITEMAP_BYTES

@@ -16,6 +16,7 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "auditor"
 # Modules every room may import: records, configuration, codes, URL rules, time, errors, limits.
 BASE = {
+    "auditor._version",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",
@@ -38,7 +39,7 @@ ORDER = (
     "auditor.report",
     "auditor.monitoring",
     "auditor.history",
-    "auditor.pipeline",
+    "auditor.flow",
     "auditor.fleet",
     "auditor.demo",
     "auditor.options",
@@ -48,6 +49,7 @@ ORDER = (
 # The front doors: the package's lazy library names and `python -m auditor` may name any room.
 FRONT = {"auditor", "auditor.__main__"}
 PURE = {
+    "auditor._version",
     "auditor.checks.answer_rules",
     "auditor.checks.indexability",
     "auditor.checks.canonical",
@@ -173,7 +175,9 @@ def test_at_most_twelve_modules_at_the_top() -> None:
 def test_imports_go_one_way(name: str) -> None:
     own = room(name)
     for imported in MODULES[name]:
-        # The root itself is imported for `__version__` only: it loads no room eagerly.
+        # The package's root is the library's front door: no room imports it (`__version__` is
+        # the leaf auditor._version's).
+        assert imported != "auditor", f"{name} imports the package's root"
         if imported.startswith("auditor."):
             target = room(imported)
             assert target <= own, f"{name} imports {imported}, a later room"

@@ -18,8 +18,8 @@ from auditor.api.changes import changes
 from auditor.api.dataframes import changes_frame, findings_frame, urls_frame
 from auditor.config import FailOn
 from auditor.errors import ExitCode
+from auditor.flow.audit import AuditResult
 from auditor.models import Finding, SitemapRecord, TargetRecord
-from auditor.pipeline import AuditResult
 from auditor.report.csv_writer import FINDINGS_CSV, URLS_CSV
 from auditor.report.decode import ReportedUrl, ReportSummary, summary_of
 from auditor.report.reader import ReportHead, ReportReader

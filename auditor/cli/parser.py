@@ -21,6 +21,7 @@ from auditor.options.table import Kind, Option, Place, grouped
 from auditor.options.values import option_values, read_config_file
 
 PROG = "sitemap-audit"
+QUIET_ALL = 2  # -qq: nothing printed at all, the exit code speaks
 _DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
 
 

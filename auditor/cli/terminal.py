@@ -13,10 +13,10 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.codes import Code, Severity
+from auditor.flow.audit import AuditResult
 from auditor.models import Indexability, SitemapKind
-from auditor.pipeline import AuditResult
 from auditor.results.samples import Example
 from auditor.results.verdict import Outcome
 

@@ -16,7 +16,7 @@ from auditor.report.html_rows import MAX_LIST_ITEMS, Link, link
 
 
 @dataclass(frozen=True, slots=True)
-class UrlChange:
+class ChangeLine:
     """A URL whose facts changed since the baseline, field by field."""
 
     url: Link
@@ -54,7 +54,7 @@ class DiffView:
     urls_removed: int = 0
     urls_added_examples: Sequence[str] = ()
     urls_removed_examples: Sequence[str] = ()
-    changed: Sequence[UrlChange] = ()  # a bounded sample
+    changed: Sequence[ChangeLine] = ()  # a bounded sample
     changed_total: int = 0
 
 
@@ -105,13 +105,13 @@ def _regression(item: object, known: Mapping[str, Code]) -> RegressionLine:
     )
 
 
-def _change(item: object) -> UrlChange:
+def _change(item: object) -> ChangeLine:
     assert isinstance(item, dict)
     fields = tuple(
         FieldChange(str(c["field"]).replace("_", " "), str(c["before"]), str(c["after"]))
         for c in item.get("changes") or ()
     )
-    return UrlChange(link(str(item["url"])), fields, bool(item.get("regression")))
+    return ChangeLine(link(str(item["url"])), fields, bool(item.get("regression")))
 
 
 def _list(diff: Json, key: str) -> list[object]:

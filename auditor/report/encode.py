@@ -26,7 +26,7 @@ from pathlib import Path
 
 import orjson
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.config import AuditConfig, Target
 from auditor.models import ExtensionFacts, Finding, SitemapRecord, TargetRecord, UrlRecord
 from auditor.results.last_known import utc_text

@@ -23,7 +23,7 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
-from auditor.results.dedup import Outcome
+from auditor.results.dedup import UrlOutcome
 from auditor.results.last_known import HistoryCounts, LastKnown
 
 # The report's `summary.extensions`, in this order.
@@ -132,7 +132,7 @@ class Summary:
             self.indexability[check.indexability] += 1
             if reason is not None:
                 self.not_indexable[reason] += 1
-        outcome = Outcome(status_class, check.failing, reason is None)
+        outcome = UrlOutcome(status_class, check.failing, reason is None)
         for sitemap in record.sitemaps:
             self.count_for(sitemap, outcome)
 
@@ -156,7 +156,7 @@ class Summary:
     def _count_extensions(self, facts: ExtensionFacts) -> None:
         self.extensions.update(facts.counts())
 
-    def count_for(self, sitemap: str, outcome: Outcome) -> None:
+    def count_for(self, sitemap: str, outcome: UrlOutcome) -> None:
         """Count a checked URL for a sitemap that lists it."""
         counts = self.by_sitemap.get(sitemap)
         if counts is None:

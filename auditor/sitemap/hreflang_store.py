@@ -22,7 +22,7 @@ from pathlib import Path
 from auditor.codes import Code
 from auditor.files import RunDatabase
 from auditor.models import Finding, finding
-from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, Link
+from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, HreflangLink
 from auditor.urls import digest_of_stored, stored_digest
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (at the next new cluster): a thread hop each
@@ -155,7 +155,7 @@ class _Open:
 
     __slots__ = ("links", "opened_at", "waiting", "whole")
 
-    def __init__(self, links: tuple[Link, ...], opened_at: int) -> None:
+    def __init__(self, links: tuple[HreflangLink, ...], opened_at: int) -> None:
         self.links = links
         self.opened_at = opened_at  # the number of pages added before it
         # (digest, language) of each link but x-default's, until its page comes

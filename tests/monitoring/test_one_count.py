@@ -24,6 +24,7 @@ from auditor.checks.indexability import not_indexable
 from auditor.cli.terminal import diff_lines
 from auditor.codes import Code
 from auditor.config import FailOn
+from auditor.flow.audit import AuditResult
 from auditor.models import (
     CheckResult,
     Finding,
@@ -37,7 +38,6 @@ from auditor.models import (
 from auditor.monitoring.compare import BaselineHead, Gate
 from auditor.monitoring.facts import reported_keys, reported_url_facts
 from auditor.monitoring.store import BaselineRow, Comparison, Document, Field
-from auditor.pipeline import AuditResult
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import sitemap_json, url_json
 from auditor.report.html_view import RunFacts, build_view

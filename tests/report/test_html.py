@@ -26,7 +26,7 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.report.diff_view import DiffView, RegressionLine, UrlChange
+from auditor.report.diff_view import ChangeLine, DiffView, RegressionLine
 from auditor.report.html_rows import link
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html, write_html
@@ -176,7 +176,9 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
         sitemaps_added=["https://example.com/new.xml"],
         urls_added=3,
         changed=[
-            UrlChange(link("https://example.com/<b>"), (FieldChange("status", "200", "404"),), True)
+            ChangeLine(
+                link("https://example.com/<b>"), (FieldChange("status", "200", "404"),), True
+            )
         ],
         changed_total=1,
     )

@@ -16,8 +16,8 @@ from auditor.config import AuditConfig, Method
 from auditor.demo.documents import SITEMAP_NS, Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Handler, serve
 from auditor.errors import ExitCode
+from auditor.flow.audit import audit
 from auditor.models import UrlEntry, UrlRecord
-from auditor.pipeline import audit
 from auditor.report.encode import config_json
 from auditor.sitemap.validate import EntryContext, LocVerdict, validate_url_entry
 from tests.helpers import NOW, run_audit, target, validate_report

@@ -1,4 +1,4 @@
-"""The composition root: the only module that sees every stage.
+"""The walk of one run: its HTTP parts, the walker, the check stage and the sink, wired.
 
 targets -> walker (discovery, sitemap readers) -> check stage (bounded queue, N workers)
         -> bounded queue -> sink (summary, JSON writer).
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import logging
 import random
 from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass
@@ -24,14 +23,12 @@ from auditor.checks.checker import Checker
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, records_checked
-from auditor.clock import Clock, SystemClock
+from auditor.clock import Clock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
 from auditor.crawl.coverage import Coverage, EmitSummary
 from auditor.crawl.crawler import Crawler, crawl_plan
 from auditor.crawl.store import CrawlStore
-from auditor.crawl.store import store_path as crawl_store_path
-from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -39,30 +36,22 @@ from auditor.http_stack import (
     http_client,
     openers,
     reach_of,
-    usable_engine,
 )
 from auditor.models import Relisted, SitemapRecord, TargetRecord
-from auditor.monitoring.compare import Gate
 from auditor.net.address_guard import Reach
 from auditor.net.host_gate import HostGate
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
-from auditor.report.csv_writer import CsvWriter
-from auditor.report.encode import Json
-from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases
-from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
-from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
+from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.last_known import HistoryCounts
 from auditor.results.samples import Samples
-from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
+from auditor.results.sink import Observer, RecordWriter, SinkQueue, make_sink_queue, run_sink
 from auditor.results.summary import Summary
-from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.alternates import judge_alternates
-from auditor.sitemap.hreflang_store import LinkStore, store_path
+from auditor.sitemap.hreflang_store import LinkStore
 from auditor.sitemap.read_services import EmitSitemap, EmitUrls, Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
@@ -71,9 +60,7 @@ from auditor.sitemap.walker import Frontier, Walker
 if TYPE_CHECKING:
     from auditor.history.plan import HistoryPlan
     from auditor.history.store import HistoryStore, RunStart
-    from auditor.monitoring.store import Comparison
 
-log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 0.25
 
 
@@ -93,230 +80,7 @@ class Progress:
 OnProgress = Callable[[Progress], None]
 
 
-@dataclass(frozen=True, slots=True)
-class AuditResult:
-    """What a run produced and how the process should exit."""
-
-    summary: Summary
-    json_path: Path
-    html_path: Path
-    complete: bool
-    failed: bool  # an internal failure stopped the run (not the site's fault)
-    targets: tuple[TargetRecord, ...]
-    duration_s: float
-    samples: Samples  # bounded examples, for the HTML report and the terminal
-    decision: Decision  # the one decision: exit code and verdict (auditor.results.verdict)
-    diff: Json | None = None  # the report's `diff` (with --baseline)
-    started_at: datetime | None = None  # when the run began (its reports' names say so)
-
-    @property
-    def exit_code(self) -> ExitCode:
-        """How the process should exit (docs/explanation/design.md#exit-codes)."""
-        return self.decision.exit_code
-
-    @property
-    def verdict(self) -> Verdict:
-        """The verdict line the terminal and the HTML report show."""
-        return self.decision.verdict
-
-
-async def audit(
-    config: AuditConfig,
-    *,
-    clock: Clock | None = None,
-    stop: asyncio.Event | None = None,
-    on_progress: OnProgress | None = None,
-) -> AuditResult:
-    """Run one audit. Setting `stop` ends it early: the report is written, `complete` false.
-
-    `on_progress` is called a few times a second with where the run is.
-    """
-    clock = clock or SystemClock()
-    config = usable_engine(config)  # aiohttp, said once, when pycurl cannot be imported
-    started_at, started = clock.now(), clock.monotonic()
-    accept = await _accept_rules(config)
-    json_path = await report_path(config, started_at)
-    async with contextlib.AsyncExitStack() as stack:
-        # Before the report: a bad baseline or history is a usage error, and nothing is written.
-        comparison = await _comparison(config, json_path, accept)
-        if comparison is not None:
-            await stack.enter_async_context(comparison)
-        history = await _history(config, started_at, stack)
-        # An unusable state is a warning, and the run goes on as without one.
-        state = await StateStore.load(config.state, clock=clock) if config.state else None
-        writer, csv = await open_outputs(config, json_path)
-        junit = None
-        if config.junit is not None:
-            junit = await _junit_cases(config, json_path.parent)
-            await stack.enter_async_context(junit)
-        run = _Run(
-            config,
-            clock,
-            started_at,
-            Summary(),
-            samples=Samples(),
-            on_progress=on_progress,
-            observers=[],
-            state=state,
-            accept=accept,
-            history=history,
-        )
-        records = [item for item in (writer, csv, comparison, junit) if item is not None]
-        complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
-        if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
-            await state.save(complete=complete)
-        finished = await _conclude(
-            run,
-            complete=complete,
-            failed=failed,
-            comparison=comparison,
-            junit=junit,
-            started=started,
-        )
-        html_path = await publish(writer, finished, junit=junit, csv=csv, regressions=comparison)
-    return AuditResult(
-        run.summary,
-        writer.path,
-        html_path,
-        complete,
-        failed,
-        run.targets,
-        finished.duration_s,
-        run.samples,
-        finished.decision,
-        finished.diff,
-        started_at,
-    )
-
-
-async def _conclude(
-    run: _Run,
-    *,
-    complete: bool,
-    failed: bool,
-    comparison: Comparison | None,
-    junit: JunitCases | None,
-    started: float,
-) -> FinishedRun:
-    """The run's last counts (its targets, the comparison with the baseline), its decision."""
-    summary, samples, config = run.summary, run.samples, run.config
-    run.targets = tuple(run.accept.mark_target(target) for target in run.targets)
-    for target in run.targets:
-        summary.add_target(target)
-        samples.add_target(target)
-        if junit is not None:
-            junit.add_target(target)
-        if comparison is not None:
-            comparison.add_target(target)
-    diff_out = await comparison.finish() if comparison is not None else None
-    decision = judge(
-        summary,
-        samples,
-        fail_on=config.fail_on,
-        complete=complete,
-        failed=failed,
-        regressions=comparison.regressions if comparison is not None else None,
-        stalled=run.stalled,
-    )
-    return FinishedRun(
-        config=config,
-        started_at=run.started_at,
-        finished_at_s=run.clock.now().timestamp(),
-        duration_s=run.clock.monotonic() - started,
-        complete=complete,
-        summary=summary,
-        samples=samples,
-        targets=run.targets,
-        decision=decision,
-        diff=diff_out,
-    )
-
-
-async def _walk_or_fail(
-    run: _Run,
-    writer: JsonReportWriter,
-    stop: asyncio.Event | None,
-    *,
-    records: Sequence[RecordWriter],
-    csv: CsvWriter | None,
-) -> tuple[bool, bool]:
-    """Walk the run: whether it completed, and whether an internal failure stopped it.
-
-    A bug still writes what was gathered (docs/explanation/design.md#exit-codes); a cancellation
-    from outside, or a report that cannot be written (a full disk), leaves no report at all.
-    """
-    try:
-        tee = records[0] if len(records) == 1 else Tee(*records)
-        paths = (store_path(writer.path), crawl_store_path(writer.path))
-        return await run.walk(tee, stop, paths=paths), False
-    except BaseException as exc:
-        lost = write_failure_in(exc)
-        if lost is not None or not isinstance(exc, Exception):
-            await writer.discard()
-            if csv is not None:
-                await csv.discard()
-            raise lost or exc from None
-        history = failure_in(exc, HistoryWriteError)
-        if history is not None:  # our disk, not a bug: one line (earlier runs' rows are kept)
-            log.error("the audit stopped: %s", history)  # noqa: TRY400 - no traceback: not a bug
-        else:
-            log.exception("the audit failed")
-        return False, True
-
-
-async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:
-    """`--junit`'s cases, spooled beside the report (made in a thread: it creates a file)."""
-    return await asyncio.to_thread(
-        JunitCases, folder, config.fail_on, failures_only=config.junit_failures_only
-    )
-
-
-async def _accept_rules(config: AuditConfig) -> AcceptRules:
-    """`--accept-file`'s rules (ConfigError, a usage error, naming a bad line)."""
-    path = config.accept_file
-    if path is None:
-        return NO_RULES
-    try:
-        text = await asyncio.to_thread(path.read_text, "utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
-    return parse_accept_rules(text, source=f"--accept-file {path}")
-
-
-async def _history(
-    config: AuditConfig, started_at: datetime, stack: contextlib.AsyncExitStack
-) -> tuple[HistoryStore, RunStart] | None:
-    """`--history`: the file open and locked until `stack` closes, this run begun in it.
-
-    HistoryError (exit 2) when it cannot be used.
-    """
-    if config.history is None:
-        return None
-    from auditor.history.store import HistoryStore  # noqa: PLC0415 - only with --history
-
-    store = await asyncio.to_thread(HistoryStore.open, config.history)
-    stack.push_async_callback(asyncio.to_thread, store.close)
-    targets = "\n".join(target.input for target in config.targets)
-    start = await asyncio.to_thread(
-        store.begin, targets, resume=config.resume, now_s=int(started_at.timestamp())
-    )
-    return store, start
-
-
-async def _comparison(
-    config: AuditConfig, json_path: Path, accept: AcceptRules
-) -> Comparison | None:
-    """The comparison with `--baseline`, its file read (BaselineError when it cannot be)."""
-    if config.baseline is None:
-        return None
-    # The report format's reader and sqlite, only for --baseline.
-    from auditor.monitoring.baseline import open_comparison  # noqa: PLC0415
-
-    gate = Gate(config.fail_on_new, accept)
-    return await open_comparison(config.baseline, folder=json_path.parent, gate=gate)
-
-
-class _Run:
+class Run:
     """One run's wiring: the HTTP client, the walker, the check stage and the sink."""
 
     def __init__(
