@@ -408,36 +408,6 @@ class RunFindings:
 
 
 @dataclass(frozen=True, slots=True)
-class CrawlSummary:
-    """What the crawl (`--crawl`) did, sent to the sink once it is over (the report's coverage).
-
-    Whether the crawl covered the site (`complete`): no bound stopped it, it was not stopped,
-    and every page it reached was read or is kept from Google as from the crawl.
-    """
-
-    starts: tuple[str, ...]  # its start pages
-    scope: tuple[str, ...]  # the origins it follows links into
-    read: int = 0  # pages requested that answered (any status)
-    unread: int = 0  # requested, and no page came (no answer, 5xx, 429, a bot shield)
-    blocked: int = 0  # robots.txt keeps the crawl out (and Google too)
-    hidden: int = 0  # robots.txt keeps the crawl's agent out, not --robots-agent's
-    no_robots: int = 0  # on a host whose robots.txt could not be read: not requested
-    nofollow: int = 0  # reached through rel="nofollow" links only: not requested
-    depth: int = 0  # the deepest page read, in clicks from a start page
-    bounds: tuple[str, ...] = ()  # the bounds that left URLs out: "pages", "depth"
-    interrupted: bool = False
-    sitemaps_read: bool = True  # every sitemap was read: a page in none of them is missing
-    only_crawled: int = 0  # pages requested that no sitemap lists
-    only_crawled_indexable: int = 0  # ... of them indexable HTML pages (not_in_sitemap)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the crawl covered the site: only then is a listed URL it missed an orphan."""
-        left_out = self.unread or self.hidden or self.no_robots
-        return bool(self.read) and not (self.bounds or self.interrupted or left_out)
-
-
-@dataclass(frozen=True, slots=True)
 class Relisted:
     """URLs a sitemap lists that an earlier sitemap listed: their one check counts for it too."""
 

@@ -25,13 +25,15 @@ from mkdocs.structure.pages import Page
 from auditor.codes import Code
 from auditor.fleet.dashboards import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
-from auditor.models import CrawlSummary
 from auditor.options.table import Group, Kind, Option, Place, grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
+from auditor.report.section import Section
 from auditor.results.last_known import HistoryCounts
 from auditor.results.summary import Summary
+from auditor.wings.crawl.coverage_section import CoverageSection
+from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlSummary
 
 ROOT = Path(__file__).resolve().parent.parent
 # The benchmarks' own table code; their modules import each other by name, as scripts do.
@@ -241,8 +243,13 @@ def _one_of_each() -> Summary:
     summary.keep_history(HistoryCounts(), now_s=1.0)
     assert summary.last_known is not None
     summary.last_known.oldest_s = 0.0
-    summary.crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
     return summary
+
+
+def _sections() -> tuple[Section, ...]:
+    """A section of each wing that writes gauges, one value under every label."""
+    crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
+    return (CoverageSection(crawl, CoverageCounts(), found={}, examples={}),)
 
 
 def metric_rows(registry: Any) -> list[tuple[str, list[str], str]]:
@@ -264,6 +271,7 @@ def metrics_reference() -> str:
         duration_s=1.0,
         finished_at_s=0.0,
         regressions=0,
+        sections=_sections(),
     )
     single = metric_rows(metrics_registry(_one_of_each(), run, last_success_s=None))
     fleet = metric_rows(fleet_registry([], FleetRun(0, 1.0, 0.0), last_success={}))

@@ -35,10 +35,10 @@ ORDER = (
     "auditor.http_stack",
     "auditor.processes",
     "auditor.results",
-    "auditor.crawl",
     "auditor.report",
     "auditor.monitoring",
     "auditor.history",
+    "auditor.wings",
     "auditor.flow",
     "auditor.fleet",
     "auditor.demo",
@@ -48,6 +48,11 @@ ORDER = (
 )
 # The front doors: the package's lazy library names and `python -m auditor` may name any room.
 FRONT = {"auditor", "auditor.__main__"}
+# The wings (docs/explanation/design.md#wings): each optional feature in a package of its own.
+# The run knows them through their protocol alone; one module lists them.
+WINGS = "auditor.wings"
+WING_PROTOCOL = "auditor.wings.feature"
+REGISTRY = "auditor.flow.registry"
 PURE = {
     "auditor._version",
     "auditor.checks.answer_rules",
@@ -62,8 +67,6 @@ PURE = {
     "auditor.clock",
     "auditor.codes",
     "auditor.config",
-    "auditor.crawl.links",
-    "auditor.crawl.scope",
     "auditor.discovery.probes",
     "auditor.discovery.robots",
     "auditor.discovery.targets",
@@ -85,11 +88,11 @@ PURE = {
     "auditor.net.transport",
     "auditor.options.table",
     "auditor.report.charts",
-    "auditor.report.coverage_view",
     "auditor.report.decode",
     "auditor.report.encode",
     "auditor.report.extensions_view",
     "auditor.report.history_view",
+    "auditor.report.section",
     "auditor.report.diff_view",
     "auditor.report.html_rows",
     "auditor.report.html_view",
@@ -121,6 +124,11 @@ PURE = {
     "auditor.sitemap.validate",
     "auditor.sitemap.validated_entries",
     "auditor.urls",
+    "auditor.wings.crawl.coverage_section",
+    "auditor.wings.crawl.coverage_view",
+    "auditor.wings.crawl.crawl_records",
+    "auditor.wings.crawl.links",
+    "auditor.wings.crawl.scope",
 }
 IO_MODULES = {
     *("asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3", "pycurl"),
@@ -223,3 +231,35 @@ def test_the_root_loads_no_room_eagerly() -> None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("auditor")
     ]
     assert eager == []
+
+
+def wing_of(name: str) -> str | None:
+    """The wing a module belongs to (`auditor.wings.crawl`), or None."""
+    parts = name.split(".")
+    if name.startswith(WINGS + ".") and name != WING_PROTOCOL:
+        return ".".join(parts[:3])
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_the_core_names_no_wing(name: str) -> None:
+    """Only the registry names a wing; the rest of the house knows their protocol alone."""
+    if wing_of(name) is not None or name == REGISTRY:
+        return
+    named = {imported for imported in MODULES[name] if wing_of(imported) is not None}
+    assert named == set(), f"{name} names a wing: {sorted(named)}"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if wing_of(m) is not None))
+def test_a_wing_names_no_other_wing(name: str) -> None:
+    """Wings stand side by side: each sees the core and the protocol, never another wing."""
+    own = wing_of(name)
+    others = {wing_of(i) for i in MODULES[name]} - {None, own}
+    assert others == set(), f"{name} names another wing: {sorted(map(str, others))}"
+
+
+def test_the_registry_lists_every_wing() -> None:
+    """Every wing's package is in the one list, so none is built and never folded in."""
+    registry = MODULES[REGISTRY]
+    packages = {wing_of(m) for m in MODULES} - {None}
+    assert packages == {wing_of(m) for m in registry} - {None}

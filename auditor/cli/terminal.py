@@ -207,25 +207,6 @@ def history_line(result: AuditResult) -> str | None:
     return line
 
 
-def coverage_line(result: AuditResult) -> str | None:
-    """The crawl against the sitemaps (--crawl); None without a crawl."""
-    summary = result.summary
-    crawl = summary.crawl
-    if crawl is None:
-        return None
-    coverage = summary.coverage_json()
-    line = (
-        f"coverage: {crawl.read + crawl.unread:,} URLs crawled, "
-        f"{coverage['crawled_and_listed']:,} of them listed, {coverage['crawled_only']:,} not; "
-        f"{coverage['listed_only']:,} listed URLs not crawled"
-    )
-    if not crawl.complete:
-        stops = [*crawl.bounds, *(["interrupted"] if crawl.interrupted else [])]
-        stopped = ", ".join(stops) or "pages it could not read"
-        line += f" (the crawl did not cover the site: {stopped}; no orphan named)"
-    return line
-
-
 def diff_lines(result: AuditResult) -> list[str]:
     """What changed since the baseline (--baseline), in two lines; none without one."""
     diff = result.diff
@@ -275,8 +256,7 @@ def plain_lines(
         lines.insert(1, extensions)
     if (indexable := indexability_line(result)) is not None:
         lines.insert(2 if extensions_line(result) else 1, indexable)
-    if (coverage := coverage_line(result)) is not None:
-        lines.insert(1, coverage)
+    lines[1:1] = [line for section in result.sections for line in section.lines().head]
     codes = code_lines(result)
     count = fitting(codes, height=height)
     for line in codes[:count]:
@@ -291,6 +271,7 @@ def plain_lines(
     if (history := history_line(result)) is not None:
         lines.append(history)
     lines += diff_lines(result)
+    lines += [line for section in result.sections for line in section.lines().tail]
     lines += _report_lines(outputs)
     lines.append(result.verdict.line)
     return lines
@@ -317,8 +298,7 @@ def rich_summary(
         parts.append(Text(extensions))
     if (indexable := indexability_line(result)) is not None:
         parts.append(Text(indexable))
-    if (coverage := coverage_line(result)) is not None:
-        parts.append(Text(coverage))
+    parts += [Text(line) for section in result.sections for line in section.lines().head]
     parts.append(findings)
     if codes:
         parts.append(_table(codes[:count]))
@@ -327,6 +307,7 @@ def rich_summary(
     if (history := history_line(result)) is not None:
         parts.append(Text(history))
     parts += [Text(line) for line in diff_lines(result)]
+    parts += [Text(line) for section in result.sections for line in section.lines().tail]
     parts += [Text(line) for line in _report_lines(outputs)]
     verdict = result.verdict
     parts.append(Text(verdict.line, style=_VERDICT_STYLES[verdict.outcome]))

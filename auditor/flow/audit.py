@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 
 from auditor.clock import Clock, SystemClock
 from auditor.config import AuditConfig
-from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
 from auditor.http_stack import (
     usable_engine,
@@ -30,6 +29,7 @@ from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
+from auditor.report.section import Section
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.samples import Samples
 from auditor.results.sink import RecordWriter, Tee
@@ -37,12 +37,14 @@ from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.hreflang_store import store_path
 from auditor.sitemap.state_store import StateStore
+from auditor.wings.feature import Ended, Opening, Wing
 
 if TYPE_CHECKING:
     from auditor.history.store import HistoryStore, RunStart
     from auditor.monitoring.store import Comparison
 
 
+from auditor.flow.registry import WINGS
 from auditor.flow.walk import OnProgress, Run
 
 log = logging.getLogger(__name__)
@@ -63,6 +65,7 @@ class AuditResult:
     decision: Decision  # the one decision: exit code and verdict (auditor.results.verdict)
     diff: Json | None = None  # the report's `diff` (with --baseline)
     started_at: datetime | None = None  # when the run began (its reports' names say so)
+    sections: tuple[Section, ...] = ()  # the wings' parts of the report (auditor.report.section)
 
     @property
     def exit_code(self) -> ExitCode:
@@ -97,6 +100,8 @@ async def audit(
         if comparison is not None:
             await stack.enter_async_context(comparison)
         history = await _history(config, started_at, stack)
+        opening = Opening(config, clock, started_at, json_path, stack)
+        wings = [wing for feature in WINGS if (wing := await feature.open(opening)) is not None]
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
         writer, csv = await open_outputs(config, json_path)
@@ -115,6 +120,7 @@ async def audit(
             state=state,
             accept=accept,
             history=history,
+            wings=wings,
         )
         records = [item for item in (writer, csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
@@ -122,6 +128,7 @@ async def audit(
             await state.save(complete=complete)
         finished = await _conclude(
             run,
+            wings,
             complete=complete,
             failed=failed,
             comparison=comparison,
@@ -141,11 +148,13 @@ async def audit(
         finished.decision,
         finished.diff,
         started_at,
+        finished.sections,
     )
 
 
 async def _conclude(
     run: Run,
+    wings: Sequence[Wing],
     *,
     complete: bool,
     failed: bool,
@@ -164,6 +173,12 @@ async def _conclude(
         if comparison is not None:
             comparison.add_target(target)
     diff_out = await comparison.finish() if comparison is not None else None
+    ended = Ended(summary, samples, run.targets, complete)
+    sections: list[Section] = []
+    for wing in wings:
+        found = await wing.finish(ended)
+        if found is not None:
+            sections.append(found)
     decision = judge(
         summary,
         samples,
@@ -184,6 +199,7 @@ async def _conclude(
         targets=run.targets,
         decision=decision,
         diff=diff_out,
+        sections=tuple(sections),
     )
 
 
@@ -202,8 +218,7 @@ async def _walk_or_fail(
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)
-        paths = (store_path(writer.path), crawl_store_path(writer.path))
-        return await run.walk(tee, stop, paths=paths), False
+        return await run.walk(tee, stop, links=store_path(writer.path)), False
     except BaseException as exc:
         lost = write_failure_in(exc)
         if lost is not None or not isinstance(exc, Exception):

@@ -11,24 +11,20 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Sequence
-from dataclasses import dataclass
+from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from dataclasses import dataclass, replace
 from datetime import datetime
-from functools import partial
+from functools import partial, reduce
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from auditor.checks.alternate_targets import AlternateTargets
-from auditor.checks.checker import Checker
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, CheckWatcher, records_checked
 from auditor.clock import Clock
 from auditor.codes import Severity
 from auditor.config import AuditConfig, checker_configs, parse_helpers
-from auditor.crawl.coverage import Coverage, EmitSummary
-from auditor.crawl.crawler import Crawler, crawl_plan
-from auditor.crawl.store import CrawlStore
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -37,7 +33,7 @@ from auditor.http_stack import (
     openers,
     reach_of,
 )
-from auditor.models import Relisted, SitemapRecord, TargetRecord
+from auditor.models import TargetRecord
 from auditor.net.address_guard import Reach
 from auditor.net.host_gate import HostGate
 from auditor.processes.check_pool import CheckPool
@@ -48,14 +44,22 @@ from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.last_known import HistoryCounts
 from auditor.results.samples import Samples
-from auditor.results.sink import Observer, RecordWriter, SinkQueue, make_sink_queue, run_sink
+from auditor.results.sink import (
+    Observer,
+    RecordWriter,
+    SinkQueue,
+    Tee,
+    make_sink_queue,
+    run_sink,
+)
 from auditor.results.summary import Summary
-from auditor.sitemap.alternates import judge_alternates
+from auditor.sitemap.alternates import EmitFindings, judge_alternates
 from auditor.sitemap.hreflang_store import LinkStore
-from auditor.sitemap.read_services import EmitSitemap, EmitUrls, Lister, ReadServices
+from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
+from auditor.wings.feature import Lanes, Walked, WalkParts, Watch, Wing
 
 if TYPE_CHECKING:
     from auditor.history.plan import HistoryPlan
@@ -96,10 +100,11 @@ class Run:
         state: StateStore | None,
         accept: AcceptRules = NO_RULES,
         history: tuple[HistoryStore, RunStart] | None = None,
+        wings: Sequence[Wing] = (),
     ) -> None:
         """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues.
 
-        `history`: --history, open, and this run begun in it.
+        `history`: --history, open, and this run begun in it; `wings`: the run's, opened.
         """
         self.config = config
         self.clock = clock
@@ -111,17 +116,15 @@ class Run:
         self._state = state
         self.accept = accept
         self._history = history
+        self._wings = wings
         self.targets: tuple[TargetRecord, ...] = ()
         self.stalled: str | None = None  # what a run the watchdog stopped waited for
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
-    async def walk(
-        self, writer: RecordWriter, stop: asyncio.Event | None, *, paths: tuple[Path, Path]
-    ) -> bool:
-        """Crawl (--crawl), walk the trees, check their URLs into the sink; False if stopped.
+    async def walk(self, writer: RecordWriter, stop: asyncio.Event | None, *, links: Path) -> bool:
+        """Walk the trees, check their URLs into the sink, the wings folded in; False if stopped.
 
-        `paths`: the run's temporary hreflang store (auditor.sitemap.hreflang_store) and crawl
-        store (auditor.crawl.store).
+        `links`: the run's temporary hreflang store (auditor.sitemap.hreflang_store).
         """
         config, clock = self.config, self.clock
         queue = make_sink_queue()
@@ -131,76 +134,65 @@ class Run:
         client = http_client(config, reach=reach, spare=2 * config.sitemap_concurrency + 1)
         dedup: UrlDedup[Lister] = UrlDedup()
         parsers = ParsePool(parse_helpers(config))
-        links = LinkStore(paths[0])
+        link_store = LinkStore(links)
         async with (
             client,
             check_transport(config, client, reach=reach) as transport,
             parsers,
-            links,
-            CrawlStore(paths[1]) as crawl_store,
+            link_store,
+            contextlib.AsyncExitStack() as stack,
             asyncio.TaskGroup() as group,
         ):
-            group.create_task(self._sink(queue, writer, dedup))
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
-            parts = openers(config, client, clock=clock, rng=rng, checks=transport)
-            async with self._planned(queue, paths[0].parent, dedup.__contains__) as plan:
-                stage, alternates = None, AlternateTargets(links)
+            tools = openers(config, client, clock=clock, rng=rng, checks=transport)
+            parts = WalkParts(
+                openers=tools,
+                checker=partial(checker, config, tools, clock=clock),
+                listed=dedup.__contains__,
+                sink=queue.put,
+                stack=stack,
+            )
+            alternates = AlternateTargets(link_store)
+            watching = Watch(watchers=(self.behind, alternates))
+            for wing in self._wings:
+                watching = await wing.watch(parts, watching)
+            group.create_task(self._sink(queue, writer, dedup, watching))
+            async with self._planned(queue, links.parent, dedup.__contains__) as plan:
+                stage = None
                 if not config.no_check:
                     stage = self._check_stage(
-                        parts, reach, queue, rng, plan, watchers=(alternates,)
+                        tools, reach, queue, rng, plan, watching=watching.watchers
                     )
-                emit_urls = stage.submit if stage is not None else queue.put
-                crawl: _Crawl | None = None
-                if config.crawl:
-                    check = checker(config, parts, clock=clock)
-                    crawl = _Crawl(config, check, parts, crawl_store)
-                    crawl.join(
-                        listed=dedup.__contains__,
-                        emit_checked=queue.put,
-                        emit=emit_urls,
-                        watchers=(self.behind, alternates),
-                    )
-                    emit_urls = crawl.coverage.submit
-                walker = self._walker(
-                    parts,
-                    dedup,
-                    parsers=parsers,
-                    links=links,
-                    emit_urls=emit_urls,
-                    emit_sitemap=crawl.watching(queue.put) if crawl else queue.put,
+                lanes = Lanes(
+                    urls=stage.submit if stage is not None else queue.put,
+                    sitemaps=queue.put,
+                    watchers=watching.watchers,
                 )
+                lanes = reduce(lambda lanes, wing: wing.route(parts, lanes), self._wings, lanes)
+                lanes = _judging(lanes, link_store, listed=dedup.__contains__, sink=queue.put)
+                walker = self._walker(tools, dedup, parsers=parsers, links=link_store, lanes=lanes)
                 if config.insecure:
                     verify = partial(client.certificate_problem, timeout_s=config.timeout_s)
                     walker.verify_with(verify)
                 ticker = None
                 if self._on_progress is not None:
-                    tick = self._tick(self._on_progress, dedup, stage, crawl=crawl)
+                    tick = self._tick(self._on_progress, dedup, stage, busy=lanes.busy)
                     ticker = group.create_task(tick)
                 try:
-                    # Once every sitemap is read, the run's hreflang return links are judged.
-                    judge: Callable[[], Awaitable[object]] = partial(
-                        judge_alternates,
-                        links,
-                        listed=dedup.__contains__,
-                        emit_findings=queue.put,
-                        emit_urls=emit_urls,
-                    )
-                    if crawl is not None:
-                        judge = crawl.after_walk(walker, judge)
-                    work = _produce(walker, judge, stage, crawl=crawl.run if crawl else None)
-                    finished = await self._watched(work, stop, gate=parts.gate)
+                    work = _produce(walker, lanes, stage)
+                    finished = await self._watched(work, stop, gate=tools.gate)
                 finally:
                     self.targets = tuple(walker.target_records())
                     if ticker is not None:
                         ticker.cancel()
-                if crawl is not None:  # what the crawl gathered, whether or not the run finished
-                    await crawl.finish(walked=finished, emit_summary=queue.put)
+                await lanes.ended(finished=finished)  # what the wings gathered, finished or not
                 if plan is not None:
                     plan.complete = finished
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
             for found in (self.behind.findings(), await alternates.findings()):
                 if found is not None:
                     await queue.put(found)
+            await lanes.checked()
             await queue.put(None)
         return finished
 
@@ -224,17 +216,18 @@ class Run:
         return False
 
     def _sink(
-        self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
+        self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister], watching: Watch
     ) -> Coroutine[Any, Any, None]:
-        """The one sink, fed by `queue`, writing to `writer`."""
+        """The one sink, fed by `queue`, writing to `writer` and to the wings' writers."""
+        writers = (writer, *watching.writers)
         return run_sink(
             queue,
-            writer=writer,
+            writer=writers[0] if len(writers) == 1 else Tee(*writers),
             summary=self.summary,
             dedup=dedup,
             samples=self.samples,
-            observers=self._observers,
-            accept=self.accept,
+            observers=(*self._observers, *watching.observers),
+            marks=self.accept if self.accept else watching.marks,
         )
 
     @contextlib.asynccontextmanager
@@ -260,8 +253,7 @@ class Run:
         *,
         parsers: ParsePool,
         links: LinkStore,
-        emit_urls: EmitUrls,
-        emit_sitemap: EmitSitemap,
+        lanes: Lanes,
     ) -> Walker:
         """The walker of the run's trees, its services shared with the check stage and sink."""
         config = self.config
@@ -275,8 +267,8 @@ class Run:
             clock=self.clock,
             now=self.started_at,
             enqueue=frontier.put_nowait,
-            emit_urls=emit_urls,
-            emit_sitemap=emit_sitemap,
+            emit_urls=lanes.urls,
+            emit_sitemap=lanes.sitemaps,
             state=self._state,
             parsers=parsers,
             links=links,
@@ -312,11 +304,10 @@ class Run:
         rng: random.Random,
         plan: HistoryPlan | None,
         *,
-        watchers: Sequence[CheckWatcher],
+        watching: Sequence[CheckWatcher],
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
-        watching = (self.behind, *watchers)
         emit = (
             plan.records_checked(queue.put, watchers=watching)
             if plan is not None
@@ -342,7 +333,7 @@ class Run:
         dedup: UrlDedup[Lister],
         stage: CheckStage | None,
         *,
-        crawl: _Crawl | None,
+        busy: Callable[[], int | None],
     ) -> None:
         summary, started = self.summary, self.clock.monotonic()
         while True:
@@ -357,86 +348,10 @@ class Run:
                     to_check=to_check,
                     errors=summary.by_severity()[Severity.ERROR],
                     elapsed_s=self.clock.monotonic() - started,
-                    crawled=crawl.crawler.requested if crawl and not crawl.done else None,
+                    crawled=busy(),
                 )
             )
             await asyncio.sleep(PROGRESS_INTERVAL_S)
-
-
-class _Crawl:
-    """The run's crawl (--crawl), and the coverage that holds the sitemaps against it."""
-
-    def __init__(
-        self, config: AuditConfig, check: Checker, parts: Openers, store: CrawlStore
-    ) -> None:
-        self.plan = crawl_plan(config)
-        self.deep_clicks = config.deep_clicks
-        self.store = store
-        self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)
-        self.done = False
-        self._coverage: Coverage | None = None
-
-    @property
-    def coverage(self) -> Coverage:
-        """The join of the sitemaps' URLs with the crawl (`join` makes it)."""
-        assert self._coverage is not None
-        return self._coverage
-
-    def join(
-        self,
-        *,
-        listed: Callable[[int], bool],
-        emit_checked: EmitUrls,
-        emit: EmitUrls,
-        watchers: Sequence[CheckWatcher],
-    ) -> None:
-        """Where the sitemaps' URL records go once joined (see auditor.crawl.coverage).
-
-        `watchers` see each listed URL the crawl checked, as the check stage's see the others.
-        """
-        self._coverage = Coverage(
-            self.crawler,
-            self.store,
-            scope=self.plan.scope,
-            deep_clicks=self.deep_clicks,
-            listed=listed,
-            emit_checked=emit_checked,
-            emit=emit,
-            watchers=watchers,
-        )
-
-    async def run(self) -> None:
-        """Crawl the site; the sitemaps are read once it is over (auditor.crawl.coverage)."""
-        await self.crawler.run()
-        self.done = True
-        await self.coverage.crawled(interrupted=False)
-
-    def watching(self, emit: EmitSitemap) -> EmitSitemap:
-        """`emit`, each document shown to coverage first (was it read whole?)."""
-
-        async def seen(item: SitemapRecord | Relisted) -> None:
-            if isinstance(item, SitemapRecord):
-                self.coverage.saw_sitemap(item)
-            await emit(item)
-
-        return seen
-
-    def after_walk(
-        self, walker: Walker, then: Callable[[], Awaitable[object]]
-    ) -> Callable[[], Awaitable[object]]:
-        """`then`, once coverage knows whether the walk read every sitemap whole."""
-
-        async def walked() -> object:
-            self.coverage.sitemaps_done(capped=walker.capped, targets=walker.target_records())
-            return await then()
-
-        return walked
-
-    async def finish(self, *, walked: bool, emit_summary: EmitSummary) -> None:
-        """The pages only the crawl found, and its summary, to the sink."""
-        await self.coverage.finish(
-            walked=walked, interrupted=not self.done, emit_summary=emit_summary
-        )
 
 
 async def _beside(work: Coroutine[Any, Any, None], watchdog: Coroutine[Any, Any, None]) -> None:
@@ -447,25 +362,33 @@ async def _beside(work: Coroutine[Any, Any, None], watchdog: Coroutine[Any, Any,
         watching.cancel()
 
 
-async def _produce(
-    walker: Walker,
-    then: Callable[[], Awaitable[object]],
-    stage: CheckStage | None,
-    *,
-    crawl: Callable[[], Awaitable[None]] | None = None,
-) -> None:
-    """Crawl first (--crawl); then read every document, then what needs them all.
+async def _produce(walker: Walker, lanes: Lanes, stage: CheckStage | None) -> None:
+    """The wings' steps first (the crawl); then read every document; then what needs them all.
 
     With checks, URLs are checked as they come.
     """
-    if crawl is not None:
-        await crawl()
+    await lanes.before()
     if stage is None:
         await walker.run()
-        await then()
+        await lanes.walked(Walked(walker.capped, tuple(walker.target_records())))
         return
     async with asyncio.TaskGroup() as group:
         group.create_task(stage.run())
         await walker.run()
-        await then()
+        await lanes.walked(Walked(walker.capped, tuple(walker.target_records())))
         await stage.finish()
+
+
+def _judging(
+    lanes: Lanes, links: LinkStore, *, listed: Callable[[int], bool], sink: EmitFindings
+) -> Lanes:
+    """Once every sitemap is read, the run's hreflang return links are judged.
+
+    The alternates no sitemap lists go on as the sitemaps' URL records do.
+    """
+
+    async def walked(walk: Walked) -> None:
+        await lanes.walked(walk)
+        await judge_alternates(links, listed=listed, emit_findings=sink, emit_urls=lanes.urls)
+
+    return replace(lanes, walked=walked)

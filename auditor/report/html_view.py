@@ -15,7 +15,6 @@ from datetime import datetime
 from auditor.codes import Severity
 from auditor.models import Indexability, StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
-from auditor.report.coverage_view import CoverageView, coverage_view
 from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
 from auditor.report.extensions_view import ExtensionsView, extensions_view
@@ -31,6 +30,7 @@ from auditor.report.html_rows import (
     sitemap_line,
     target_line,
 )
+from auditor.report.section import HtmlPart
 from auditor.results.samples import (
     TIME_BUCKETS_MS,
     Samples,
@@ -75,7 +75,7 @@ class ReportView:
     sitemaps_total: int
     sitemap_cap: int
     extensions: ExtensionsView | None  # None: no entry uses a sitemap extension
-    coverage: CoverageView | None  # None: no crawl (--crawl)
+    parts: tuple[HtmlPart, ...]  # the wings' sections (auditor.report.section), in order
     problems: tuple[CodeGroup, ...]
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
@@ -107,6 +107,7 @@ def build_view(
     facts: RunFacts,
     targets: Sequence[TargetRecord],
     diff: DiffView | None = None,
+    parts: Sequence[HtmlPart] = (),
 ) -> ReportView:
     """The report's content, from counters and bounded samples only."""
     return ReportView(
@@ -126,7 +127,7 @@ def build_view(
         sitemaps_total=samples.documents,
         sitemap_cap=samples.row_cap,
         extensions=extensions_view(summary, samples),
-        coverage=coverage_view(summary, samples),
+        parts=tuple(parts),
         problems=code_groups(summary, samples),
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,

@@ -37,9 +37,15 @@ class Assets:
 
 
 def html_environment(package: str) -> jinja2.Environment:
-    """jinja2 for one package's `templates/` (the site report's, the fleet index's)."""
+    """jinja2 for one package's `templates/` (the site report's, the fleet index's).
+
+    A name `other.package:file` is that package's template: a wing's part of the report
+    (auditor.report.section.HtmlPart).
+    """
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
+        loader=jinja2.ChoiceLoader(
+            [jinja2.PackageLoader(package, "templates"), jinja2.FunctionLoader(_qualified)]
+        ),
         autoescape=True,  # every string is escaped unless the template says otherwise
         undefined=jinja2.StrictUndefined,  # a misspelt field fails the tests, not the reader
         trim_blocks=True,
@@ -47,6 +53,14 @@ def html_environment(package: str) -> jinja2.Environment:
     )
     environment.filters["num"] = lambda n: f"{n:,}"
     return environment
+
+
+def _qualified(name: str) -> str | None:
+    """The text of `package:file`, a file of the package's `templates/` (None: no such name)."""
+    package, colon, file = name.partition(":")
+    if not colon:
+        return None
+    return resources.files(package).joinpath("templates", file).read_text("utf-8")
 
 
 @cache

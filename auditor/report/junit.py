@@ -21,7 +21,7 @@ import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
@@ -37,20 +37,12 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
+from auditor.report.section import RegressionSource
 
 MAX_LINES = 20  # findings written out per failing case; all are counted
 FLUSH_CASES = 5_000  # cases gathered before a write (a thread hop each)
 REGRESSION = "regression"  # the failure type of a regression case
 _KEPT_IN_MEMORY = ("targets", "run")  # suites of few cases, never spooled
-
-
-class RegressionSource(Protocol):
-    """The run's regressions, read back one at a time (auditor.monitoring.store.Comparison)."""
-
-    regressions: int
-
-    def regression_rows(self, *, limit: int | None = None) -> Iterator[Regression]:
-        """Every regression (blocking)."""
 
 
 @dataclass(slots=True)

@@ -25,8 +25,9 @@ from auditor.report.encode import TOOL, Json, config_json, head_json, target_jso
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases, RegressionSource, write_junit
+from auditor.report.junit import JunitCases, write_junit
 from auditor.report.markdown import Where, markdown_summary
+from auditor.report.section import RegressionSource, Section, placed
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
@@ -46,6 +47,14 @@ class FinishedRun:
     targets: tuple[TargetRecord, ...]
     decision: Decision
     diff: Json | None  # the report's `diff` (with --baseline)
+    sections: tuple[Section, ...] = ()  # the wings' (auditor.report.section), in order
+
+    def summary_json(self) -> Json:
+        """The report's `summary`: the run's counts, and the wings' sections placed in it."""
+        return {
+            **self.summary.to_json(duration_s=self.duration_s),
+            **placed(self.sections, summary=True),
+        }
 
 
 async def open_outputs(
@@ -95,7 +104,7 @@ async def publish(
     await writer.commit(
         head,
         targets=[target_json(target) for target in run.targets],
-        summary=run.summary.to_json(duration_s=run.duration_s),
+        summary=run.summary_json(),
         diff=run.diff,
     )
     facts = RunFacts(
@@ -114,6 +123,7 @@ async def publish(
         facts=facts,
         targets=run.targets,
         diff=diff_view_of(run.diff) if run.diff is not None else None,
+        parts=[part for section in run.sections if (part := section.html()) is not None],
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
@@ -158,6 +168,7 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         finished_at_s=run.finished_at_s,
         regressions=run.decision.regressions,
         reached=not any(_unreached(item) for target in run.targets for item in target.findings),
+        sections=run.sections,
     )
     await write_metrics(path, run.summary, metrics)
 

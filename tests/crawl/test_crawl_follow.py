@@ -1,7 +1,7 @@
 """What the crawl follows besides a link's raw text, and how it counts clicks.
 
 Links as a browser requests them (percent-encoded), canonicals, instant meta refreshes, and
-redirects, which are no click (auditor.crawl.crawler). Every test runs once per transport of
+redirects, which are no click (auditor.wings.crawl.crawler). Every test runs once per transport of
 the checks (the crawl requests through them).
 """
 

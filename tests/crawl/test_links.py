@@ -1,4 +1,4 @@
-"""A page's links as a browser resolves them (auditor.crawl.links). Pure."""
+"""A page's links as a browser resolves them (auditor.wings.crawl.links). Pure."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from html import escape
 
 import pytest
 
-from auditor.crawl.links import LinkReader, header_nofollow, page_url
+from auditor.wings.crawl.links import LinkReader, header_nofollow, page_url
 
 PAGE = "https://example.com/shop/list?page=2"
 

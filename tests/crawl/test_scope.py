@@ -1,11 +1,11 @@
-"""Where the crawl may go (auditor.crawl.scope). Pure."""
+"""Where the crawl may go (auditor.wings.crawl.scope). Pure."""
 
 from __future__ import annotations
 
 import pytest
 
-from auditor.crawl.scope import CrawlScope
 from auditor.urls import parse_http_url
+from auditor.wings.crawl.scope import CrawlScope
 
 SCOPE = CrawlScope.of(["https://example.com/"], hosts=["shop.example.net"])
 

@@ -15,10 +15,10 @@ import pytest
 from aiohttp import web
 
 from auditor.codes import Code
-from auditor.crawl.coverage import leaves_unread
 from auditor.demo.documents import Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.models import FoundBy, SitemapKind, SitemapRecord, finding
+from auditor.wings.crawl.coverage import leaves_unread
 from tests.crawl.site import page
 from tests.helpers import Audited, run_audit
 

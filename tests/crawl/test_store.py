@@ -1,4 +1,4 @@
-"""The crawl's frontier and pages on disk (auditor.crawl.store): first in, first out."""
+"""The crawl's frontier and pages on disk (auditor.wings.crawl.page_store): first in, first out."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from auditor.crawl import store as store_module
-from auditor.crawl.store import CrawlStore, Queued, Reached, State
 from auditor.models import CheckResult, NotIndexable
+from auditor.wings.crawl import page_store as store_module
+from auditor.wings.crawl.page_store import CrawlStore, Queued, Reached, State
 
 
 async def test_the_frontier_keeps_its_order_across_the_disk(

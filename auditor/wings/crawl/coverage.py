@@ -16,12 +16,8 @@ from dataclasses import replace
 
 from auditor.checks.stage import CheckWatcher, joined
 from auditor.codes import Code
-from auditor.crawl.crawler import Crawler
-from auditor.crawl.scope import CrawlScope
-from auditor.crawl.store import CrawlStore, Found
 from auditor.models import (
     CrawlFacts,
-    CrawlSummary,
     Finding,
     SitemapRecord,
     TargetRecord,
@@ -30,9 +26,12 @@ from auditor.models import (
 )
 from auditor.results.digest_table import DigestTable
 from auditor.urls import DEFAULT_PORTS, parse_http_url
+from auditor.wings.crawl.crawl_records import CrawlSummary
+from auditor.wings.crawl.crawler import Crawler
+from auditor.wings.crawl.page_store import CrawlStore, Found
+from auditor.wings.crawl.scope import CrawlScope
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
-EmitSummary = Callable[[CrawlSummary], Awaitable[None]]
 RECORDS_BATCH = 512  # pages only the crawl found, sent on at a time
 _READ_ROWS = 2_000
 
@@ -211,8 +210,8 @@ class Coverage:
         parsed = parse_http_url(loc)
         return parsed is not None and self._scope.contains(parsed)
 
-    async def finish(self, *, walked: bool, interrupted: bool, emit_summary: EmitSummary) -> None:
-        """Send on the pages the crawl read that no sitemap lists, then the crawl's summary.
+    async def finish(self, *, walked: bool, interrupted: bool) -> CrawlSummary:
+        """Send on the pages the crawl read that no sitemap lists; the crawl's summary.
 
         The indexable HTML ones become URL records; `coverage.not_in_sitemap` only when the walk
         ended (`walked`) and every sitemap of the page's site was read whole (else one not read
@@ -240,13 +239,12 @@ class Coverage:
                     batch = []
         if batch:
             await self._emit_checked(batch)
-        summary = replace(
+        return replace(
             self._crawler.summary(interrupted=interrupted),
             sitemaps_read=self.sitemaps_read,
             only_crawled=only,
             only_crawled_indexable=indexable,
         )
-        await emit_summary(summary)
 
 
 def _not_in_sitemap(loc: str, page: Found) -> Finding:

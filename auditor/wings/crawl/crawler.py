@@ -8,7 +8,8 @@ leads is as many clicks away as the URL itself. The crawl goes level by level (e
 depth d is read before one at d + 1, where a redirect on level d leads too), so a URL's depth
 is the fewest clicks from a start page. robots.txt is obeyed as the crawl's own agent reads it;
 a URL it may not request is reached but not read. The seen set is a compact digest table
-(about 30 bytes a URL); the frontier and what was read live on disk (auditor.crawl.store).
+(about 30 bytes a URL); the frontier and what was read live on disk
+(auditor.wings.crawl.page_store).
 """
 
 from __future__ import annotations
@@ -22,14 +23,13 @@ from typing import Literal
 from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.checker import Checker, PageBody
 from auditor.checks.page_rules import refresh_target
-from auditor.config import AuditConfig
-from auditor.crawl.links import LinkReader, PageLinks, header_nofollow, page_url
-from auditor.crawl.scope import CrawlScope
-from auditor.crawl.store import CrawlStore, Queued, Reached, State
 from auditor.discovery.robots import RobotsFetch, RobotsTxt
-from auditor.models import CheckResult, CrawlSummary, NotIndexable
+from auditor.models import CheckResult, NotIndexable
 from auditor.results.digest_table import DigestTable, FrozenDigests
 from auditor.urls import parse_known
+from auditor.wings.crawl.crawl_records import CrawlPlan, CrawlSummary
+from auditor.wings.crawl.links import LinkReader, PageLinks, header_nofollow, page_url
+from auditor.wings.crawl.page_store import CrawlStore, Queued, Reached, State
 
 RobotsOf = Callable[[str], Awaitable[RobotsFetch | None]]  # origin -> its robots.txt
 # Content types whose links the crawl reads; a page without one may be HTML too.
@@ -46,44 +46,6 @@ _ID_SHIFT = 2
 _MAX_ORIGINS = 64  # robots.txt decisions kept per origin (a crawl's scope has a few)
 # URLs reached (requested or not) per page the crawl may request: the seen set's bound.
 SEEN_PER_PAGE = 2
-
-
-@dataclass(frozen=True, slots=True)
-class CrawlPlan:
-    """What to crawl and how far (docs/how-to/coverage.md#bounds)."""
-
-    starts: tuple[str, ...]
-    scope: CrawlScope
-    max_pages: int  # URLs taken in to be requested, at most
-    max_depth: int  # clicks from a start page
-    page_bytes: int  # of each body, read at most (Google reads 2 MB)
-    follow_nofollow: bool  # follow rel="nofollow" links too
-    agent: str  # the crawl's own robots.txt agent (its User-Agent's product token)
-    robots_agent: str  # --robots-agent: whose verdict a URL gets (Googlebot)
-    workers: int
-
-
-def crawl_plan(config: AuditConfig) -> CrawlPlan:
-    """The crawl a run's options ask for: the targets' home pages first, then `--crawl-start`."""
-    starts: list[str] = []
-    for target in config.targets:
-        parsed = parse_known(target.url) if target.path is None else None
-        if parsed is not None and (home := f"{parsed[0].origin}/") not in starts:
-            starts.append(home)
-    starts += [url for url in config.crawl_starts if url not in starts]
-    # RFC 9309 §2.2.1: a crawler matches groups by its product token, its User-Agent's first word.
-    agent = config.user_agent.split("/", 1)[0].split()[0] if config.user_agent.strip() else "*"
-    return CrawlPlan(
-        starts=tuple(starts),
-        scope=CrawlScope.of(starts, hosts=config.crawl_hosts),
-        max_pages=config.crawl_max,
-        max_depth=config.crawl_depth,
-        page_bytes=config.crawl_page_bytes,
-        follow_nofollow=config.crawl_nofollow,
-        agent=agent,
-        robots_agent=config.robots_agent,
-        workers=config.concurrency,
-    )
 
 
 @dataclass(slots=True)

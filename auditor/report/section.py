@@ -1,0 +1,125 @@
+"""A wing's section of the report: where its JSON goes, and how each output shows it.
+
+The outputs take a run's sections as they come and name no wing (auditor.report.publish): the
+JSON report puts each at its place, the HTML report includes each part's template in its slot,
+the terminal prints its lines, the metrics add its gauges, JUnit its failing cases, the Markdown
+summary its text, and the run's decision counts its regressions. Pure: no I/O.
+
+See docs/explanation/design.md#wings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Protocol
+
+from auditor.codes import Code
+from auditor.models import Regression
+
+Json = dict[str, object]
+
+
+class Slot(StrEnum):
+    """Where an HTML part goes in the report."""
+
+    TOP = "top"  # under the headline's cards: what the run itself did (history, changes)
+    PAGES = "pages"  # after the sitemaps: what was found beside them (coverage)
+
+
+@dataclass(frozen=True, slots=True)
+class HtmlPart:
+    """A section as the HTML report shows it: its own template, given its own view."""
+
+    anchor: str  # the part's id, and its link in the report's contents
+    title: str  # the link's words
+    slot: Slot
+    template: str  # `package:file`, a file of the package's `templates/` (it sees `part.view`)
+    view: object  # a frozen record of what the template shows, bounded
+    new_codes: Mapping[Code, int] = field(default_factory=dict)  # codes new since... (chips)
+
+
+@dataclass(frozen=True, slots=True)
+class Lines:
+    """A section as the terminal's summary says it."""
+
+    head: tuple[str, ...] = ()  # under the headline, with the run's other counts
+    tail: tuple[str, ...] = ()  # after the codes, before the reports' paths
+
+
+class Series(Protocol):
+    """One labelled series of a gauge (prometheus_client's)."""
+
+    def set(self, value: float) -> None:
+        """Its value."""
+
+
+class Metric(Protocol):
+    """A gauge, labelled by the run's target first (auditor.report.metrics makes it)."""
+
+    def labels(self, *values: str) -> Series:
+        """The series of these label values."""
+        ...
+
+
+# (name, documentation, *label names beside `target`) -> the gauge.
+MakeGauge = Callable[..., Metric]
+
+
+class RegressionSource(Protocol):
+    """The run's regressions, failing JUnit cases of their own suite, read back one at a time."""
+
+    regressions: int
+
+    def regression_rows(self, *, limit: int | None = None) -> Iterator[Regression]:
+        """Every one (blocking)."""
+        ...
+
+
+class Section(Protocol):
+    """A wing's typed part of the report (a frozen record): its JSON and its views."""
+
+    @property
+    def place(self) -> str:
+        """Its field: `summary.<key>`, or `<key>` of the report itself (before the summary)."""
+        ...
+
+    def to_json(self) -> Json:
+        """Its JSON, as the report's schema says it (docs/reference/report.md)."""
+        ...
+
+    def html(self) -> HtmlPart | None:
+        """Its part of the HTML report (None: none)."""
+        ...
+
+    def lines(self) -> Lines:
+        """Its lines of the terminal's summary."""
+        ...
+
+    def gauges(self, gauge: MakeGauge, target: str) -> None:
+        """Its metrics, set on gauges made by `gauge` (docs/reference/metrics.md)."""
+        ...
+
+    def markdown(self) -> str | None:
+        """Its part of the Markdown summary (None: none)."""
+        ...
+
+    @property
+    def regressions(self) -> int | None:
+        """What it says failed beside the findings, for the run's decision (None: nothing)."""
+        ...
+
+    def junit(self) -> RegressionSource | None:
+        """Its failing cases for the JUnit file (None: none)."""
+        ...
+
+
+def placed(sections: tuple[Section, ...], *, summary: bool) -> Json:
+    """The sections' JSON by key: those of `summary`, or those of the report itself."""
+    fields: Json = {}
+    for section in sections:
+        where, _, key = section.place.rpartition(".")
+        if (where == "summary") == summary:
+            fields[key] = section.to_json()
+    return fields
