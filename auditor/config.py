@@ -300,7 +300,7 @@ class AuditConfig:
     # A run that does not move this long is stuck and ends (auditor.processes.watchdog); None:
     # the watchdog's own window, from the timeouts and pauses above (tests set a short one).
     stall_s: float | None = None
-    # Big sites (auditor.history, docs/how-to/big-sites.md): every URL's last verdict kept in
+    # Big sites (auditor.wings.history, docs/how-to/big-sites.md): every URL's last verdict kept in
     # `history` between runs; at most `budget` requests a run, or `budget_time_s` seconds of
     # requests; every URL requested at least every `max_age_days`; `resume`: continue the
     # history's interrupted run.

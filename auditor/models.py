@@ -287,7 +287,7 @@ class CheckResult:
     not_indexable: NotIndexable | None = None
     # The page's ETag, where it answered itself (no redirect) with a 2xx: a validator.
     etag: str | None = None
-    # It answered 304 to a conditional request: its last verdict stands (auditor.history).
+    # It answered 304 to a conditional request: its last verdict stands (auditor.wings.history).
     not_modified: bool = False
     # When the request was made (Unix seconds), where a history keeps it (--history).
     checked_at: float | None = None

@@ -30,10 +30,11 @@ from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
 from auditor.report.section import Section
-from auditor.results.last_known import HistoryCounts
 from auditor.results.summary import Summary
 from auditor.wings.crawl.coverage_section import CoverageSection
 from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlSummary
+from auditor.wings.history.history_section import HistorySection
+from auditor.wings.history.last_known import HistoryCounts, LastKnown
 
 ROOT = Path(__file__).resolve().parent.parent
 # The benchmarks' own table code; their modules import each other by name, as scripts do.
@@ -240,16 +241,17 @@ def _one_of_each() -> Summary:
     summary.sitemaps_by_kind["urlset"] = 1
     summary.by_status_class["2xx"] = 1
     summary.by_code[Code.LOC_INVALID] = 1
-    summary.keep_history(HistoryCounts(), now_s=1.0)
-    assert summary.last_known is not None
-    summary.last_known.oldest_s = 0.0
     return summary
 
 
 def _sections() -> tuple[Section, ...]:
     """A section of each wing that writes gauges, one value under every label."""
     crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
-    return (CoverageSection(crawl, CoverageCounts(), found={}, examples={}),)
+    known = LastKnown(now_s=1.0, oldest_s=0.0)
+    return (
+        CoverageSection(crawl, CoverageCounts(), found={}, examples={}),
+        HistorySection(HistoryCounts(), known),
+    )
 
 
 def metric_rows(registry: Any) -> list[tuple[str, list[str], str]]:

@@ -187,26 +187,6 @@ def indexability_line(result: AuditResult) -> str | None:
     return line
 
 
-def history_line(result: AuditResult) -> str | None:
-    """With --history: what the run requested, and what it carried, with the oldest's age."""
-    counts, known = result.summary.history, result.summary.last_known
-    if counts is None or known is None:
-        return None
-    line = f"history: {_count(counts.requested, 'URL')} requested"
-    if counts.not_modified:
-        line += f" ({counts.not_modified:,} unchanged: 304)"
-    if counts.resumed:
-        line += f", {counts.resumed:,} by the run it resumed"
-    if counts.carried:
-        oldest = max(known.by_age_days) if known.by_age_days else 0
-        line += f", {counts.carried:,} carried (the oldest {_count(oldest, 'day')} old)"
-    if counts.never_checked:
-        line += f", {counts.never_checked:,} never checked yet"
-    if counts.max_age_exceeded:
-        line += f"; {counts.max_age_exceeded:,} older than --max-age: the budget ran out"
-    return line
-
-
 def diff_lines(result: AuditResult) -> list[str]:
     """What changed since the baseline (--baseline), in two lines; none without one."""
     diff = result.diff
@@ -268,10 +248,8 @@ def plain_lines(
         lines.append(f"{_INDENT}fix: {line.fix}")
     if (rest := _rest(codes, count, outputs)) is not None:
         lines.append(rest)
-    if (history := history_line(result)) is not None:
-        lines.append(history)
-    lines += diff_lines(result)
     lines += [line for section in result.sections for line in section.lines().tail]
+    lines += diff_lines(result)
     lines += _report_lines(outputs)
     lines.append(result.verdict.line)
     return lines
@@ -304,10 +282,8 @@ def rich_summary(
         parts.append(_table(codes[:count]))
     if (rest := _rest(codes, count, outputs)) is not None:
         parts.append(Text(rest, style="dim"))
-    if (history := history_line(result)) is not None:
-        parts.append(Text(history))
-    parts += [Text(line) for line in diff_lines(result)]
     parts += [Text(line) for section in result.sections for line in section.lines().tail]
+    parts += [Text(line) for line in diff_lines(result)]
     parts += [Text(line) for line in _report_lines(outputs)]
     verdict = result.verdict
     parts.append(Text(verdict.line, style=_VERDICT_STYLES[verdict.outcome]))

@@ -40,7 +40,6 @@ from auditor.sitemap.state_store import StateStore
 from auditor.wings.feature import Ended, Opening, Wing
 
 if TYPE_CHECKING:
-    from auditor.history.store import HistoryStore, RunStart
     from auditor.monitoring.store import Comparison
 
 
@@ -99,7 +98,6 @@ async def audit(
         comparison = await _comparison(config, json_path, accept)
         if comparison is not None:
             await stack.enter_async_context(comparison)
-        history = await _history(config, started_at, stack)
         opening = Opening(config, clock, started_at, json_path, stack)
         wings = [wing for feature in WINGS if (wing := await feature.open(opening)) is not None]
         # An unusable state is a warning, and the run goes on as without one.
@@ -119,7 +117,6 @@ async def audit(
             observers=[],
             state=state,
             accept=accept,
-            history=history,
             wings=wings,
         )
         records = [item for item in (writer, csv, comparison, junit) if item is not None]
@@ -251,26 +248,6 @@ async def _accept_rules(config: AuditConfig) -> AcceptRules:
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
     return parse_accept_rules(text, source=f"--accept-file {path}")
-
-
-async def _history(
-    config: AuditConfig, started_at: datetime, stack: contextlib.AsyncExitStack
-) -> tuple[HistoryStore, RunStart] | None:
-    """`--history`: the file open and locked until `stack` closes, this run begun in it.
-
-    HistoryError (exit 2) when it cannot be used.
-    """
-    if config.history is None:
-        return None
-    from auditor.history.store import HistoryStore  # noqa: PLC0415 - only with --history
-
-    store = await asyncio.to_thread(HistoryStore.open, config.history)
-    stack.push_async_callback(asyncio.to_thread, store.close)
-    targets = "\n".join(target.input for target in config.targets)
-    start = await asyncio.to_thread(
-        store.begin, targets, resume=config.resume, now_s=int(started_at.timestamp())
-    )
-    return store, start
 
 
 async def _comparison(

@@ -10,5 +10,6 @@ from __future__ import annotations
 
 from auditor.wings.crawl.crawl_wing import FEATURE as CRAWL
 from auditor.wings.feature import Feature
+from auditor.wings.history.history_wing import FEATURE as HISTORY
 
-WINGS: tuple[Feature, ...] = (CRAWL,)
+WINGS: tuple[Feature, ...] = (CRAWL, HISTORY)

@@ -11,12 +11,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import random
-from collections.abc import AsyncIterator, Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from functools import partial, reduce
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from auditor.checks.alternate_targets import AlternateTargets
 from auditor.checks.lastmod_rules import BehindPages
@@ -42,7 +42,6 @@ from auditor.processes.parse_pool import ParsePool
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
 from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
-from auditor.results.last_known import HistoryCounts
 from auditor.results.samples import Samples
 from auditor.results.sink import (
     Observer,
@@ -59,11 +58,7 @@ from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import SitemapTree
 from auditor.sitemap.walker import Frontier, Walker
-from auditor.wings.feature import Lanes, Walked, WalkParts, Watch, Wing
-
-if TYPE_CHECKING:
-    from auditor.history.plan import HistoryPlan
-    from auditor.history.store import HistoryStore, RunStart
+from auditor.wings.feature import CheckPlan, Lanes, Walked, WalkParts, Watch, Wing
 
 PROGRESS_INTERVAL_S = 0.25
 
@@ -99,12 +94,11 @@ class Run:
         observers: Sequence[Observer],
         state: StateStore | None,
         accept: AcceptRules = NO_RULES,
-        history: tuple[HistoryStore, RunStart] | None = None,
         wings: Sequence[Wing] = (),
     ) -> None:
         """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues.
 
-        `history`: --history, open, and this run begun in it; `wings`: the run's, opened.
+        `wings`: the run's, opened.
         """
         self.config = config
         self.clock = clock
@@ -115,7 +109,6 @@ class Run:
         self._observers = observers
         self._state = state
         self.accept = accept
-        self._history = history
         self._wings = wings
         self.targets: tuple[TargetRecord, ...] = ()
         self.stalled: str | None = None  # what a run the watchdog stopped waited for
@@ -157,37 +150,35 @@ class Run:
             for wing in self._wings:
                 watching = await wing.watch(parts, watching)
             group.create_task(self._sink(queue, writer, dedup, watching))
-            async with self._planned(queue, links.parent, dedup.__contains__) as plan:
-                stage = None
-                if not config.no_check:
-                    stage = self._check_stage(
-                        tools, reach, queue, rng, plan, watching=watching.watchers
-                    )
-                lanes = Lanes(
-                    urls=stage.submit if stage is not None else queue.put,
-                    sitemaps=queue.put,
-                    watchers=watching.watchers,
+            plan = watching.plan
+            stage = None
+            if not config.no_check:
+                stage = self._check_stage(
+                    tools, reach, queue, rng, plan, watching=watching.watchers
                 )
-                lanes = reduce(lambda lanes, wing: wing.route(parts, lanes), self._wings, lanes)
-                lanes = _judging(lanes, link_store, listed=dedup.__contains__, sink=queue.put)
-                walker = self._walker(tools, dedup, parsers=parsers, links=link_store, lanes=lanes)
-                if config.insecure:
-                    verify = partial(client.certificate_problem, timeout_s=config.timeout_s)
-                    walker.verify_with(verify)
-                ticker = None
-                if self._on_progress is not None:
-                    tick = self._tick(self._on_progress, dedup, stage, busy=lanes.busy)
-                    ticker = group.create_task(tick)
-                try:
-                    work = _produce(walker, lanes, stage)
-                    finished = await self._watched(work, stop, gate=tools.gate)
-                finally:
-                    self.targets = tuple(walker.target_records())
-                    if ticker is not None:
-                        ticker.cancel()
-                await lanes.ended(finished=finished)  # what the wings gathered, finished or not
-                if plan is not None:
-                    plan.complete = finished
+            lanes = Lanes(
+                urls=stage.submit if stage is not None else queue.put,
+                sitemaps=queue.put,
+                watchers=watching.watchers,
+            )
+            lanes = reduce(lambda lanes, wing: wing.route(parts, lanes), self._wings, lanes)
+            lanes = _judging(lanes, link_store, listed=dedup.__contains__, sink=queue.put)
+            walker = self._walker(tools, dedup, parsers=parsers, links=link_store, lanes=lanes)
+            if config.insecure:
+                verify = partial(client.certificate_problem, timeout_s=config.timeout_s)
+                walker.verify_with(verify)
+            ticker = None
+            if self._on_progress is not None:
+                tick = self._tick(self._on_progress, dedup, stage, busy=lanes.busy)
+                ticker = group.create_task(tick)
+            try:
+                work = _produce(walker, lanes, stage)
+                finished = await self._watched(work, stop, gate=tools.gate)
+            finally:
+                self.targets = tuple(walker.target_records())
+                if ticker is not None:
+                    ticker.cancel()
+            await lanes.ended(finished=finished)  # what the wings gathered, finished or not
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
             for found in (self.behind.findings(), await alternates.findings()):
                 if found is not None:
@@ -230,22 +221,6 @@ class Run:
             marks=self.accept if self.accept else watching.marks,
         )
 
-    @contextlib.asynccontextmanager
-    async def _planned(
-        self, queue: SinkQueue, folder: Path, listed: Callable[[int], bool]
-    ) -> AsyncIterator[HistoryPlan | None]:
-        """With --history, the plan of the run's requests.
-
-        On the way out, whatever happened, what was checked is kept, and a run that did not
-        complete can be resumed.
-        """
-        plan = await self._plan(queue, folder=folder)
-        try:
-            yield plan
-        finally:
-            if plan is not None:
-                await plan.finish(listed=listed)
-
     def _walker(
         self,
         parts: Openers,
@@ -275,34 +250,13 @@ class Run:
         )
         return Walker(services, frontier)
 
-    async def _plan(self, queue: SinkQueue, *, folder: Path) -> HistoryPlan | None:
-        """With --history: the plan of the run's requests, its counts in the summary."""
-        if self._history is None:
-            return None
-        from auditor.history.plan import Budget, HistoryPlan  # noqa: PLC0415
-
-        config, (store, start) = self.config, self._history
-        counts = HistoryCounts()
-        self.summary.keep_history(counts, now_s=self.started_at.timestamp())
-        budget = Budget(config.budget, config.budget_time_s, config.max_age_days)
-        return await HistoryPlan.create(
-            store,
-            start,
-            budget=budget,
-            clock=self.clock,
-            counts=counts,
-            folder=folder,
-            report=queue.put,
-            window=2 * config.concurrency,  # the checks never wait; a time budget stays close
-        )
-
     def _check_stage(
         self,
         parts: Openers,
         reach: Reach,
         queue: SinkQueue,
         rng: random.Random,
-        plan: HistoryPlan | None,
+        plan: CheckPlan | None,
         *,
         watching: Sequence[CheckWatcher],
     ) -> CheckStage:

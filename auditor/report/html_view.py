@@ -18,7 +18,6 @@ from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hb
 from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
 from auditor.report.extensions_view import ExtensionsView, extensions_view
-from auditor.report.history_view import HistoryView, history_view
 from auditor.report.html_rows import (
     CodeGroup,
     CodeRow,
@@ -80,7 +79,6 @@ class ReportView:
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
     diff: DiffView | None
-    history: HistoryView | None  # with --history: this run's requests, the site as last known
     targets: tuple[TargetLine, ...]
     config: tuple[tuple[str, str], ...]
     json_name: str
@@ -132,17 +130,10 @@ def build_view(
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,
         diff=diff,
-        history=_history(summary),
         targets=tuple(target_line(target) for target in targets),
         config=_config_lines(facts.config),
         json_name=facts.json_name,
     )
-
-
-def _history(summary: Summary) -> HistoryView | None:
-    if summary.history is None or summary.last_known is None:
-        return None
-    return history_view(summary.history, summary.last_known)
 
 
 def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card, ...]:

@@ -7,7 +7,7 @@ Every value is a gauge: each run replaces the file, so a value describes that ru
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -98,40 +98,7 @@ def metrics_registry(
         section.gauges(gauge, target)
     if run.regressions is not None:
         gauge("regressions", "Regressions since the baseline.").labels(target).set(run.regressions)
-    if summary.history is not None and summary.last_known is not None:
-        _history_gauges(gauge, target, summary)
     return registry
-
-
-def _history_gauges(gauge: Callable[..., Gauge], target: str, summary: Summary) -> None:
-    """With --history: what the budget carried, and how old the oldest verdict is."""
-    counts, known = summary.history, summary.last_known
-    assert counts is not None
-    assert known is not None
-    for name, doc, value in (
-        (
-            "urls_carried",
-            "URLs not requested: their last verdict carried (--history).",
-            counts.carried,
-        ),
-        (
-            "urls_not_modified",
-            "URLs that answered 304: their last verdict confirmed.",
-            counts.not_modified,
-        ),
-        ("urls_never_checked", "Listed URLs never requested yet (--budget).", counts.never_checked),
-        (
-            "urls_max_age_exceeded",
-            "Carried verdicts older than --max-age.",
-            counts.max_age_exceeded,
-        ),
-    ):
-        gauge(name, doc).labels(target).set(value)
-    if known.oldest_s is not None:
-        oldest = max(0.0, known.now_s - known.oldest_s)
-        gauge("oldest_verdict_age_seconds", "The age of the oldest verdict (--history).").labels(
-            target
-        ).set(oldest)
 
 
 def last_success(text: str, target: str) -> float | None:

@@ -23,7 +23,6 @@ from auditor.models import (
     UrlRecord,
 )
 from auditor.results.dedup import UrlOutcome
-from auditor.results.last_known import HistoryCounts, LastKnown
 
 # The report's `summary.extensions`, in this order.
 EXTENSION_COUNTS = ("hreflang_urls", "hreflang_links", "images", "videos", "news")
@@ -75,15 +74,6 @@ class Summary:
         # that cannot be indexed (auditor.checks.indexability).
         self.indexability: Counter[Indexability] = Counter()
         self.not_indexable: Counter[NotIndexable] = Counter()
-        # With --history: what the budget did, and the site as last known (carried verdicts
-        # included); the counts above are this run's requests.
-        self.history: HistoryCounts | None = None
-        self.last_known: LastKnown | None = None
-
-    def keep_history(self, counts: HistoryCounts, *, now_s: float) -> None:
-        """Count the site as last known too (`summary.history`), fed by `add_url`."""
-        self.history = counts
-        self.last_known = LastKnown(now_s)
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Count findings by code (the accepted ones also apart)."""
@@ -107,8 +97,6 @@ class Summary:
             self._count_extensions(facts)
         if record.findings:
             self.add_findings(record.findings)
-        if self.last_known is not None:
-            self.last_known.add(record)
         check = record.fresh_check  # a carried verdict is not this run's
         if check is None:
             if listed:
@@ -193,12 +181,6 @@ class Summary:
             "by_sitemap": {
                 url: counts.to_json() for url, counts in sorted(self.by_sitemap.items())
             },
-            **self._history_json(),
             "duration_s": round(duration_s, 3),
             "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,
         }
-
-    def _history_json(self) -> dict[str, object]:
-        if self.history is None or self.last_known is None:
-            return {}
-        return {"history": self.history.to_json(self.last_known)}

@@ -153,15 +153,15 @@ class Ended:
 class Wing(Protocol):
     """A wing opened for one run."""
 
-    async def watch(self, parts: WalkParts, watch: Watch) -> Watch:
+    async def watch(self, parts: WalkParts, watch: Watch, /) -> Watch:
         """The run's watchers with this wing's added; its stores for the walk open now."""
         ...
 
-    def route(self, parts: WalkParts, lanes: Lanes) -> Lanes:
+    def route(self, parts: WalkParts, lanes: Lanes, /) -> Lanes:
         """The walk's streams and steps with this wing's parts woven in."""
         ...
 
-    async def finish(self, ended: Ended) -> Section | None:
+    async def finish(self, ended: Ended, /) -> Section | None:
         """Its section of the report, once every record is counted (None: it has none)."""
         ...
 
@@ -171,7 +171,7 @@ class Feature(Protocol):
 
     name: str
 
-    async def open(self, run: Opening) -> Wing | None:
+    async def open(self, run: Opening, /) -> Wing | None:
         """The wing for this run, or None when the run does not ask for it.
 
         What it cannot use (a file, a baseline) is a usage error, raised before anything is

@@ -7,7 +7,8 @@ import pytest
 
 from auditor.checks.indexability import not_indexable
 from auditor.codes import Code
-from auditor.history.facts import (
+from auditor.models import CheckResult, Redirect, finding
+from auditor.wings.history.history_rows import (
     CHANGED,
     FAILED,
     HEAD,
@@ -22,7 +23,6 @@ from auditor.history.facts import (
     listed,
     rebuilt,
 )
-from auditor.models import CheckResult, Redirect, finding
 
 LOC = "https://example.com/p"
 MODIFIED = "Tue, 05 Nov 2024 10:00:00 GMT"

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from auditor.history.facts import CHANGED, FAILED, STALE, Known
-from auditor.history.order import DAY_S, Tier, due_after, sort_key, tier_of, tier_of_key
+from auditor.wings.history.history_rows import CHANGED, FAILED, STALE, Known
+from auditor.wings.history.order import DAY_S, Tier, due_after, sort_key, tier_of, tier_of_key
 
 NOW = 1_800_000_000
 WEEK = 7 * DAY_S

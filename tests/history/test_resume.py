@@ -21,8 +21,8 @@ from auditor.clock import SystemClock
 from auditor.config import FailOn
 from auditor.demo.server import serve
 from auditor.errors import ExitCode
-from auditor.history.store import HistoryStore
 from auditor.urls import parse_http_url, url_digest
+from auditor.wings.history.verdict_store import HistoryStore
 from tests.helpers import Audited, run_audit
 from tests.history.site import HistorySite
 

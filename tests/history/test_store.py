@@ -16,7 +16,7 @@ import pytest
 from auditor.cli.main import main
 from auditor.demo.server import serve
 from auditor.errors import ExitCode, HistoryError, HistoryWriteError
-from auditor.history.store import APPLICATION_ID, FORMAT, HistoryStore
+from auditor.wings.history.verdict_store import APPLICATION_ID, FORMAT, HistoryStore
 from tests.history.site import HistorySite, audit_night, entries
 
 

@@ -1,7 +1,7 @@
 """The URLs a run with a budget holds back until every sitemap is read: a file of the run's own.
 
 Which URLs a budget requests is known only once every URL is listed (a URL never requested
-may come last), so each waits here, on disk, with its sort key (auditor.history.order); then
+may come last), so each waits here, on disk, with its sort key (auditor.wings.history.order); then
 they come back in the budget's order, in chunks: memory does not grow with the URL count.
 The file is hidden beside the report, readable by this user only, and gone when the run is:
 only this process ever unpickles what it pickled there. Blocking: called in a worker thread.
@@ -33,7 +33,8 @@ class Park(Generic[T]):
         self.path, self._db = scratch_database(folder, prefix=".park-", cache_kib=CACHE_KIB)
         self._db.execute("CREATE TABLE parked (key INTEGER, item BLOB)")
         self._cursor: sqlite3.Cursor | None = None
-        self._busy = threading.Lock()  # one call at a time (see auditor.history.store)
+        # One call at a time (see auditor.wings.history.verdict_store).
+        self._busy = threading.Lock()
         self.count = 0
 
     def add(self, items: Sequence[tuple[int, T]]) -> None:

@@ -1,7 +1,8 @@
 """`--history PATH`: every URL's last verdict, in a sqlite file kept between runs.
 
-One small row per URL (auditor.history.facts), written as the run goes: each batch of listed
-URLs, and each batch of checks, is one transaction, so that a run killed at any moment leaves
+One small row per URL (auditor.wings.history.history_rows), written as the run goes: each batch
+of listed URLs, and each batch of checks, is one transaction, so that a run killed at any moment
+leaves
 every earlier night whole, and what it had itself committed (WAL: a crash rolls back only the
 transaction it interrupted). The `runs` table says which run is under way, for --resume.
 
@@ -25,8 +26,8 @@ from typing import NoReturn
 
 from auditor.errors import HistoryError, HistoryWriteError
 from auditor.files import transaction
-from auditor.history.facts import Known, listed
 from auditor.urls import digest_of_stored, stored_digest
+from auditor.wings.history.history_rows import Known, listed
 
 APPLICATION_ID = 0x53414831  # "SAH1", in the file's header: this is a history of ours
 FORMAT = 1  # PRAGMA user_version: the version of the tables below

@@ -1,7 +1,7 @@
 """With `--history`: the site as last known, and what the run's budget spent. Pure: no I/O.
 
 A run with a budget requests part of a site and carries the rest's last verdicts forward
-(auditor.history). The summary's own counts are this run's requests; `LastKnown` adds up every
+(auditor.wings.history). The summary's own counts are this run's requests; `LastKnown` adds up every
 URL with a verdict, fresh or carried, with its age, and `HistoryCounts` what the budget did.
 The report's `summary.history` holds both (docs/reference/report.md).
 """
@@ -10,18 +10,12 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 
 from auditor.codes import Code
-from auditor.models import NotIndexable, UrlRecord
+from auditor.models import NotIndexable, SitemapRecord, UrlRecord
+from auditor.report.encode import utc_text
 
 DAY_S = 86_400
-
-
-def utc_text(seconds: float) -> str:
-    """A Unix time as the report writes times: `2026-11-23T12:00:00Z`."""
-    moment = datetime.fromtimestamp(int(seconds), UTC)
-    return moment.isoformat().replace("+00:00", "Z")
 
 
 @dataclass(slots=True)
@@ -38,10 +32,10 @@ class LastKnown:
     by_age_days: Counter[int] = field(default_factory=Counter)
     oldest_s: float | None = None
 
-    def add(self, record: UrlRecord) -> None:
-        """One URL as the sink passes it (those without a verdict are left out)."""
+    def add_url(self, record: UrlRecord) -> None:
+        """One URL as the sink passes it: a listed one with a verdict (an observer of the sink)."""
         check = record.check
-        if check is None or record.alternate_of is not None:
+        if check is None or not record.listed:
             return
         self.urls += 1
         self.by_status_class[check.status_class] += 1
@@ -58,6 +52,9 @@ class LastKnown:
         self.by_age_days[max(0, int((self.now_s - when) // DAY_S))] += 1
         if self.oldest_s is None or when < self.oldest_s:
             self.oldest_s = when
+
+    def add_sitemap(self, record: SitemapRecord) -> None:
+        """A document: nothing to count."""
 
     def to_json(self) -> dict[str, object]:
         """The report's `summary.history.last_known`."""

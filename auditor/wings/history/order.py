@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from enum import StrEnum
 
-from auditor.history.facts import CHANGED, FAILED, STALE, Known
+from auditor.wings.history.history_rows import CHANGED, FAILED, STALE, Known
 
 DAY_S = 86_400
 # Ages are counted in days, rounded: a job that runs nightly starts a little earlier or later

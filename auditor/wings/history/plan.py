@@ -2,12 +2,13 @@
 
 Every wanted URL's row is looked up (and its listing written) as its reader's batch arrives.
 Without a budget each is requested at once, its last validators sent along. With `--budget`
-or `--budget-time` they wait (auditor.history.park) until every sitemap is read, then come
-back in the budget's order (auditor.history.order): requested while the budget lasts, the
+or `--budget-time` they wait (auditor.wings.history.park) until every sitemap is read, then come
+back in the budget's order (auditor.wings.history.order): requested while the budget lasts, the
 rest carried forward with their last verdict and its age. With `--resume`, a URL the
 interrupted run had requested is not requested again: its verdict is the run's own.
 
-Each batch of checks is written as it arrives, while the next is checked (auditor.history.store).
+Each batch of checks is written as it arrives, while the next is checked
+(auditor.wings.history.verdict_store).
 """
 
 from __future__ import annotations
@@ -21,7 +22,8 @@ from pathlib import Path
 from auditor.checks.stage import Ask, CheckWatcher, joined
 from auditor.clock import Clock
 from auditor.codes import Code
-from auditor.history.facts import (
+from auditor.models import CheckResult, RunFindings, UrlRecord, finding
+from auditor.wings.history.history_rows import (
     STALE,
     Known,
     after_check,
@@ -29,11 +31,10 @@ from auditor.history.facts import (
     lastmod_seconds,
     rebuilt,
 )
-from auditor.history.order import DAY_S, Tier, sort_key, tier_of
-from auditor.history.park import Park
-from auditor.history.store import COMPLETE, STOPPED, HistoryStore, RunStart
-from auditor.models import CheckResult, RunFindings, UrlRecord, finding
-from auditor.results.last_known import HistoryCounts
+from auditor.wings.history.last_known import HistoryCounts
+from auditor.wings.history.order import DAY_S, Tier, sort_key, tier_of
+from auditor.wings.history.park import Park
+from auditor.wings.history.verdict_store import COMPLETE, STOPPED, HistoryStore, RunStart
 
 Emit = Callable[[list[UrlRecord]], Awaitable[None]]
 Report = Callable[[RunFindings], Awaitable[None]]
