@@ -463,19 +463,10 @@ class TargetRecord:
 
 
 @dataclass(frozen=True, slots=True)
-class FieldChange:
-    """One field of a URL, before and after: `status 200 -> 404` (auditor.monitoring.compare)."""
-
-    field: str  # status, final_url, indexability, canonical, codes
-    before: str
-    after: str
-
-
-@dataclass(frozen=True, slots=True)
 class Regression:
     """Something that regressed since the baseline: a URL, a document or a target.
 
-    auditor.monitoring.compare finds them; JUnit, the HTML and the terminal show them.
+    auditor.wings.baseline.compare finds them; JUnit, the HTML and the terminal show them.
     """
 
     kind: str  # "url", "sitemap" or "target"

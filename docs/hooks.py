@@ -23,6 +23,7 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from auditor.codes import Code
+from auditor.config import FailOn
 from auditor.fleet.dashboards import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
 from auditor.options.table import Group, Kind, Option, Place, grouped
@@ -31,6 +32,8 @@ from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
 from auditor.report.section import Section
 from auditor.results.summary import Summary
+from auditor.wings.baseline.compare import BaselineHead
+from auditor.wings.baseline.diff_section import DiffSection
 from auditor.wings.crawl.coverage_section import CoverageSection
 from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlSummary
 from auditor.wings.history.history_section import HistorySection
@@ -251,6 +254,7 @@ def _sections() -> tuple[Section, ...]:
     return (
         CoverageSection(crawl, CoverageCounts(), found={}, examples={}),
         HistorySection(HistoryCounts(), known),
+        DiffSection(BaselineHead("old.json", "2026-01-01T00:00:00Z"), FailOn.ERROR, regressions=0),
     )
 
 
@@ -272,7 +276,6 @@ def metrics_reference() -> str:
         exit_code=0,
         duration_s=1.0,
         finished_at_s=0.0,
-        regressions=0,
         sections=_sections(),
     )
     single = metric_rows(metrics_registry(_one_of_each(), run, last_success_s=None))

@@ -14,7 +14,6 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from auditor.api.changes import changes
 from auditor.api.dataframes import changes_frame, findings_frame, urls_frame
 from auditor.config import FailOn
 from auditor.errors import ExitCode
@@ -24,6 +23,7 @@ from auditor.report.csv_writer import FINDINGS_CSV, URLS_CSV
 from auditor.report.decode import ReportedUrl, ReportSummary, summary_of
 from auditor.report.reader import ReportHead, ReportReader
 from auditor.results.verdict import Decision, Verdict
+from auditor.wings.baseline.changes import changes
 
 if TYPE_CHECKING:
     import pandas as pd

@@ -23,13 +23,13 @@ from rich.text import Text
 from auditor.cli.fleet_file import fleet_plan
 from auditor.cli.parser import PROG, QUIET_ALL
 from auditor.cli.signals import stop_on_signals
-from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.fleet.dask_runner import SiteTask, import_distributed
 from auditor.fleet.fleet_summary import worst_first
 from auditor.fleet.run import FleetPlan, FleetResult, run_fleet
 from auditor.fleet.sites import FleetSite, SiteOutcome
 from auditor.fleet.task import audit_fleet_site
+from auditor.report.section import printable
 
 RECENT_ROWS = 8  # ended sites the live table keeps showing; the counts hold them all
 _STYLES = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "FAILED": "yellow"}

@@ -17,6 +17,7 @@ from auditor._version import __version__
 from auditor.codes import Code, Severity
 from auditor.flow.audit import AuditResult
 from auditor.models import Indexability, SitemapKind
+from auditor.report.section import printable
 from auditor.results.samples import Example
 from auditor.results.verdict import Outcome
 
@@ -143,15 +144,6 @@ def fitting(lines: list[CodeLine], *, height: int) -> int:
     return len(lines) if room >= len(lines) else max(MIN_CODES, room)
 
 
-def printable(text: str) -> str:
-    """The text with every control character (an escape sequence, a line break) as `?`.
-
-    One line per item, and nothing a terminal would obey: text from the network or from
-    files never moves the cursor or recolours the screen.
-    """
-    return "".join(char if char.isprintable() else "?" for char in text)
-
-
 def _short(text: str, limit: int = EXAMPLE_CHARS) -> str:
     text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -187,37 +179,6 @@ def indexability_line(result: AuditResult) -> str | None:
     return line
 
 
-def diff_lines(result: AuditResult) -> list[str]:
-    """What changed since the baseline (--baseline), in two lines; none without one."""
-    diff = result.diff
-    if diff is None:
-        return []
-    new = diff["new_findings"]
-    resolved = diff["resolved_findings"]
-    assert isinstance(new, dict)
-    assert isinstance(resolved, dict)
-    regressions = int(str(diff["regressions"]))
-    first = f"since the baseline: {_count(regressions, 'regression')}"
-    if new:
-        first += "; new: " + ", ".join(f"{code} +{n}" for code, n in _top(new))
-    if resolved:
-        first += "; fixed: " + ", ".join(f"{code} -{n}" for code, n in _top(resolved))
-    second = (
-        f"  URLs +{diff['urls_added']} -{diff['urls_removed']}, {diff['urls_changed']} changed "
-        f"({diff.get('became_not_indexable', 0)} became not indexable)"
-    )
-    examples = diff.get("regression_examples") or []
-    assert isinstance(examples, list)
-    if examples:
-        item = examples[0]
-        second += f"; first regression: {_short(str(item['subject']))}"
-    return [first, second]
-
-
-def _top(counts: dict[str, object]) -> list[tuple[str, object]]:
-    return sorted(counts.items(), key=lambda pair: (-int(str(pair[1])), pair[0]))[:5]
-
-
 def plain_lines(
     result: AuditResult,
     *,
@@ -249,7 +210,6 @@ def plain_lines(
     if (rest := _rest(codes, count, outputs)) is not None:
         lines.append(rest)
     lines += [line for section in result.sections for line in section.lines().tail]
-    lines += diff_lines(result)
     lines += _report_lines(outputs)
     lines.append(result.verdict.line)
     return lines
@@ -283,7 +243,6 @@ def rich_summary(
     if (rest := _rest(codes, count, outputs)) is not None:
         parts.append(Text(rest, style="dim"))
     parts += [Text(line) for section in result.sections for line in section.lines().tail]
-    parts += [Text(line) for line in diff_lines(result)]
     parts += [Text(line) for line in _report_lines(outputs)]
     verdict = result.verdict
     parts.append(Text(verdict.line, style=_VERDICT_STYLES[verdict.outcome]))

@@ -14,23 +14,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from auditor.clock import Clock, SystemClock
 from auditor.config import AuditConfig
-from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
+from auditor.errors import ExitCode, HistoryWriteError, failure_in, write_failure_in
+from auditor.flow.registry import WINGS
+from auditor.flow.walk import OnProgress, Run
 from auditor.http_stack import (
     usable_engine,
 )
 from auditor.models import TargetRecord
-from auditor.monitoring.compare import Gate
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
-from auditor.report.section import Section
-from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
+from auditor.report.section import Section, placed
 from auditor.results.samples import Samples
 from auditor.results.sink import RecordWriter, Tee
 from auditor.results.summary import Summary
@@ -38,13 +37,6 @@ from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.hreflang_store import store_path
 from auditor.sitemap.state_store import StateStore
 from auditor.wings.feature import Ended, Opening, Wing
-
-if TYPE_CHECKING:
-    from auditor.monitoring.store import Comparison
-
-
-from auditor.flow.registry import WINGS
-from auditor.flow.walk import OnProgress, Run
 
 log = logging.getLogger(__name__)
 
@@ -91,13 +83,9 @@ async def audit(
     clock = clock or SystemClock()
     config = usable_engine(config)  # aiohttp, said once, when pycurl cannot be imported
     started_at, started = clock.now(), clock.monotonic()
-    accept = await _accept_rules(config)
     json_path = await report_path(config, started_at)
     async with contextlib.AsyncExitStack() as stack:
         # Before the report: a bad baseline or history is a usage error, and nothing is written.
-        comparison = await _comparison(config, json_path, accept)
-        if comparison is not None:
-            await stack.enter_async_context(comparison)
         opening = Opening(config, clock, started_at, json_path, stack)
         wings = [wing for feature in WINGS if (wing := await feature.open(opening)) is not None]
         # An unusable state is a warning, and the run goes on as without one.
@@ -116,10 +104,9 @@ async def audit(
             on_progress=on_progress,
             observers=[],
             state=state,
-            accept=accept,
             wings=wings,
         )
-        records = [item for item in (writer, csv, comparison, junit) if item is not None]
+        records = [item for item in (writer, csv, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete)
@@ -128,11 +115,10 @@ async def audit(
             wings,
             complete=complete,
             failed=failed,
-            comparison=comparison,
             junit=junit,
             started=started,
         )
-        html_path = await publish(writer, finished, junit=junit, csv=csv, regressions=comparison)
+        html_path = await publish(writer, finished, junit=junit, csv=csv)
     return AuditResult(
         run.summary,
         writer.path,
@@ -143,7 +129,7 @@ async def audit(
         finished.duration_s,
         run.samples,
         finished.decision,
-        finished.diff,
+        _diff(finished.sections),
         started_at,
         finished.sections,
     )
@@ -155,21 +141,18 @@ async def _conclude(
     *,
     complete: bool,
     failed: bool,
-    comparison: Comparison | None,
     junit: JunitCases | None,
     started: float,
 ) -> FinishedRun:
-    """The run's last counts (its targets, the comparison with the baseline), its decision."""
-    summary, samples, config = run.summary, run.samples, run.config
-    run.targets = tuple(run.accept.mark_target(target) for target in run.targets)
+    """The run's last counts (its targets), the wings' sections, its decision."""
+    summary, samples, config, marks = run.summary, run.samples, run.config, run.marks
+    if marks is not None:
+        run.targets = tuple(marks.mark_target(target) for target in run.targets)
     for target in run.targets:
         summary.add_target(target)
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target)
-        if comparison is not None:
-            comparison.add_target(target)
-    diff_out = await comparison.finish() if comparison is not None else None
     ended = Ended(summary, samples, run.targets, complete)
     sections: list[Section] = []
     for wing in wings:
@@ -182,7 +165,7 @@ async def _conclude(
         fail_on=config.fail_on,
         complete=complete,
         failed=failed,
-        regressions=comparison.regressions if comparison is not None else None,
+        regressions=_regressions(sections),
         stalled=run.stalled,
     )
     return FinishedRun(
@@ -195,7 +178,6 @@ async def _conclude(
         samples=samples,
         targets=run.targets,
         decision=decision,
-        diff=diff_out,
         sections=tuple(sections),
     )
 
@@ -238,26 +220,13 @@ async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:
     )
 
 
-async def _accept_rules(config: AuditConfig) -> AcceptRules:
-    """`--accept-file`'s rules (ConfigError, a usage error, naming a bad line)."""
-    path = config.accept_file
-    if path is None:
-        return NO_RULES
-    try:
-        text = await asyncio.to_thread(path.read_text, "utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
-    return parse_accept_rules(text, source=f"--accept-file {path}")
+def _regressions(sections: Sequence[Section]) -> int | None:
+    """What the sections say regressed (None: none of them compares with a baseline)."""
+    counts = [section.regressions for section in sections if section.regressions is not None]
+    return sum(counts) if counts else None
 
 
-async def _comparison(
-    config: AuditConfig, json_path: Path, accept: AcceptRules
-) -> Comparison | None:
-    """The comparison with `--baseline`, its file read (BaselineError when it cannot be)."""
-    if config.baseline is None:
-        return None
-    # The report format's reader and sqlite, only for --baseline.
-    from auditor.monitoring.baseline import open_comparison  # noqa: PLC0415
-
-    gate = Gate(config.fail_on_new, accept)
-    return await open_comparison(config.baseline, folder=json_path.parent, gate=gate)
+def _diff(sections: Sequence[Section]) -> Json | None:
+    """The report's `diff` (with --baseline), as the library has always handed it back."""
+    found = placed(sections, summary=False).get("diff")
+    return found if isinstance(found, dict) else None

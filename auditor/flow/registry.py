@@ -8,8 +8,9 @@ one listed first is the nearer to the sink.
 
 from __future__ import annotations
 
+from auditor.wings.baseline.baseline_wing import FEATURE as BASELINE
 from auditor.wings.crawl.crawl_wing import FEATURE as CRAWL
 from auditor.wings.feature import Feature
 from auditor.wings.history.history_wing import FEATURE as HISTORY
 
-WINGS: tuple[Feature, ...] = (CRAWL, HISTORY)
+WINGS: tuple[Feature, ...] = (CRAWL, BASELINE, HISTORY)

@@ -40,10 +40,10 @@ from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
-from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.sink import (
+    Marks,
     Observer,
     RecordWriter,
     SinkQueue,
@@ -93,13 +93,9 @@ class Run:
         on_progress: OnProgress | None,
         observers: Sequence[Observer],
         state: StateStore | None,
-        accept: AcceptRules = NO_RULES,
         wings: Sequence[Wing] = (),
     ) -> None:
-        """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues.
-
-        `wings`: the run's, opened.
-        """
+        """`observers`: fed by the sink too (--junit); `state`: --state; `wings`: the run's."""
         self.config = config
         self.clock = clock
         self.started_at = started_at
@@ -108,11 +104,11 @@ class Run:
         self._on_progress = on_progress
         self._observers = observers
         self._state = state
-        self.accept = accept
         self._wings = wings
         self.targets: tuple[TargetRecord, ...] = ()
         self.stalled: str | None = None  # what a run the watchdog stopped waited for
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
+        self.marks: Marks | None = None  # known issues, marked as the sink takes each record
 
     async def walk(self, writer: RecordWriter, stop: asyncio.Event | None, *, links: Path) -> bool:
         """Walk the trees, check their URLs into the sink, the wings folded in; False if stopped.
@@ -149,6 +145,7 @@ class Run:
             watching = Watch(watchers=(self.behind, alternates))
             for wing in self._wings:
                 watching = await wing.watch(parts, watching)
+            self.marks = watching.marks
             group.create_task(self._sink(queue, writer, dedup, watching))
             plan = watching.plan
             stage = None
@@ -218,7 +215,7 @@ class Run:
             dedup=dedup,
             samples=self.samples,
             observers=(*self._observers, *watching.observers),
-            marks=self.accept if self.accept else watching.marks,
+            marks=watching.marks,
         )
 
     def _walker(

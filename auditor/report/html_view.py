@@ -8,14 +8,13 @@ See docs/explanation/design.md#html-report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from auditor.codes import Severity
+from auditor.codes import Code, Severity
 from auditor.models import Indexability, StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
-from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
 from auditor.report.extensions_view import ExtensionsView, extensions_view
 from auditor.report.html_rows import (
@@ -78,7 +77,6 @@ class ReportView:
     problems: tuple[CodeGroup, ...]
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
-    diff: DiffView | None
     targets: tuple[TargetLine, ...]
     config: tuple[tuple[str, str], ...]
     json_name: str
@@ -104,10 +102,14 @@ def build_view(
     verdict: Verdict,
     facts: RunFacts,
     targets: Sequence[TargetRecord],
-    diff: DiffView | None = None,
     parts: Sequence[HtmlPart] = (),
+    new_codes: Mapping[Code, int] | None = None,
 ) -> ReportView:
-    """The report's content, from counters and bounded samples only."""
+    """The report's content, from counters and bounded samples only.
+
+    `parts`: the wings' sections as the HTML shows them; `new_codes`: the findings by code they
+    call new (since the baseline), marked in the table of codes.
+    """
     return ReportView(
         title=facts.title,
         generated_at=facts.generated_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -116,7 +118,7 @@ def build_view(
         verdict=verdict,
         fail_on=str(facts.config.get("fail_on", "")),
         cards=_cards(summary, samples, facts.duration_s),
-        fix_first=_fix_first(summary, diff),
+        fix_first=_fix_first(summary, new_codes or {}),
         fix_first_shown=FIX_FIRST_SHOWN,
         status_chart=_status_chart(summary),
         time_chart=_time_chart(samples),
@@ -129,7 +131,6 @@ def build_view(
         problems=code_groups(summary, samples),
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,
-        diff=diff,
         targets=tuple(target_line(target) for target in targets),
         config=_config_lines(facts.config),
         json_name=facts.json_name,
@@ -167,8 +168,7 @@ def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card,
     return tuple(cards)
 
 
-def _fix_first(summary: Summary, diff: DiffView | None) -> tuple[CodeRow, ...]:
-    new = diff.new_codes if diff is not None else {}
+def _fix_first(summary: Summary, new: Mapping[Code, int]) -> tuple[CodeRow, ...]:
     return tuple(code_row(code, n, new=new.get(code, 0)) for code, n in by_worst(summary))
 
 

@@ -35,7 +35,6 @@ class RunMetrics:
     exit_code: int
     duration_s: float
     finished_at_s: float  # Unix time
-    regressions: int | None = None  # with --baseline
     reached: bool = True  # every target could be read (no target.* finding)
     sections: tuple[Section, ...] = ()  # the wings' sections: each adds its gauges
 
@@ -96,8 +95,6 @@ def metrics_registry(
         reasons.labels(target, reason.value).set(summary.not_indexable[reason])
     for section in run.sections:  # the wings' own (auditor.report.section)
         section.gauges(gauge, target)
-    if run.regressions is not None:
-        gauge("regressions", "Regressions since the baseline.").labels(target).set(run.regressions)
     return registry
 
 

@@ -10,7 +10,7 @@ See docs/explanation/design.md#wings.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Protocol
@@ -106,6 +106,11 @@ class Section(Protocol):
         ...
 
     @property
+    def new_codes(self) -> Mapping[Code, int]:
+        """Findings by code it calls new (since the baseline): marked in the tables of codes."""
+        ...
+
+    @property
     def regressions(self) -> int | None:
         """What it says failed beside the findings, for the run's decision (None: nothing)."""
         ...
@@ -115,7 +120,16 @@ class Section(Protocol):
         ...
 
 
-def placed(sections: tuple[Section, ...], *, summary: bool) -> Json:
+def printable(text: str) -> str:
+    """The text with every control character (an escape sequence, a line break) as `?`.
+
+    One line per item, and nothing a terminal would obey: text from the network or from
+    files never moves the cursor or recolours the screen.
+    """
+    return "".join(char if char.isprintable() else "?" for char in text)
+
+
+def placed(sections: Sequence[Section], *, summary: bool) -> Json:
     """The sections' JSON by key: those of `summary`, or those of the report itself."""
     fields: Json = {}
     for section in sections:

@@ -113,7 +113,7 @@ def decide(
     An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
     on a finding at or above --fail-on that is not accepted, and on any regression since the
     baseline whatever --fail-on says (regressions are counted at --fail-on-new, and never with
-    `--fail-on-new never`: auditor.monitoring.compare); else it passes. `stalled`: what a run
+    `--fail-on-new never`: auditor.wings.baseline.compare); else it passes. `stalled`: what a run
     the watchdog stopped waited for (auditor.processes.watchdog).
     """
     so_far = _counts(counts.by_severity) or "no findings"

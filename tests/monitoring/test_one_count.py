@@ -21,7 +21,7 @@ from prometheus_client import generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 
 from auditor.checks.indexability import not_indexable
-from auditor.cli.terminal import diff_lines
+from auditor.cli.terminal import plain_lines
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.flow.audit import AuditResult
@@ -35,10 +35,6 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.monitoring.compare import BaselineHead, Gate
-from auditor.monitoring.facts import reported_keys, reported_url_facts
-from auditor.monitoring.store import BaselineRow, Comparison, Document, Field
-from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import sitemap_json, url_json
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html
@@ -48,6 +44,10 @@ from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, judge
 from auditor.urls import parse_http_url, url_digest
+from auditor.wings.baseline.compare import BaselineHead, Gate
+from auditor.wings.baseline.comparison import BaselineRow, Comparison, Document, Field
+from auditor.wings.baseline.comparison_rows import reported_keys, reported_url_facts
+from auditor.wings.baseline.diff_section import DiffSection
 from tests.helpers import deeper
 
 SITE = "https://example.com"
@@ -145,9 +145,9 @@ def test_every_output_says_the_one_count(
         summary, samples, fail_on=FailOn.NEVER, complete=True, failed=False, regressions=regressions
     )
     said = {
-        "json": diff["regressions"],
+        "json": diff.to_json()["regressions"],
         "decision": decision.regressions,
-        "metrics": _metrics(summary, regressions),
+        "metrics": _metrics(summary, diff),
         "junit": _junit(folder / "junit.xml"),
         "html": _html(summary, samples, decision, diff),
         "terminal": _terminal(summary, samples, decision, diff),
@@ -164,9 +164,9 @@ async def _compare(
     after: dict[str, str | None],
     docs: tuple[frozenset[Code], frozenset[Code]],
     threshold: FailOn,
-) -> tuple[dict[str, object], int, Summary, Samples]:
+) -> tuple[DiffSection, int, Summary, Samples]:
     head = BaselineHead("old.json", "2026-01-01T00:00:00Z")
-    # Blocking, as the pipeline makes it (auditor.monitoring.baseline): in a thread.
+    # Blocking, as the pipeline makes it (auditor.wings.baseline.baseline_reader): in a thread.
     made = await asyncio.to_thread(Comparison, folder, head=head, gate=Gate(threshold))
     async with made as comparison:
         # The baseline as its report says it: each record through the JSON encoder.
@@ -192,9 +192,9 @@ async def _compare(
     return diff, comparison.regressions, summary, samples
 
 
-def _metrics(summary: Summary, regressions: int) -> float:
+def _metrics(summary: Summary, diff: DiffSection) -> float:
     run = RunMetrics(
-        "t", complete=True, exit_code=0, duration_s=1, finished_at_s=0, regressions=regressions
+        "t", complete=True, exit_code=0, duration_s=1, finished_at_s=0, sections=(diff,)
     )
     text = generate_latest(metrics_registry(summary, run, last_success_s=None)).decode()
     families = {f.name: f for f in text_string_to_metric_families(text)}
@@ -209,7 +209,7 @@ def _junit(path: Path) -> int:
     return sum(1 for case in suite.findall("testcase") if case.find("failure") is not None)
 
 
-def _html(summary: Summary, samples: Samples, decision: Decision, diff: dict[str, object]) -> int:
+def _html(summary: Summary, samples: Samples, decision: Decision, diff: DiffSection) -> int:
     facts = RunFacts("t", datetime(2026, 1, 1, tzinfo=UTC), "t", True, 1.0, {}, "r.json")
     view = build_view(
         summary,
@@ -217,16 +217,15 @@ def _html(summary: Summary, samples: Samples, decision: Decision, diff: dict[str
         verdict=decision.verdict,
         facts=facts,
         targets=(),
-        diff=diff_view_of(diff),
+        parts=[diff.html()],
+        new_codes=diff.new_codes,
     )
     found = re.search(r"New problems: ([\d,]+) regression", render_html(view))
     assert found is not None
     return int(found[1].replace(",", ""))
 
 
-def _terminal(
-    summary: Summary, samples: Samples, decision: Decision, diff: dict[str, object]
-) -> int:
+def _terminal(summary: Summary, samples: Samples, decision: Decision, diff: DiffSection) -> int:
     result = AuditResult(
         summary,
         Path("r.json"),
@@ -237,8 +236,12 @@ def _terminal(
         1.0,
         samples,
         decision,
-        diff,
+        diff.to_json(),
+        None,
+        (diff,),
     )
-    found = re.match(r"since the baseline: ([\d,]+) regression", diff_lines(result)[0])
+    lines = plain_lines(result, no_check=False)
+    [said] = [line for line in lines if line.startswith("since the baseline")]
+    found = re.match(r"since the baseline: ([\d,]+) regression", said)
     assert found is not None
     return int(found[1].replace(",", ""))

@@ -35,6 +35,11 @@ class CoverageSection:
     regressions = None
 
     @property
+    def new_codes(self) -> Mapping[Code, int]:
+        """It calls no finding new."""
+        return {}
+
+    @property
     def stopped_by(self) -> list[str]:
         """The bounds that stopped the crawl, and `interrupted`."""
         crawl = self.crawl

@@ -7,8 +7,10 @@ auditor.wings.history.history_view's. Pure: no I/O.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
+from auditor.codes import Code
 from auditor.report.section import HtmlPart, Json, Lines, MakeGauge, RegressionSource
 from auditor.wings.history.history_view import history_gauges, history_line, history_part
 from auditor.wings.history.last_known import HistoryCounts, LastKnown
@@ -23,6 +25,11 @@ class HistorySection:
 
     place = "summary.history"
     regressions = None
+
+    @property
+    def new_codes(self) -> Mapping[Code, int]:
+        """It calls no finding new."""
+        return {}
 
     def to_json(self) -> Json:
         """The report's `summary.history`."""

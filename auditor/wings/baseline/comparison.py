@@ -1,10 +1,11 @@
 """`--baseline`: the baseline's URLs and this run's, joined in a sqlite file beside the report.
 
 Two 1M-URL runs never meet in memory: the baseline report is read into one table as a stream
-(auditor.monitoring.baseline), this run's records into another as they pass the sink, a batch
-at a time in a worker thread, and the join runs once at the end, handing the rows that may
-differ to auditor.monitoring.compare. The regressions go to a table of their own, which JUnit
-reads back one case at a time. An async context manager: the file goes when the run is done.
+(auditor.wings.baseline.baseline_reader), this run's records into another as they pass the
+sink, a batch at a time in a worker thread, and the join runs once at the end, handing the rows
+that may differ to auditor.wings.baseline.compare. The regressions go to a table of their own,
+which JUnit reads back one case at a time. An async context manager: the file goes when the run
+is done.
 """
 
 from __future__ import annotations
@@ -19,16 +20,16 @@ import orjson
 
 from auditor.files import scratch_database, transaction
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
-from auditor.monitoring.compare import (
+from auditor.urls import digest_of_stored, stored_digest
+from auditor.wings.baseline.compare import (
     MAX_EXAMPLES,
     BaselineHead,
     Gate,
     Tally,
     UrlChange,
     compare_urls,
-    diff_json,
 )
-from auditor.monitoring.facts import (
+from auditor.wings.baseline.comparison_rows import (
     Key,
     UrlFacts,
     run_keys,
@@ -36,7 +37,7 @@ from auditor.monitoring.facts import (
     target_keys,
     url_facts,
 )
-from auditor.urls import digest_of_stored, stored_digest
+from auditor.wings.baseline.diff_section import DiffSection
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (a thread hop each)
 
@@ -117,7 +118,7 @@ class Comparison:
     async def __aexit__(self, *exc_info: object) -> None:
         await self.close()
 
-    # --- the baseline, read before the run (blocking: auditor.monitoring.baseline) ---
+    # --- the baseline, read before the run (blocking: auditor.wings.baseline.baseline_reader) ---
 
     def add_baseline(self, rows: Iterable[BaselineRow], *, current: bool = False) -> set[str]:
         """A report's rows, written in batches; the names of its closing fields.
@@ -187,12 +188,12 @@ class Comparison:
 
     # --- the end: the joins ---
 
-    async def finish(self) -> dict[str, object]:
-        """Join the two runs: the report's `diff` object; the regressions kept for JUnit."""
+    async def finish(self) -> DiffSection:
+        """Join the two runs: the report's `diff`; the regressions kept for JUnit."""
         await self._flush()
         return await asyncio.to_thread(self._finish)
 
-    def _finish(self) -> dict[str, object]:
+    def _finish(self) -> DiffSection:
         tally = Tally(self.gate)
         self._index()
         with transaction(self._db):
@@ -200,14 +201,25 @@ class Comparison:
             self._add_regressions(self._key_rows(tally))
         count = self._db.execute("SELECT count(*), sum(kind = 'url') FROM regressions").fetchone()
         self.regressions = count[0]
-        examples = list(self.regression_rows(limit=MAX_EXAMPLES))
-        return diff_json(
-            tally,
-            head=self.head,
+        return DiffSection(
+            self.head,
+            self.gate.threshold,
             regressions=count[0],
             url_regressions=count[1] or 0,
-            regression_examples=examples,
-            sitemaps=(self._documents_only("documents"), self._documents_only("base_documents")),
+            regression_examples=tuple(self.regression_rows(limit=MAX_EXAMPLES)),
+            sitemaps_added=tuple(self._documents_only("documents")),
+            sitemaps_removed=tuple(self._documents_only("base_documents")),
+            urls_added=tally.urls_added,
+            urls_added_examples=tuple(tally.added_examples.items()),
+            urls_removed=tally.urls_removed,
+            urls_removed_examples=tuple(tally.removed_examples.items()),
+            urls_changed=tally.urls_changed,
+            urls_changed_examples=tuple(tally.changed_examples.items()),
+            became_not_indexable=tally.became_not_indexable,
+            became_indexable=tally.became_indexable,
+            new_findings=dict(sorted(tally.new.items())),
+            resolved_findings=dict(sorted(tally.resolved.items())),
+            cases=self,
         )
 
     def _index(self) -> None:

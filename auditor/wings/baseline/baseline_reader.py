@@ -2,7 +2,7 @@
 
 The report is read as a stream by the one reader of the format (auditor.report.reader), which
 bounds every line of a hostile file; each URL leaves one row of facts on disk
-(auditor.monitoring.store), never an object in memory. A baseline that cannot be read is a
+(auditor.wings.baseline.comparison), never an object in memory. A baseline that cannot be read is a
 usage error (exit 2), found before this run writes anything.
 """
 
@@ -15,10 +15,10 @@ from typing import Any
 
 from auditor.errors import BaselineError, ReportReadError
 from auditor.models import TargetRecord
-from auditor.monitoring.compare import BaselineHead, Gate
-from auditor.monitoring.facts import OMITTED, Key, reported_keys, reported_url_facts
-from auditor.monitoring.store import BaselineRow, Comparison, Document, Field
 from auditor.report.reader import ReportReader
+from auditor.wings.baseline.compare import BaselineHead, Gate
+from auditor.wings.baseline.comparison import BaselineRow, Comparison, Document, Field
+from auditor.wings.baseline.comparison_rows import OMITTED, Key, reported_keys, reported_url_facts
 
 
 async def open_comparison(path: Path, *, folder: Path, gate: Gate) -> Comparison:

@@ -12,10 +12,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from auditor.config import FailOn
-from auditor.monitoring.baseline import load_comparison, report_rows
-from auditor.monitoring.compare import Gate, added_regression, verdict_label
-from auditor.monitoring.facts import UrlFacts
 from auditor.report.reader import ReportReader
+from auditor.wings.baseline.baseline_reader import load_comparison, report_rows
+from auditor.wings.baseline.compare import Gate, added_regression, verdict_label
+from auditor.wings.baseline.comparison_rows import UrlFacts
 
 
 def changes(baseline: Path, report: Path, *, fail_on_new: FailOn) -> Iterator[dict[str, object]]:

@@ -18,15 +18,24 @@ from typing import Generic, TypeVar
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.models import FieldChange, Indexability, NotIndexable, Regression
-from auditor.monitoring.facts import Key, UrlFacts, from_check
-from auditor.results.acceptance import NO_RULES, AcceptRules
+from auditor.models import Indexability, NotIndexable, Regression
+from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules
+from auditor.wings.baseline.comparison_rows import Key, UrlFacts, from_check
 
 _CODES = {code.value: code for code in Code}
 MAX_EXAMPLES = 50  # listed per kind of change, the first by URL; all are counted
 T = TypeVar("T")
 _INDEXABLE = Indexability.INDEXABLE.value
 _NOT_CHECKED = Indexability.NOT_CHECKED.value
+
+
+@dataclass(frozen=True, slots=True)
+class FieldChange:
+    """One field of a URL, before and after: `status 200 -> 404`."""
+
+    field: str  # status, final_url, indexability, canonical, codes
+    before: str
+    after: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,37 +268,3 @@ def _url_regression(
         return None
     verdict = facts.verdict if went_bad else None
     return Regression("url", facts.loc, tripping, verdict, facts.sitemap, facts.line)
-
-
-def diff_json(
-    tally: Tally,
-    *,
-    head: BaselineHead,
-    regressions: int,
-    url_regressions: int,
-    regression_examples: list[Regression],
-    sitemaps: tuple[list[str], list[str]],
-) -> dict[str, object]:
-    """The report's `diff` object: counts, and example lists capped at MAX_EXAMPLES."""
-    return {
-        "baseline": head.source,
-        "baseline_generated_at": head.generated_at,
-        "max_examples": MAX_EXAMPLES,
-        "fail_on_new": tally.gate.threshold.value,
-        "regressions": regressions,
-        "regression_examples": [item.to_json() for item in regression_examples],
-        "sitemaps_added": sitemaps[0],
-        "sitemaps_removed": sitemaps[1],
-        "urls_added": tally.urls_added,
-        "urls_added_examples": tally.added_examples.items(),
-        "urls_removed": tally.urls_removed,
-        "urls_removed_examples": tally.removed_examples.items(),
-        "urls_changed": tally.urls_changed,
-        "urls_changed_examples": [change.to_json() for change in tally.changed_examples.items()],
-        "urls_broken": url_regressions,
-        "urls_broken_examples": [r.subject for r in regression_examples if r.kind == "url"],
-        "became_not_indexable": tally.became_not_indexable,
-        "became_indexable": tally.became_indexable,
-        "new_findings": dict(sorted(tally.new.items())),
-        "resolved_findings": dict(sorted(tally.resolved.items())),
-    }
