@@ -128,6 +128,7 @@ PURE = {
     "auditor.urls",
     "auditor.wings.baseline.diff_section",
     "auditor.wings.crawl.coverage_section",
+    "auditor.wings.hreflang.link_queries",
     "auditor.wings.crawl.coverage_view",
     "auditor.wings.crawl.crawl_records",
     "auditor.wings.crawl.links",

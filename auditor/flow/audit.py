@@ -1,8 +1,7 @@
 """One audit, from its configuration to its outputs: the composition root.
 
-It opens what the run needs, has it walked (auditor.flow.walk), and publishes what was found.
-
-See docs/explanation/design.md#pipeline.
+It opens the enabled wings and the outputs, has the run walked (auditor.flow.walk), takes the
+wings' sections, decides, and publishes. See docs/explanation/design.md#pipeline.
 """
 
 from __future__ import annotations
@@ -18,11 +17,10 @@ from pathlib import Path
 from auditor.clock import Clock, SystemClock
 from auditor.config import AuditConfig
 from auditor.errors import ExitCode, HistoryWriteError, failure_in, write_failure_in
+from auditor.flow.progress import OnProgress
 from auditor.flow.registry import WINGS
-from auditor.flow.walk import OnProgress, Run
-from auditor.http_stack import (
-    usable_engine,
-)
+from auditor.flow.walk import Run
+from auditor.http_stack import usable_engine
 from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
@@ -34,7 +32,6 @@ from auditor.results.samples import Samples
 from auditor.results.sink import RecordWriter, Tee
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
-from auditor.sitemap.hreflang_store import store_path
 from auditor.sitemap.state_store import StateStore
 from auditor.wings.feature import Ended, Opening, Wing
 
@@ -85,7 +82,7 @@ async def audit(
     started_at, started = clock.now(), clock.monotonic()
     json_path = await report_path(config, started_at)
     async with contextlib.AsyncExitStack() as stack:
-        # Before the report: a bad baseline or history is a usage error, and nothing is written.
+        # Before the report: a wing's file it cannot use is a usage error, and nothing is written.
         opening = Opening(config, clock, started_at, json_path, stack)
         wings = [wing for feature in WINGS if (wing := await feature.open(opening)) is not None]
         # An unusable state is a warning, and the run goes on as without one.
@@ -95,30 +92,15 @@ async def audit(
         if config.junit is not None:
             junit = await _junit_cases(config, json_path.parent)
             await stack.enter_async_context(junit)
-        run = Run(
-            config,
-            clock,
-            started_at,
-            Summary(),
-            samples=Samples(),
-            on_progress=on_progress,
-            observers=[],
-            state=state,
-            wings=wings,
-        )
+        run = Run(config, clock, started_at, state=state, wings=wings, on_progress=on_progress)
         records = [item for item in (writer, csv, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete)
-        finished = await _conclude(
-            run,
-            wings,
-            complete=complete,
-            failed=failed,
-            junit=junit,
-            started=started,
+        ended = await _conclude(
+            run, wings, junit=junit, complete=complete, failed=failed, started=started
         )
-        html_path = await publish(writer, finished, junit=junit, csv=csv)
+        html_path = await publish(writer, ended, junit=junit, csv=csv)
     return AuditResult(
         run.summary,
         writer.path,
@@ -126,12 +108,12 @@ async def audit(
         complete,
         failed,
         run.targets,
-        finished.duration_s,
+        ended.duration_s,
         run.samples,
-        finished.decision,
-        _diff(finished.sections),
+        ended.decision,
+        _diff(ended.sections),
         started_at,
-        finished.sections,
+        ended.sections,
     )
 
 
@@ -139,9 +121,9 @@ async def _conclude(
     run: Run,
     wings: Sequence[Wing],
     *,
+    junit: JunitCases | None,
     complete: bool,
     failed: bool,
-    junit: JunitCases | None,
     started: float,
 ) -> FinishedRun:
     """The run's last counts (its targets), the wings' sections, its decision."""
@@ -197,7 +179,7 @@ async def _walk_or_fail(
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)
-        return await run.walk(tee, stop, links=store_path(writer.path)), False
+        return await run.walk(tee, stop), False
     except BaseException as exc:
         lost = write_failure_in(exc)
         if lost is not None or not isinstance(exc, Exception):

@@ -12,5 +12,6 @@ from auditor.wings.baseline.baseline_wing import FEATURE as BASELINE
 from auditor.wings.crawl.crawl_wing import FEATURE as CRAWL
 from auditor.wings.feature import Feature
 from auditor.wings.history.history_wing import FEATURE as HISTORY
+from auditor.wings.hreflang.hreflang_wing import FEATURE as HREFLANG
 
-WINGS: tuple[Feature, ...] = (CRAWL, BASELINE, HISTORY)
+WINGS: tuple[Feature, ...] = (CRAWL, HREFLANG, BASELINE, HISTORY)

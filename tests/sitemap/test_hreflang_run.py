@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import auditor
-import auditor.sitemap.alternates
+import auditor.wings.hreflang.alternates
 from auditor.demo.documents import Page, sitemapindex, xml_page
 from auditor.demo.server import serve
 from auditor.report.decode import ReportSummary
@@ -150,7 +150,7 @@ async def test_parse_helpers_give_the_same_judgement(tmp_path: Path) -> None:
 async def test_run_findings_past_the_cap_are_counted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(auditor.sitemap.alternates, "MAX_RUN_FINDINGS", 3)
+    monkeypatch.setattr(auditor.wings.hreflang.alternates, "MAX_RUN_FINDINGS", 3)
 
     def routes(base: str) -> dict[str, Page]:
         entries = [entry(f"{base}/en/{n}", ("fr", f"{base}/fr/{n}")) for n in range(10)]

@@ -2,7 +2,7 @@
 
 Google Search Central, "Tell Google about localized versions of your page": each language
 version lists every other, itself included; "If two pages don't both point to each other, the
-tags will be ignored." The store answers with SQL over a file (auditor.sitemap.hreflang_store);
+tags will be ignored." The store answers with SQL over a file (auditor.wings.hreflang.link_store);
 `expected` answers the same question over the clusters in memory, page by page. Tiny batches
 and a tiny memory of recent clusters make rows cross batches and clusters come back, or stay
 open over a write; one batch for all lets every page settle its link while it is gathered.
@@ -17,11 +17,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import auditor.sitemap.hreflang_store as store_module
+import auditor.wings.hreflang.link_store as store_module
 from auditor.models import Alternate, Finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, read_alternates
-from auditor.sitemap.hreflang_store import LinkStore
 from auditor.urls import parse_http_url, url_digest
+from auditor.wings.hreflang.link_store import LinkStore
 
 LANGUAGES = ("en", "fr", "de", X_DEFAULT)
 URLS = 10

@@ -1,7 +1,7 @@
 """An entry's sitemap extensions judged: hreflang, image, video and news (Google Search Central).
 
 Each family's rules, with their sources, are in its module; what needs the whole run (return
-links, alternates no sitemap lists) is auditor.sitemap.hreflang_store's. Pure: no I/O.
+links, alternates no sitemap lists) is auditor.wings.hreflang.link_store's. Pure: no I/O.
 """
 
 from __future__ import annotations

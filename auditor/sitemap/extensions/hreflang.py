@@ -5,7 +5,7 @@ each `<url>` lists every language version, itself included, as `<xhtml:link rel=
 hreflang="..." href="..."/>`; hrefs are fully qualified and may be on other hosts; values are an
 ISO 639-1 language, optionally an ISO 15924 script and an ISO 3166-1 alpha-2 region, or
 `x-default`. Case does not matter (RFC 5646 §2.1.1). Return links are judged run-wide
-(auditor.sitemap.hreflang_store). Pure: no I/O.
+(auditor.wings.hreflang.link_store). Pure: no I/O.
 """
 
 from __future__ import annotations

@@ -19,7 +19,7 @@ from auditor.wings.crawl.coverage_section import CoverageSection, found_of
 from auditor.wings.crawl.coverage_view import CODES
 from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlPlan, CrawlSummary, crawl_plan
 from auditor.wings.crawl.crawler import Crawler
-from auditor.wings.crawl.page_store import CrawlStore, store_path
+from auditor.wings.crawl.page_store import CrawlStore, pages_path
 from auditor.wings.feature import Ended, Lanes, Opening, Walked, WalkParts, Watch, after
 
 
@@ -55,7 +55,7 @@ class CrawlWing:
 
     async def watch(self, parts: WalkParts, watch: Watch) -> Watch:
         """The crawl's store opens beside the report; the sink counts the listed URLs for it."""
-        store = await parts.stack.enter_async_context(CrawlStore(store_path(self._report)))
+        store = await parts.stack.enter_async_context(CrawlStore(pages_path(self._report)))
         robots = parts.openers.robots.get
         self._crawler = Crawler(parts.checker(), robots=robots, store=store, plan=self._plan)
         self._store = store

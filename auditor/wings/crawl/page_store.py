@@ -270,7 +270,7 @@ def _result(blob: bytes | None) -> CheckResult | None:
     return unpack_result(packed)[1]
 
 
-def store_path(report: Path) -> Path:
+def pages_path(report: Path) -> Path:
     """The stem of the crawl's temporary file: hidden beside the JSON report.
 
     The file itself is made new, under a random name (auditor.files.create_new).

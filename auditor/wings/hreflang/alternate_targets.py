@@ -9,8 +9,8 @@ the alternates that point at them once every URL is checked
 from __future__ import annotations
 
 from auditor.models import CheckResult, RunFindings, UrlRecord
-from auditor.sitemap.alternates import CappedFindings
-from auditor.sitemap.hreflang_store import LinkStore
+from auditor.wings.hreflang.alternates import CappedFindings
+from auditor.wings.hreflang.link_store import LinkStore
 
 
 class AlternateTargets:

@@ -24,130 +24,15 @@ from auditor.files import RunDatabase
 from auditor.models import Finding, finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, HreflangLink
 from auditor.urls import digest_of_stored, stored_digest
+from auditor.wings.hreflang import link_queries as sql
 
 FLUSH_ROWS = 10_000  # rows gathered before a write (at the next new cluster): a thread hop each
 _MAX_ROWS = 4 * FLUSH_ROWS  # written then even in the middle of a cluster
 # A cluster still waiting for pages, opened within the last this many pages, is kept for the
 # next write: documents read at once hand their entries over piece by piece, interleaved.
 _YOUNG_PAGES = 2048
-_RECENT_CLUSTERS = 4096  # clusters written lately, and whether their links were left out
-# One row per page naming alternates; one per link of each cluster (the set of links its pages
-# name), gathered in memory while the cluster's pages come (most often one after another). A
-# link is `settled` when the page it names came, in the same cluster, under the same language:
-# nothing left to judge. A cluster whose every link settled while gathered, and whose every page
-# names itself, is closed: its links are not written (a link to one of its pages from another
-# set is judged on the pages, and none of them can be in that set), but for x-default's, which
-# may be another set's return link. Tables are only appended to (a cluster met again after
-# others pushed it out of memory is written again); indexes are made when the walk is over,
-# and only when something is left to judge.
-# A page's `own` languages are written " en en-ie " (NULL: none), so that instr() finds one.
-# `again`: the row of a URL listed before (its rows, in several clusters, make one page).
-_SCHEMA = """
-CREATE TABLE pages (
-    page INTEGER, loc TEXT, sitemap INTEGER, own TEXT, cluster INTEGER, again INTEGER
-);
-CREATE TABLE members (cluster INTEGER, target INTEGER, lang TEXT, href TEXT, settled INTEGER);
-CREATE TABLE sitemaps (id INTEGER PRIMARY KEY, url TEXT);
-"""
-# The only pages a judging query can reach: those of a written cluster, or named by one of its
-# links. When the written links are few (most clusters closed as they were read), those pages
-# are copied out in one scan, and only they are indexed: not the run's millions.
-_NEAR = """
-ALTER TABLE pages RENAME TO every_page;
-CREATE TABLE pages AS SELECT * FROM every_page
-WHERE cluster IN (SELECT cluster FROM members) OR page IN (SELECT target FROM members){again};
-"""
-# With URLs listed again, every row of theirs: a page naming a written cluster may also be in a
-# closed one (whose membership its rows answer).
-_NEAR_AGAIN = " OR page IN (SELECT page FROM every_page WHERE again = 1)"
 _NEAR_SHARE = 4  # copied out when the pages outnumber the written links this many times
-_INDEXES = """
-CREATE INDEX pages_by_page ON pages (page);
-CREATE INDEX pages_by_cluster ON pages (cluster);
-CREATE INDEX members_by_cluster ON members (cluster, target);
-"""
-_UNSETTLED = "SELECT EXISTS (SELECT 1 FROM members WHERE settled = 0 AND lang != ?)"
-_SELFLESS = "SELECT EXISTS (SELECT 1 FROM pages WHERE own IS NULL)"
-# Page A (a row of cluster C) names B as L (not x-default). The links that may owe a finding,
-# each once (a cluster written twice has its rows twice): all but those B settles itself by
-# naming the very set C under L (A, naming itself in C, is then named back).
-_SUSPECTS = """
-CREATE TABLE suspects AS
-SELECT m.cluster, m.target, m.lang, MIN(m.href) AS href FROM members m
-WHERE m.settled = 0 AND m.lang != ?
-AND NOT EXISTS (
-    SELECT 1 FROM pages b WHERE b.page = m.target AND b.cluster = m.cluster
-    AND instr(b.own, ' ' || m.lang || ' ') > 0
-)
-GROUP BY m.cluster, m.target, m.lang
-"""
-# B, a page naming alternates, names A back in none of its clusters. The pairs to look at: the
-# suspects, and every link of a page that does not name itself (its set cannot hold it). A is
-# a member of B's cluster X when X's written links name it, or when A names itself in X (a
-# closed cluster's links are not written: its pages, each naming itself, are its members).
-_NO_RETURN = """
-WITH pairs AS (
-    SELECT a.page AS a_page, a.loc AS loc, a.sitemap AS sitemap, m.target AS target,
-        m.lang AS lang, m.href AS href
-    FROM suspects m CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
-    UNION ALL
-    SELECT a.page, a.loc, a.sitemap, m.target, m.lang, m.href FROM pages a
-    CROSS JOIN members m ON m.cluster = a.cluster AND m.target != a.page
-    WHERE a.own IS NULL AND m.lang != ?
-)
-SELECT MIN(loc), MIN(sitemap), lang, MIN(href) FROM pairs
-WHERE EXISTS (SELECT 1 FROM pages b WHERE b.page = target)
-AND NOT EXISTS (
-    SELECT 1 FROM pages b WHERE b.page = target AND (
-        EXISTS (SELECT 1 FROM members r WHERE r.cluster = b.cluster AND r.target = a_page)
-        OR EXISTS (
-            SELECT 1 FROM pages p
-            WHERE p.page = a_page AND p.cluster = b.cluster AND p.own IS NOT NULL
-        )
-    )
-)
-GROUP BY a_page, target, lang
-"""
-# B is no page naming alternates: listed without hreflang (no return link), or nowhere.
-_NO_CLUSTER = """
-SELECT MIN(a.loc), MIN(a.sitemap), m.target, m.lang, MIN(m.href) FROM suspects m
-CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
-WHERE NOT EXISTS (SELECT 1 FROM pages b WHERE b.page = m.target)
-GROUP BY a.page, m.target, m.lang
-"""
-# A names B as language L, where B calls itself M (and never L).
-_CONFLICTS = """
-SELECT MIN(a.loc), MIN(a.sitemap), m.lang, group_concat(b.own, ''), MIN(m.href) FROM suspects m
-CROSS JOIN pages b ON b.page = m.target AND b.own IS NOT NULL
-CROSS JOIN pages a ON a.cluster = m.cluster AND a.page != m.target
-WHERE NOT EXISTS (
-    SELECT 1 FROM pages c WHERE c.page = m.target AND instr(c.own, ' ' || m.lang || ' ') > 0
-)
-GROUP BY a.page, m.target, m.lang
-"""
-
-
-# Where alternates lead: each link to a URL whose check says it is not indexable, once per
-# (page naming it, URL). The written links name it, or (a closed cluster, whose links are not
-# written) it is a page of the cluster that names itself.
-_TARGETS = """
-SELECT MIN(a.loc), MIN(a.sitemap), MIN(m.lang), MIN(m.href), MIN(bad.reason) FROM bad
-CROSS JOIN members m ON m.target = bad.page
-CROSS JOIN {pages} a ON a.cluster = m.cluster AND a.page != m.target
-GROUP BY a.page, m.target
-UNION
-SELECT MIN(a.loc), MIN(a.sitemap), MIN(trim(b.own)), MIN(b.loc), MIN(bad.reason) FROM bad
-CROSS JOIN {pages} b ON b.page = bad.page AND b.own IS NOT NULL
-CROSS JOIN {pages} a ON a.cluster = b.cluster AND a.page != b.page
-WHERE NOT EXISTS (SELECT 1 FROM members m WHERE m.cluster = b.cluster AND m.target = b.page)
-GROUP BY a.page, b.page
-"""
-_TARGET_INDEXES = """
-CREATE INDEX IF NOT EXISTS {pages}_by_page ON {pages} (page);
-CREATE INDEX IF NOT EXISTS {pages}_by_cluster ON {pages} (cluster);
-CREATE INDEX IF NOT EXISTS members_by_target ON members (target);
-CREATE INDEX IF NOT EXISTS members_by_cluster ON members (cluster, target);
-"""
+_RECENT_CLUSTERS = 4096  # clusters written lately, and whether their links were left out
 
 
 class _Open:
@@ -192,7 +77,7 @@ MAX_BAD_KEPT = 1_000_000  # not-indexable URLs looked up among the alternates (9
 MAX_UNLISTED_KEPT = 100_000  # alternates no sitemap lists, checked and reported; the rest counted
 
 
-def store_path(report: Path) -> Path:
+def links_path(report: Path) -> Path:
     """The stem of the store's temporary file: hidden beside the report (`--json`'s folder).
 
     The file itself is made new, under a random name (auditor.files.create_new).
@@ -302,7 +187,7 @@ class LinkStore(RunDatabase):
         members: list[tuple[int, int, str, str, int]],
         sitemaps: list[tuple[int, str]],
     ) -> None:
-        db = self.connect(_SCHEMA)
+        db = self.connect(sql.SCHEMA)
         db.execute("BEGIN")  # one transaction per batch
         db.executemany("INSERT INTO pages VALUES (?, ?, ?, ?, ?, ?)", pages)
         db.executemany("INSERT INTO members VALUES (?, ?, ?, ?, ?)", members)
@@ -333,26 +218,26 @@ class LinkStore(RunDatabase):
     ) -> None:
         assert self._db is not None
         db = self._db
-        unsettled = db.execute(_UNSETTLED, (X_DEFAULT,)).fetchone()[0]
-        if not unsettled and not db.execute(_SELFLESS).fetchone()[0]:
+        unsettled = db.execute(sql.UNSETTLED, (X_DEFAULT,)).fetchone()[0]
+        if not unsettled and not db.execute(sql.SELFLESS).fetchone()[0]:
             return  # every page names itself, and each link was settled as it was written
         written = db.execute("SELECT COUNT(*) FROM members").fetchone()[0]
         if written * _NEAR_SHARE < self.pages:
-            db.executescript(_NEAR.format(again=_NEAR_AGAIN if self._again else ""))
-        db.executescript(_INDEXES)
-        db.execute(_SUSPECTS, (X_DEFAULT,))
+            db.executescript(sql.NEAR.format(again=sql.NEAR_AGAIN if self._again else ""))
+        db.executescript(sql.INDEXES)
+        db.execute(sql.SUSPECTS, (X_DEFAULT,))
         sitemaps = {number: url for url, number in self._sitemaps.items()}
-        for loc, sitemap, lang, href in db.execute(_NO_RETURN, (X_DEFAULT,)):
+        for loc, sitemap, lang, href in db.execute(sql.NO_RETURN, (X_DEFAULT,)):
             report(_no_return(loc, sitemaps[sitemap], lang, href))
         unlisted = _UnlistedCount(db, verdict)
-        for loc, sitemap, target, lang, href in db.execute(_NO_CLUSTER):
+        for loc, sitemap, target, lang, href in db.execute(sql.NO_CLUSTER):
             digest = digest_of_stored(target)
             if listed(digest):  # listed without alternates: it names nobody back
                 report(_no_return(loc, sitemaps[sitemap], lang, href))
             else:
                 unlisted.add(Unlisted(href, digest, loc, sitemaps[sitemap]))
         unlisted.close()
-        for loc, sitemap, lang, own, href in db.execute(_CONFLICTS):
+        for loc, sitemap, lang, own, href in db.execute(sql.CONFLICTS):
             report(
                 finding(
                     Code.HREFLANG_CONFLICTING_LANGUAGE,
@@ -395,9 +280,9 @@ class LinkStore(RunDatabase):
         pages = "every_page" if near else "pages"
         db.execute("CREATE TABLE IF NOT EXISTS bad (page INTEGER PRIMARY KEY, reason TEXT)")
         db.executemany("INSERT OR IGNORE INTO bad VALUES (?, ?)", bad)
-        db.executescript(_TARGET_INDEXES.format(pages=pages))
+        db.executescript(sql.TARGET_INDEXES.format(pages=pages))
         sitemaps = {number: url for url, number in self._sitemaps.items()}
-        for loc, sitemap, lang, href, reason in db.execute(_TARGETS.format(pages=pages)):
+        for loc, sitemap, lang, href, reason in db.execute(sql.TARGETS.format(pages=pages)):
             code = Code.HREFLANG_ALTERNATE_NOT_INDEXABLE
             said = {"alternate": href, "hreflang": lang, "reason": reason}
             report(finding(code, url=loc, sitemap=sitemaps[sitemap], **said))

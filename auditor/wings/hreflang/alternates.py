@@ -12,8 +12,8 @@ from collections.abc import Awaitable, Callable
 
 from auditor.codes import Code
 from auditor.models import Finding, RunFindings, UrlRecord, finding
-from auditor.sitemap.hreflang_store import LinkStore, LinkVerdict
 from auditor.sitemap.read_services import EmitUrls
+from auditor.wings.hreflang.link_store import LinkStore, LinkVerdict
 
 # Run findings kept for the report (all are counted): at millions of URLs without return links,
 # the findings are counted, never held.
