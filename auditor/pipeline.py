@@ -427,8 +427,8 @@ class _Run:
                         ticker.cancel()
                 if crawl is not None:  # what the crawl gathered, whether or not the run finished
                     await crawl.finish(walked=finished, emit_summary=queue.put)
-                if plan is not None:
-                    plan.complete = finished
+                if plan is not None:  # what a stop kept from the sink goes to it now
+                    await plan.ended(complete=finished)
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
             for found in (self.behind.findings(), await alternates.findings()):
                 if found is not None:
@@ -530,17 +530,16 @@ class _Run:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
         watching = (self.behind, *watchers)
-        emit = (
-            plan.records_checked(queue.put, watchers=watching)
-            if plan is not None
-            else records_checked(queue.put, watchers=watching)
-        )
+        emit = records_checked(queue.put, watchers=watching)
+        keep = None  # with a history, a stop's answered checks are kept, never lost
+        if plan is not None:
+            emit, keep = plan.records_checked(queue.put, watchers=watching), plan.keep_checked
         checks: Checks
         if config.workers > 1:
-            checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
+            checks = CheckPool(checker_configs(config), reach=reach, emit=emit, keep=keep)
         else:
             check = checker(config, parts, clock=self.clock)
-            checks = CheckLoop(check, workers=config.concurrency, emit=emit)
+            checks = CheckLoop(check, workers=config.concurrency, emit=emit, keep=keep)
         return CheckStage(
             checks,
             emit=queue.put,
