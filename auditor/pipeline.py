@@ -376,15 +376,17 @@ class _Run:
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
             async with self._planned(queue, paths[0].parent, dedup.__contains__) as plan:
+                # One checker for the crawl and the checks here: one request a URL, whatever
+                # role it plays (auditor.checks.visits).
+                check = checker(config, parts, clock=clock)
                 stage, alternates = None, AlternateTargets(links)
                 if not config.no_check:
                     stage = self._check_stage(
-                        parts, reach, queue, rng, plan, watchers=(alternates,)
+                        check, reach, queue, rng, plan, watchers=(alternates,)
                     )
                 emit_urls = stage.submit if stage is not None else queue.put
                 crawl: _Crawl | None = None
                 if config.crawl:
-                    check = checker(config, parts, clock=clock)
                     crawl = _Crawl(config, check, parts, crawl_store)
                     crawl.join(
                         listed=dedup.__contains__,
@@ -519,7 +521,7 @@ class _Run:
 
     def _check_stage(
         self,
-        parts: Openers,
+        check: Checker,
         reach: Reach,
         queue: SinkQueue,
         rng: random.Random,
@@ -538,7 +540,6 @@ class _Run:
         if config.workers > 1:
             checks = CheckPool(checker_configs(config), reach=reach, emit=emit, keep=keep)
         else:
-            check = checker(config, parts, clock=self.clock)
             checks = CheckLoop(check, workers=config.concurrency, emit=emit, keep=keep)
         return CheckStage(
             checks,
@@ -584,6 +585,7 @@ class _Crawl:
         self.plan = crawl_plan(config)
         self.deep_clicks = config.deep_clicks
         self.store = store
+        self.check = check
         self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)
         self.done = False
         self._coverage: Coverage | None = None
@@ -614,8 +616,11 @@ class _Crawl:
             listed=listed,
             emit_checked=emit_checked,
             emit=emit,
+            leads=self.check.canonical_leads,
             watchers=watchers,
         )
+        # A canonical the crawl requested is not requested again.
+        self.check.learn_from(self._coverage.verdict_of)
 
     async def run(self) -> None:
         """Crawl the site; the sitemaps are read once it is over (auditor.crawl.coverage)."""
