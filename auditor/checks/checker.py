@@ -16,11 +16,11 @@ from dataclasses import dataclass, replace
 from functools import partial
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
-from auditor.checks.canonical import canonical_target, comparable, header_canonicals
+from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import PageHead, read_head
 from auditor.checks.page_rules import page_findings
-from auditor.checks.visits import KnownVerdict, Visit, Visits, canonical_verdict
+from auditor.checks.visits import KnownVerdict, Visit, Visits, canonical_verdict, url_key
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -40,7 +40,7 @@ from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
 from auditor.net.redirects import chain_findings
 from auditor.net.transport import Response
-from auditor.urls import parse_http_url, url_digest
+from auditor.urls import parse_http_url
 
 log = logging.getLogger(__name__)
 # A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
@@ -122,8 +122,8 @@ class Checker:
         requested then: that check is this one (auditor.checks.visits).
         """
         make = partial(self._visit_only, loc, origin, validators)
-        key = comparable(loc)
-        visit = await (self._visits.own(url_digest(key), make) if key else make())
+        key = url_key(loc)
+        visit = await (self._visits.own(key, make) if key is not None else make())
         return await self._followed(loc, visit, follow=follow)
 
     async def read_page(
@@ -334,11 +334,11 @@ class Checker:
         index (docs/explanation/rules.md#canonical-target). The canonical's verdict is its own
         check's, made once a run whatever else asks for it (auditor.checks.visits).
         """
-        key, origin = comparable(target), _origin_of(target)
+        key, origin = url_key(target), _origin_of(target)
         if key is None or origin is None:
             return []
         make = partial(self._visit_only, target, origin, None)
-        reason, status = await self._visits.verdict(url_digest(key), target, make)
+        reason, status = await self._visits.verdict(key, target, make)
         if reason is None:
             return []
         code, canonical = Code.URL_CANONICAL_NOT_INDEXABLE, target[:_SHOWN_CHARS]

@@ -14,11 +14,14 @@ is requested again.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 from auditor.codes import Code
 from auditor.models import CheckResult, NotIndexable
+from auditor.net.redirects import encoded_url
+from auditor.urls import RAW_CHARACTER, parse_known
 
 MAX_KEPT = 4_096  # canonical targets' checks waiting for their URL's own check
 MAX_VERDICTS = 32_768  # verdicts of URLs checked, for the canonicals named later
@@ -27,6 +30,19 @@ MAX_VERDICTS = 32_768  # verdicts of URLs checked, for the canonicals named late
 Verdict = tuple[NotIndexable | None, int | None]
 # What the rest of the run knows of a URL (its crawl), or None.
 KnownVerdict = Callable[[str], Awaitable[Verdict | None]]
+
+
+def url_key(url: str) -> int | None:
+    """The digest a URL's checks go by: the normalised form of the URL as requested.
+
+    Percent-encoded as the transports send it (RFC 3987 §3.1), then normalised (RFC 3986
+    §6.2.2): one page written two ways is one URL. None for a URL that is not http(s).
+    """
+    if RAW_CHARACTER.search(url) is not None:  # most URLs have none: no copy made
+        with contextlib.suppress(ValueError):
+            url = encoded_url(url)
+    known = parse_known(url)
+    return known[1] if known is not None else None
 
 
 def canonical_verdict(result: CheckResult) -> Verdict | None:

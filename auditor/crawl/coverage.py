@@ -20,6 +20,7 @@ from auditor.checks.stage import CheckWatcher, joined
 from auditor.checks.visits import Verdict, canonical_verdict
 from auditor.codes import Code
 from auditor.crawl.crawler import Crawler
+from auditor.crawl.links import page_url
 from auditor.crawl.scope import CrawlScope
 from auditor.crawl.store import CrawlStore, Found
 from auditor.models import (
@@ -227,7 +228,8 @@ class Coverage:
 
     async def verdict_of(self, url: str) -> Verdict | None:
         """The verdict of `url` from the crawl's check of it; None when it did not request it."""
-        known = parse_known(url)
+        requested = page_url(url)  # as the crawl keys what it reached
+        known = parse_known(requested) if requested is not None else None
         ident = self._crawler.reached(known[1]) if known is not None else None
         if ident is None:
             return None
