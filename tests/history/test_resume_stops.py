@@ -6,12 +6,13 @@ The stopped run's report counts what its history holds; the resumed run requests
 stopped one did not record, and only URLs whose check was under way at the stop are requested
 twice: at most --per-host (and --concurrency) of the site's one host, each check being one
 request (docs/how-to/big-sites.md#resume-an-interrupted-run-resume). Each round draws the
-engine, the checker processes, the limits and whether a budget applies.
+stop point and the limits, for each engine with and without checker processes and a budget.
 """
 
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import random
 import signal
@@ -33,7 +34,6 @@ from tests.history.site import HistorySite
 
 PAGES = 120
 DELAY_S = 0.005
-ROUNDS = 8
 WAIT_S = 60.0  # for the child to get going, and to end (a loaded machine is slow to start one)
 
 
@@ -64,18 +64,24 @@ class Draw:
         return limits + (["--budget", str(self.budget)] if self.budget is not None else [])
 
 
-def draw(rng: random.Random) -> Draw:
-    per_host = rng.choice((1, 2, 4, 8))
-    budget = rng.choice((None, PAGES * 2 // 3))
-    wanted = budget if budget is not None else PAGES
-    return Draw(
-        engine=rng.choice(tuple(Engine)),
-        workers=rng.choice((1, 2)),
-        per_host=per_host,
-        concurrency=rng.choice((per_host, 3, 32)),
-        budget=budget,
-        stop_at=rng.randint(1, wanted * 3 // 4),
-    )
+def draws(rng: random.Random) -> list[Draw]:
+    """Each engine with and without checker processes and a budget; the limits and the moment
+    of the stop drawn."""
+    found = []
+    for engine, workers, budget in itertools.product(Engine, (1, 2), (None, PAGES * 2 // 3)):
+        per_host = rng.choice((1, 2, 4, 8))
+        wanted = budget if budget is not None else PAGES
+        found.append(
+            Draw(
+                engine=engine,
+                workers=workers,
+                per_host=per_host,
+                concurrency=rng.choice((per_host, 3, 32)),
+                budget=budget,
+                stop_at=rng.randint(1, wanted * 3 // 4),
+            )
+        )
+    return found
 
 
 async def stopped(site: HistorySite, base: str, history: Path, report: Path, how: Draw) -> int:
@@ -149,6 +155,5 @@ async def one_round(tmp_path: Path, how: Draw) -> None:
 async def test_a_stop_at_any_moment_requests_again_only_what_was_in_flight(
     tmp_path: Path,
 ) -> None:
-    rng = random.Random(36)
-    for number in range(ROUNDS):
-        await one_round(tmp_path / f"round{number}", draw(rng))
+    for number, how in enumerate(draws(random.Random(36))):
+        await one_round(tmp_path / f"round{number}", how)
