@@ -1,9 +1,9 @@
-"""One request per URL a run, whatever roles it plays: listed, crawled, another page's canonical.
+"""One request per URL a run, whatever roles it plays: listed, crawled, a canonical, an alternate.
 
 A loopback site whose pages name each other as canonicals (a chain, a cycle, several pages
-naming one, a canonical no sitemap lists, a listed page nothing links to), counted request by
-request on the server, with and without the crawl, on both transports
-(auditor.checks.visits; docs/explanation/rules.md#canonical-target).
+naming one, a canonical no sitemap lists but an hreflang alternate names, a listed page nothing
+links to), counted request by request on the server, with and without the crawl, on both
+transports (auditor.checks.visits; docs/explanation/rules.md#canonical-target).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 from aiohttp import web
 
 from auditor.config import FailOn
-from auditor.demo.documents import Page
+from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from tests.crawl.site import codes_of, entry, page, site
 from tests.helpers import Audited, run_audit
@@ -23,6 +23,7 @@ from tests.helpers import Audited, run_audit
 pytestmark = pytest.mark.usefixtures("engine")
 
 NOT_INDEXABLE, ELSEWHERE = "url.canonical_not_indexable", "url.canonical_elsewhere"
+XHTML = "http://www.w3.org/1999/xhtml"
 LISTED = ["/", "/a", "/b", "/c", "/d", "/e", "/f", "/g", "/gone", "/y"]
 PAGES = [*LISTED, "/x"]
 
@@ -33,8 +34,8 @@ def canonical(base: str, path: str) -> str:
 
 def routes(base: str) -> dict[str, Route]:
     """/a and /c name /b; /d names /a (which names /b); /f and /g name each other; /e names
-    /x, which no sitemap lists; /y, which nothing links to, names /a; /gone names /b too, and
-    answers 404."""
+    /x, which no sitemap lists but is /e's hreflang alternate; /y, which nothing links to,
+    names /a; /gone names /b too, and answers 404."""
     pages: dict[str, Route] = {
         "/": page("/a", "/b", "/c", "/d", "/e", "/f", "/g", "/gone"),
         "/a": page(head=canonical(base, "/b")),
@@ -48,7 +49,14 @@ def routes(base: str) -> dict[str, Route]:
         "/x": page(head=canonical(base, "/x")),
         "/y": page(head=canonical(base, "/a")),
     }
-    return site(base, pages, listed=LISTED)
+    found = site(base, pages, listed=LISTED)
+    alternates = "".join(
+        f'<xhtml:link rel="alternate" hreflang="{lang}" href="{base}{path}"/>'
+        for lang, path in (("en", "/e"), ("de", "/x"))
+    )
+    entries = [url(f"{base}{path}", extra=alternates if path == "/e" else "") for path in LISTED]
+    document = urlset(entries).replace("<urlset ", f'<urlset xmlns:xhtml="{XHTML}" ', 1)
+    return found | {"/sitemap.xml": xml_page(document)}
 
 
 async def audit(tmp_path: Path, *, crawl: bool, **options: Any) -> tuple[Audited, dict[str, int]]:
