@@ -380,15 +380,17 @@ class _Run:
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
             async with self._planned(queue, paths[0].parent, dedup.__contains__) as plan:
+                # One checker for the crawl and the checks here: one request a URL, whatever
+                # role it plays (auditor.checks.visits).
+                check = checker(config, parts, clock=clock)
                 stage, alternates = None, AlternateTargets(links)
                 if not config.no_check:
                     stage = self._check_stage(
-                        parts, reach, queue, rng, plan, watchers=(alternates,)
+                        check, reach, queue, rng, plan, watchers=(alternates,)
                     )
                 emit_urls = stage.submit if stage is not None else queue.put
                 crawl: _Crawl | None = None
                 if config.crawl:
-                    check = checker(config, parts, clock=clock)
                     crawl = _Crawl(config, check, parts, crawl_store)
                     crawl.join(
                         listed=dedup.__contains__,
@@ -431,8 +433,8 @@ class _Run:
                         ticker.cancel()
                 if crawl is not None:  # what the crawl gathered, whether or not the run finished
                     await crawl.finish(walked=finished, emit_summary=queue.put)
-                if plan is not None:
-                    plan.complete = finished
+                if plan is not None:  # what a stop kept from the sink goes to it now
+                    await plan.ended(complete=finished)
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
             for found in (self.behind.findings(), await alternates.findings()):
                 if found is not None:
@@ -542,7 +544,7 @@ class _Run:
 
     def _check_stage(
         self,
-        parts: Openers,
+        check: Checker,
         reach: Reach,
         queue: SinkQueue,
         rng: random.Random,
@@ -553,17 +555,15 @@ class _Run:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
         watching = (self.behind, *watchers)
-        emit = (
-            plan.records_checked(queue.put, watchers=watching)
-            if plan is not None
-            else records_checked(queue.put, watchers=watching)
-        )
+        emit = records_checked(queue.put, watchers=watching)
+        keep = None  # with a history, a stop's answered checks are kept, never lost
+        if plan is not None:
+            emit, keep = plan.records_checked(queue.put, watchers=watching), plan.keep_checked
         checks: Checks
         if config.workers > 1:
-            checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
+            checks = CheckPool(checker_configs(config), reach=reach, emit=emit, keep=keep)
         else:
-            check = checker(config, parts, clock=self.clock)
-            checks = CheckLoop(check, workers=config.concurrency, emit=emit)
+            checks = CheckLoop(check, workers=config.concurrency, emit=emit, keep=keep)
         return CheckStage(
             checks,
             emit=queue.put,
@@ -608,6 +608,7 @@ class _Crawl:
         self.plan = crawl_plan(config)
         self.deep_clicks = config.deep_clicks
         self.store = store
+        self.check = check
         self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)
         self.done = False
         self._coverage: Coverage | None = None
@@ -638,8 +639,11 @@ class _Crawl:
             listed=listed,
             emit_checked=emit_checked,
             emit=emit,
+            leads=self.check.canonical_leads,
             watchers=watchers,
         )
+        # A canonical the crawl requested is not requested again.
+        self.check.learn_from(self._coverage.verdict_of)
 
     async def run(self) -> None:
         """Crawl the site; the sitemaps are read once it is over (auditor.crawl.coverage)."""
