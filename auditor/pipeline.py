@@ -55,6 +55,7 @@ from auditor.report.publish import FinishedRun, open_outputs, publish, report_pa
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
 from auditor.results.last_known import HistoryCounts
+from auditor.results.reach import outage, outage_text
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
@@ -162,7 +163,7 @@ async def audit(
         records = [item for item in (writer, csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
-            await state.save(complete=complete)
+            await state.save(complete=complete and not outage(run.targets))
         finished = await _conclude(
             run,
             complete=complete,
@@ -199,11 +200,12 @@ async def _conclude(
     """The run's last counts (its targets, the comparison with the baseline), its decision."""
     summary, samples, config = run.summary, run.samples, run.config
     run.targets = tuple(run.accept.mark_target(target) for target in run.targets)
+    causes = outage(run.targets)  # no target answered at all (auditor.results.reach)
     for target in run.targets:
         summary.add_target(target)
         samples.add_target(target)
         if junit is not None:
-            junit.add_target(target)
+            junit.add_target(target, unreachable=bool(causes))
         if comparison is not None:
             comparison.add_target(target)
     diff_out = await comparison.finish() if comparison is not None else None
@@ -214,6 +216,7 @@ async def _conclude(
         complete=complete,
         failed=failed,
         regressions=comparison.regressions if comparison is not None else None,
+        unreachable=outage_text(causes) if causes else None,
     )
     return FinishedRun(
         config=config,
@@ -226,6 +229,7 @@ async def _conclude(
         targets=run.targets,
         decision=decision,
         diff=diff_out,
+        unreachable=bool(causes),
     )
 
 
@@ -463,8 +467,8 @@ class _Run:
         try:
             yield plan
         finally:
-            if plan is not None:
-                await plan.finish(listed=listed)
+            if plan is not None:  # an outage lists nothing: no URL is forgotten for it
+                await plan.finish(listed=_listed_all if outage(self.targets) else listed)
 
     def _walker(
         self,
@@ -650,6 +654,10 @@ class _Crawl:
         await self.coverage.finish(
             walked=walked, interrupted=not self.done, emit_summary=emit_summary
         )
+
+
+def _listed_all(_digest: int) -> bool:
+    return True
 
 
 async def _produce(

@@ -624,6 +624,7 @@ SCENARIOS: list[Scenario] = [
         "/slow.xml",
         expect=("net.timeout",),
         overrides={"timeout_s": 0.3, "retries": 0},
+        exit_code=ExitCode.FAILED,  # the only target never answered: an outage
     ),
     Scenario(
         "server stalls mid-body",
@@ -654,12 +655,14 @@ SCENARIOS: list[Scenario] = [
         routes(lambda b: {}),
         "http://sitemaps.invalid/sitemap.xml",
         expect=("net.dns",),
+        exit_code=ExitCode.FAILED,  # the only target never answered: an outage
     ),
     Scenario(
         "connection refused",
         routes(lambda b: {}),
         "http://127.0.0.1:1/sitemap.xml",
         expect=("net.connect",),
+        exit_code=ExitCode.FAILED,  # the only target never answered: an outage
     ),
     Scenario(
         "robots.txt lists sitemaps, one relative",

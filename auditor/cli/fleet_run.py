@@ -162,9 +162,9 @@ def _label(outcome: SiteOutcome) -> tuple[str, str]:
 def _print_result(result: FleetResult, *, quiet: int, no_color: bool) -> None:
     """A line per site, worst first, the paths and the verdict.
 
-    As for a single run, `-q` prints the verdict alone when the fleet did not pass; `-qq` nothing.
+    As for a single run, `-q` prints the verdict line alone, on every run; `-qq` nothing.
     """
-    if quiet >= QUIET_ALL or (quiet and result.decision.exit_code == ExitCode.OK):
+    if quiet >= QUIET_ALL:
         return
     if quiet:
         print(result.decision.line)

@@ -226,7 +226,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "quiet",
         _G.OUTPUT,
-        "-q: nothing when the run passes, the verdict when not; -qq: nothing at all",
+        "-q: the verdict line alone, on every run; -qq: nothing at all (the exit code speaks)",
         Kind.COUNT,
         CONFIG_ONLY,
         short="-q",

@@ -27,6 +27,7 @@ class Outcome(StrEnum):
     FAIL = "FAIL"  # findings at or above --fail-on, or regressions since the baseline
     INCOMPLETE = "INCOMPLETE"  # interrupted: the counts cover what was read
     FAILED = "FAILED"  # an internal failure stopped the run
+    UNREACHABLE = "UNREACHABLE"  # no target answered at all: an outage (auditor.results.reach)
 
 
 # Each outcome has one exit code (docs/explanation/design.md#exit-codes).
@@ -35,6 +36,7 @@ EXIT_CODES = {
     Outcome.FAIL: ExitCode.FINDINGS,
     Outcome.INCOMPLETE: ExitCode.FAILED,
     Outcome.FAILED: ExitCode.FAILED,
+    Outcome.UNREACHABLE: ExitCode.FAILED,
 }
 
 
@@ -106,10 +108,13 @@ def decide(
     complete: bool,
     failed: bool,
     regressions: int | None = None,
+    unreachable: str | None = None,
 ) -> Decision:
     """The exit code and the verdict (docs/explanation/design.md#exit-codes, #regressions).
 
-    An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
+    An internal failure or an interrupted run: exit 3, whatever was found. A finished run that
+    reached no target (`unreachable`: why, auditor.results.reach) is an outage: exit 3, never a
+    site's findings nor a baseline to compare with. A finished run fails
     on a finding at or above --fail-on that is not accepted, and on any regression since the
     baseline whatever --fail-on says (regressions are counted at --fail-on-new, and never with
     `--fail-on-new never`: auditor.monitoring.compare); else it passes.
@@ -120,6 +125,8 @@ def decide(
     elif not complete:
         read = f"{_n(counts.documents, 'document')} and {_n(counts.urls, 'URL')}"
         verdict = Verdict(Outcome.INCOMPLETE, f"interrupted after {read}; so far {so_far}")
+    elif unreachable is not None:
+        verdict = Verdict(Outcome.UNREACHABLE, f"site unreachable: {unreachable}")
     elif regressions or _tripping(counts, fail_on):
         verdict = Verdict(Outcome.FAIL, _failure(counts, fail_on, regressions or 0))
     else:
@@ -135,6 +142,7 @@ def judge(
     complete: bool,
     failed: bool,
     regressions: int | None = None,
+    unreachable: str | None = None,
 ) -> Decision:
     """`decide` on a run's summary and samples."""
     return decide(
@@ -143,6 +151,7 @@ def judge(
         complete=complete,
         failed=failed,
         regressions=regressions,
+        unreachable=unreachable,
     )
 
 
