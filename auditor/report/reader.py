@@ -150,6 +150,7 @@ class ReportReader:
             urls_with_errors=urls_with_errors,
             accepted=by_severity(summary.accepted),
             not_indexable=summary.indexability.get(Indexability.NOT_INDEXABLE, 0),
+            known=summary.known,
         )
         return decide(
             counts,
