@@ -42,7 +42,7 @@ from auditor.http_stack import (
     usable_engine,
 )
 from auditor.models import Relisted, SitemapRecord, TargetRecord
-from auditor.monitoring.compare import Gate
+from auditor.monitoring.compare import DropLimit, Gate
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
@@ -313,7 +313,7 @@ async def _comparison(
     # The report format's reader and sqlite, only for --baseline.
     from auditor.monitoring.baseline import open_comparison  # noqa: PLC0415
 
-    gate = Gate(config.fail_on_new, accept)
+    gate = Gate(config.fail_on_new, accept, DropLimit(config.max_drop, config.max_drop_urls))
     return await open_comparison(config.baseline, folder=json_path.parent, gate=gate)
 
 

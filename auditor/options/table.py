@@ -497,6 +497,23 @@ OPTIONS: tuple[Option, ...] = (
         choices=_FAIL_ON,
     ),
     Option(
+        "max-drop",
+        _G.MONITORING,
+        "with --baseline: a sitemap whose URLs listed nowhere now are more than PCT percent of "
+        "those it listed then regresses (10)",
+        Kind.NUMBER,
+        default=10.0,
+        metavar="PCT",
+    ),
+    Option(
+        "max-drop-urls",
+        _G.MONITORING,
+        "...and more than N of them: more than the larger of the two (100)",
+        Kind.NUMBER,
+        default=100,
+        metavar="N",
+    ),
+    Option(
         "baseline",
         _G.MONITORING,
         "an earlier JSON report: diff, regressions",
