@@ -34,7 +34,13 @@ from auditor.fleet.sites import FleetSite, SiteOutcome
 from auditor.fleet.task import audit_fleet_site
 
 RECENT_ROWS = 8  # ended sites the live table keeps showing; the counts hold them all
-_STYLES = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "FAILED": "yellow"}
+_STYLES = {
+    "PASS": "green",
+    "FAIL": "red",
+    "INCOMPLETE": "yellow",
+    "FAILED": "yellow",
+    "UNREACHABLE": "red",
+}
 
 
 def main_fleet(
