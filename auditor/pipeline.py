@@ -44,9 +44,11 @@ from auditor.http_stack import (
 from auditor.models import Relisted, SitemapRecord, TargetRecord
 from auditor.monitoring.compare import DropLimit, Gate
 from auditor.net.address_guard import Reach
+from auditor.net.host_gate import HostGate
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
+from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
@@ -216,6 +218,7 @@ async def _conclude(
         complete=complete,
         failed=failed,
         regressions=comparison.regressions if comparison is not None else None,
+        stalled=run.stalled,
         unreachable=outage_text(causes) if causes else None,
     )
     return FinishedRun(
@@ -349,6 +352,7 @@ class _Run:
         self.accept = accept
         self._history = history
         self.targets: tuple[TargetRecord, ...] = ()
+        self.stalled: str | None = None  # what a run the watchdog stopped waited for
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
     async def walk(
@@ -424,7 +428,7 @@ class _Run:
                     if crawl is not None:
                         judge = crawl.after_walk(walker, judge)
                     work = _produce(walker, judge, stage, crawl=crawl.run if crawl else None)
-                    finished = await until_stopped(work, stop)
+                    finished = await self._watched(work, stop, gate=parts.gate)
                 finally:
                     self.targets = tuple(walker.target_records())
                     if ticker is not None:
@@ -439,6 +443,25 @@ class _Run:
                     await queue.put(found)
             await queue.put(None)
         return finished
+
+    async def _watched(
+        self, work: Coroutine[Any, Any, None], stop: asyncio.Event | None, *, gate: HostGate
+    ) -> bool:
+        """`work` until it ends, `stop` is set or the watchdog finds it stuck; whether it ended."""
+        summary = self.summary
+
+        def moves() -> int:
+            return gate.moves + summary.sitemaps + summary.entries + summary.checked
+
+        window_s = stall_window_s(self.config)
+        watchdog = watch(
+            moves, window_s=window_s, clock=self.clock, waits=lambda: waits_text(gate.waiting())
+        )
+        try:
+            return await until_stopped(_beside(work, watchdog), stop)
+        except* Stalled as stuck:
+            self.stalled = str(stuck.exceptions[0])
+        return False
 
     def _sink(
         self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
@@ -658,6 +681,14 @@ class _Crawl:
 
 def _listed_all(_digest: int) -> bool:
     return True
+
+
+async def _beside(work: Coroutine[Any, Any, None], watchdog: Coroutine[Any, Any, None]) -> None:
+    """`work`, with `watchdog` running beside it until it ends (Stalled ends both)."""
+    async with asyncio.TaskGroup() as group:
+        watching = group.create_task(watchdog)
+        await work
+        watching.cancel()
 
 
 async def _produce(

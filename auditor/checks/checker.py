@@ -168,7 +168,11 @@ class Checker:
         limit = MAX_BODY_PREFIX_BYTES if page_bytes is None else page_bytes
         try:
             opened = await self._opener.open(
-                loc, method=method, headers=_conditional(validators), max_body=limit
+                loc,
+                before_hop=self._robots_of_url,
+                method=method,
+                headers=_conditional(validators),
+                max_body=limit,
             )
         except FetchError as error:
             # The host answers nothing at all (docs/explanation/rules.md#robots-status).
@@ -193,6 +197,16 @@ class Checker:
         self._last_robots = (origin, robots)
         return robots
 
+    async def _robots_of_url(self, url: str) -> None:
+        """Learn the robots.txt of the host `url` is on, before a redirect's hop opens it.
+
+        Asked while no slot is held: once the hop's response holds one of its host's slots,
+        asking for that host's robots.txt could wait for a slot only this check would free.
+        """
+        origin = _origin_of(url)
+        if origin is not None:
+            await self._robots_of(origin)
+
     def _blocked(self, loc: str, url: str, robots: RobotsTxt | None) -> list[Finding]:
         """url.blocked_by_robots when `url` (`loc` or where it leads) is disallowed.
 
@@ -210,7 +224,8 @@ class Checker:
     async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
         """A listed URL that redirects into a blocked path is blocked.
 
-        See docs/explanation/rules.md#robots-blocked.
+        See docs/explanation/rules.md#robots-blocked. Every host's robots.txt on the way was
+        learnt before its hop opened (`_robots_of_url`): no wait for a slot here.
         """
         steps = [hop.url for hop in opened.redirects[1:]] + [opened.final_url]
         for url in steps:
