@@ -92,8 +92,8 @@ class JunitCases:
         self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
         self._db.executescript(
             "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE cases (suite, xml, key);"
-            "CREATE TABLE regressed (key PRIMARY KEY) WITHOUT ROWID;"
         )
+        self._counted_once = False  # the regressions' table made (count_once), only when needed
 
     async def __aenter__(self) -> JunitCases:
         return self
@@ -208,6 +208,8 @@ class JunitCases:
         """
         self._flush_batch()
         keys = ((f"{item.kind}{_SEP}{item.subject}",) for item in regressed)
+        self._db.execute("CREATE TABLE regressed (key PRIMARY KEY) WITHOUT ROWID")
+        self._counted_once = True
         self._db.execute("BEGIN")
         self._db.executemany("INSERT OR IGNORE INTO regressed VALUES (?)", keys)
         self._db.execute("COMMIT")
@@ -218,8 +220,10 @@ class JunitCases:
             self._moved[suite] = sum(self._regressed(key) for _xml, key in cases)
 
     def _regressed(self, key: str | None) -> bool:
+        if key is None or not self._counted_once:
+            return False
         query = "SELECT 1 FROM regressed WHERE key = ?"
-        return key is not None and self._db.execute(query, (key,)).fetchone() is not None
+        return self._db.execute(query, (key,)).fetchone() is not None
 
     def _counts(self, counts: SuiteCounts) -> SuiteCounts:
         """A suite's counts, its cases that regressed failing elsewhere (or left out)."""
@@ -260,10 +264,12 @@ class JunitCases:
             yield SuiteCounts(named.get(name, name), counted.tests, counted.failures), cases
 
     def _spooled(self, suite: str) -> Iterator[tuple[str, bool]]:
-        query = (
-            "SELECT xml, r.key IS NOT NULL FROM cases LEFT JOIN regressed r USING (key) "
-            "WHERE suite = ? ORDER BY cases.rowid"
-        )
+        query = "SELECT xml, 0 FROM cases WHERE suite = ? ORDER BY rowid"
+        if self._counted_once:
+            query = (
+                "SELECT xml, r.key IS NOT NULL FROM cases LEFT JOIN regressed r USING (key) "
+                "WHERE suite = ? ORDER BY cases.rowid"
+            )
         for xml, regressed in self._db.execute(query, (self._ids[suite],)):
             yield xml, bool(regressed)
 
@@ -345,7 +351,10 @@ def _write(
     path: Path, cases: JunitCases, duration_s: float, regressions: RegressionSource | None
 ) -> None:
     if regressions is not None and regressions.regressions:
-        cases.count_once(regressions.regression_rows())
+        try:
+            cases.count_once(regressions.regression_rows())
+        except sqlite3.Error as exc:  # the spool beside the report: a full disk, as below
+            raise ReportWriteError(f"cannot write the JUnit file {path}: {exc}") from exc
     tests, failures = cases.totals()
     if regressions is not None:
         tests += regressions.regressions
