@@ -94,6 +94,7 @@ PURE = {
     "auditor.results.acceptance",
     "auditor.results.dedup",
     "auditor.results.last_known",
+    "auditor.results.reach",
     "auditor.results.digest_table",
     "auditor.results.samples",
     "auditor.results.summary",
