@@ -99,6 +99,9 @@ RANGES = MappingProxyType(
         "deep_clicks": NumberRange(0, 10_000, "clicks"),
         # outputs
         "keep": NumberRange(1, 100_000, "reports"),
+        # monitoring: what a sitemap may lose since the baseline (docs/how-to/monitoring.md)
+        "max_drop": NumberRange(0.0, 100.0, "percent of its URLs"),
+        "max_drop_urls": NumberRange(0, 1_000_000_000, "URLs"),
         # big sites (docs/how-to/big-sites.md): a budget of 0 requests carries every verdict
         "budget": NumberRange(0, 1_000_000_000, "requests"),
         "budget_time_s": NumberRange(0.001, 30 * 86_400.0, _SECONDS),
@@ -278,6 +281,10 @@ class AuditConfig:
     fail_on: FailOn = FailOn.ERROR
     # What is new since the baseline fails the run from this severity on (NEVER: it never does).
     fail_on_new: FailOn = FailOn.ERROR
+    # A sitemap whose baseline URLs are listed nowhere now, more than this share of them and more
+    # than this many, regresses (sitemap.urls_dropped; docs/explanation/rules.md#urls-dropped).
+    max_drop: float = 10.0  # percent of the URLs the baseline listed in the sitemap
+    max_drop_urls: int = 100
     accept_file: Path | None = None  # known issues: reported, never failing the run
     baseline: Path | None = None
     metrics: Path | None = None

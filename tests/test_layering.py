@@ -101,6 +101,7 @@ PURE = {
     "auditor.wings.baseline.acceptance",
     "auditor.results.dedup",
     "auditor.wings.history.last_known",
+    "auditor.results.reach",
     "auditor.results.digest_table",
     "auditor.results.samples",
     "auditor.results.summary",

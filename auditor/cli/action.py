@@ -8,7 +8,7 @@ command line, runs it, and writes them back: the tests run it so, with no GitHub
     INPUT_TARGETS       sites, robots.txt or sitemap URLs, or files (space- or line-separated)
     INPUT_ARGS          more options, as on a command line (`--fail-on warning --per-host 4`)
     INPUT_FAIL          "true": the step fails when the audit does (exit 1); usage errors (2)
-                        and runs that did not finish (3) fail it always
+                        and runs that did not finish or reached no target (3) fail it always
     INPUT_OUTPUT        the folder for the reports (default `sitemap-audit`)
     INPUT_JOB_SUMMARY   "true": the Markdown summary goes to the job's summary page
 

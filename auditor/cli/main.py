@@ -213,11 +213,11 @@ def _print_summary(
 ) -> None:
     """Counts, codes, report paths and the verdict: a table on a terminal, lines otherwise.
 
-    `-q`: nothing when the run passed, the verdict line when it did not; `-qq`: nothing. On
+    `-q`: the verdict line alone, on every run (a job's log, cron's mail); `-qq`: nothing. On
     `out` (default stdout; stderr when stdout carries the JSON report or the Markdown).
     """
     out = out or sys.stdout
-    if quiet >= QUIET_ALL or (quiet and result.exit_code == ExitCode.OK):
+    if quiet >= QUIET_ALL:
         return
     if quiet:
         print(result.verdict.line, file=out)

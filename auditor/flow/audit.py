@@ -28,6 +28,7 @@ from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.report.section import Section, placed
+from auditor.results.reach import outage, outage_text
 from auditor.results.samples import Samples
 from auditor.results.sink import RecordWriter, Tee
 from auditor.results.summary import Summary
@@ -96,7 +97,7 @@ async def audit(
         records = [item for item in (writer, csv, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
-            await state.save(complete=complete)
+            await state.save(complete=complete and not outage(run.targets))
         ended = await _conclude(
             run, wings, junit=junit, complete=complete, failed=failed, started=started
         )
@@ -130,11 +131,12 @@ async def _conclude(
     summary, samples, config, marks = run.summary, run.samples, run.config, run.marks
     if marks is not None:
         run.targets = tuple(marks.mark_target(target) for target in run.targets)
+    causes = outage(run.targets)  # no target answered at all (auditor.results.reach)
     for target in run.targets:
         summary.add_target(target)
         samples.add_target(target)
         if junit is not None:
-            junit.add_target(target)
+            junit.add_target(target, unreachable=bool(causes))
     ended = Ended(summary, samples, run.targets, complete)
     sections: list[Section] = []
     for wing in wings:
@@ -149,6 +151,8 @@ async def _conclude(
         failed=failed,
         regressions=_regressions(sections),
         stalled=run.stalled,
+        unreachable=outage_text(causes) if causes else None,
+        known=next((s.last_known for s in sections if s.last_known is not None), None),
     )
     return FinishedRun(
         config=config,
@@ -160,6 +164,7 @@ async def _conclude(
         samples=samples,
         targets=run.targets,
         decision=decision,
+        unreachable=bool(causes),
         sections=tuple(sections),
     )
 

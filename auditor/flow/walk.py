@@ -17,6 +17,7 @@ from datetime import datetime
 from functools import partial, reduce
 from typing import Any
 
+from auditor.checks.checker import Checker
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
@@ -93,13 +94,15 @@ class Run:
         ):
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             tools = openers(config, client, clock=self.clock, rng=rng, checks=transport)
-            make_checker = partial(checker, config, tools, clock=self.clock)
-            parts = WalkParts(tools, make_checker, dedup.__contains__, queue.put, stack)
+            # One checker for the crawl and the checks here: one request a URL, whatever role it
+            # plays (auditor.checks.visits).
+            check = checker(config, tools, clock=self.clock)
+            parts = WalkParts(tools, check, dedup.__contains__, queue.put, stack)
             watching = await self._watch(parts)
             group.create_task(self._sink(queue, writer, dedup, watching))
             stage = None
             if not config.no_check:
-                stage = self._check_stage(tools, reach, queue, rng, watching)
+                stage = self._check_stage(check, reach, queue, rng, watching)
             urls = stage.submit if stage is not None else queue.put
             lanes = Lanes(urls, queue.put, watching.watchers)
             lanes = reduce(lambda lanes, wing: wing.route(parts, lanes), self._wings, lanes)
@@ -112,7 +115,8 @@ class Run:
                     finished = await self._watched(_produce(walker, lanes, stage), stop, tools)
                 finally:
                     self.targets = tuple(walker.target_records())
-            await lanes.ended(finished=finished)  # what the wings gathered, finished or not
+            # What the wings gathered, finished or not.
+            await lanes.ended(finished=finished, targets=self.targets)
             # What needs every URL checked: deploys' Last-Modified; then the wings'.
             behind = self.behind.findings()
             if behind is not None:
@@ -193,23 +197,22 @@ class Run:
         return Walker(services, frontier)
 
     def _check_stage(
-        self, tools: Openers, reach: Reach, queue: SinkQueue, rng: random.Random, watching: Watch
+        self, check: Checker, reach: Reach, queue: SinkQueue, rng: random.Random, watching: Watch
     ) -> CheckStage:
         """URL checks in this process, or in `--workers` checker processes.
 
-        Each check is shown to the watchers, through the wings' plan where one is given.
+        Each check is shown to the watchers, through the wings' plan where one is given (which
+        keeps, too, the answered checks a stop held back).
         """
         config, plan, watchers = self.config, watching.plan, watching.watchers
+        emit, keep = records_checked(queue.put, watchers=watchers), None
         if plan is not None:
-            emit = plan.records_checked(queue.put, watchers=watchers)
-        else:
-            emit = records_checked(queue.put, watchers=watchers)
+            emit, keep = plan.records_checked(queue.put, watchers=watchers), plan.keep_checked
         checks: Checks
         if config.workers > 1:
-            checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
+            checks = CheckPool(checker_configs(config), reach=reach, emit=emit, keep=keep)
         else:
-            check = checker(config, tools, clock=self.clock)
-            checks = CheckLoop(check, workers=config.concurrency, emit=emit)
+            checks = CheckLoop(check, workers=config.concurrency, emit=emit, keep=keep)
         return CheckStage(
             checks,
             emit=queue.put,

@@ -58,6 +58,8 @@ def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConf
         sample=values["sample"],
         fail_on=FailOn(values["fail_on"]),
         fail_on_new=FailOn(values["fail_on_new"]),
+        max_drop=values["max_drop"],
+        max_drop_urls=values["max_drop_urls"],
         accept_file=values["accept_file"],
         allow_private=values["allow_private"],
         ca_file=values["ca_file"],

@@ -16,10 +16,9 @@ import aiofiles.os
 
 from auditor.codes import Code
 from auditor.config import AuditConfig
-from auditor.discovery.probes import UNREACHED_CODES
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
-from auditor.models import Finding, TargetRecord
+from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
@@ -28,6 +27,7 @@ from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, write_junit
 from auditor.report.markdown import Where, markdown_summary
 from auditor.report.section import RegressionSource, Section, placed
+from auditor.results.reach import unreached
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
@@ -46,6 +46,7 @@ class FinishedRun:
     samples: Samples
     targets: tuple[TargetRecord, ...]
     decision: Decision
+    unreachable: bool = False  # no target answered at all (auditor.results.reach)
     sections: tuple[Section, ...] = ()  # the wings' (auditor.report.section), in order
 
     def summary_json(self) -> Json:
@@ -107,7 +108,12 @@ async def publish(
         except BaseException:
             await writer.discard()  # no spool left behind: the run fails with exit 3
             raise
-    head = head_json(generated_at=run.started_at, complete=run.complete, config=config)
+    head = head_json(
+        generated_at=run.started_at,
+        complete=run.complete,
+        unreachable=run.unreachable,
+        config=config,
+    )
     await writer.commit(
         head,
         targets=[target_json(target) for target in run.targets],
@@ -179,19 +185,11 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         exit_code=run.decision.exit_code,
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
-        reached=not any(_unreached(item) for target in run.targets for item in target.findings),
+        reached=not any(unreached(target) for target in run.targets),
+        unreachable=run.unreachable,
         sections=run.sections,
     )
     await write_metrics(path, run.summary, metrics)
-
-
-def _unreached(item: Finding) -> bool:
-    """Whether a target's finding says it could not be read.
-
-    With --insecure, a certificate that fails is said (target.tls) and the site is read.
-    """
-    insecure = item.detail is not None and item.detail.get("insecure") is True
-    return item.code in UNREACHED_CODES and not insecure
 
 
 async def report_path(config: AuditConfig, now: datetime) -> Path:

@@ -17,6 +17,7 @@ from typing import Protocol
 
 from auditor.codes import Code
 from auditor.models import Regression
+from auditor.results.verdict import KnownCounts
 
 Json = dict[str, object]
 
@@ -113,6 +114,11 @@ class Section(Protocol):
     @property
     def regressions(self) -> int | None:
         """What it says failed beside the findings, for the run's decision (None: nothing)."""
+        ...
+
+    @property
+    def last_known(self) -> KnownCounts | None:
+        """The site as last known beyond this run's checks, for the verdict (None: not known)."""
         ...
 
     def junit(self) -> RegressionSource | None:

@@ -59,7 +59,7 @@ class WalkParts:
     """What a wing may use of the run's walk."""
 
     openers: Openers  # the run's, one gate for every request
-    checker: Callable[[], Checker]  # a URL checker on the run's openers
+    checker: Checker  # the run's one URL checker: one request a URL, whatever role it plays
     listed: Callable[[int], bool]  # whether a sitemap lists the URL (by digest) so far
     sink: Callable[[SinkItem], Awaitable[None]]  # to the one sink (auditor.results.sink)
     stack: AsyncExitStack  # closes when the walk ends, whatever happened
@@ -73,6 +73,9 @@ class CheckPlan(Plan, Protocol):
     ) -> EmitPairs:
         """The stage's emit for (record, result) pairs, through the plan, on to `emit`."""
         ...
+
+    def keep_checked(self, pairs: list[tuple[UrlRecord, CheckResult]]) -> None:
+        """Checks a stop kept from the stage's emit: kept all the same, never lost."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,13 +103,13 @@ async def _walked(_walked: Walked, /) -> None:
 
 
 class EndStep(Protocol):
-    """A step once the walk is over, told whether it finished (not stopped, no failure)."""
+    """A step once the walk is over: whether it finished (not stopped, no failure), its targets."""
 
-    async def __call__(self, *, finished: bool) -> None:
+    async def __call__(self, *, finished: bool, targets: Sequence[TargetRecord]) -> None:
         """Do it."""
 
 
-async def _ended(*, finished: bool) -> None:
+async def _ended(*, finished: bool, targets: Sequence[TargetRecord]) -> None:
     """No wing does anything when the walk ends."""
 
 

@@ -1,11 +1,11 @@
 """The baseline as a wing of the run: the run held against an earlier report, and known issues.
 
-`--baseline`, `--fail-on-new`, `--accept-file`. Both files are read before anything is written
-(one that cannot be used is a usage error); known issues are marked as the sink takes each
-record, so that every output says which they are; this run's records go into the comparison's
-store as they pass the sink, and the two runs are joined once it is over. The section is the
-report's `diff`, and its regressions fail the run (docs/explanation/design.md#regressions).
-See docs/how-to/monitoring.md.
+`--baseline`, `--fail-on-new`, `--max-drop`, `--accept-file`. Both files are read before
+anything is written (one that cannot be used is a usage error); known issues are marked as the
+sink takes each record, so that every output says which they are; this run's records go into
+the comparison's store as they pass the sink, and the two runs are joined once it is over. The
+section is the report's `diff`, and its regressions fail the run
+(docs/explanation/design.md#regressions). See docs/how-to/monitoring.md.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigError
 from auditor.report.section import Section
 from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules, parse_accept_rules
-from auditor.wings.baseline.compare import Gate
+from auditor.wings.baseline.compare import DropLimit, Gate
 from auditor.wings.baseline.comparison import Comparison
 from auditor.wings.feature import Ended, Lanes, Opening, WalkParts, Watch
 
@@ -30,13 +30,15 @@ class BaselineSettings:
     baseline: Path | None  # --baseline: an earlier JSON report
     fail_on_new: FailOn  # --fail-on-new
     accept_file: Path | None  # --accept-file: known issues
+    drop: DropLimit  # --max-drop, --max-drop-urls
 
     @classmethod
     def of(cls, config: AuditConfig) -> BaselineSettings | None:
         """What a run asks of this wing (None: neither a baseline nor known issues)."""
         if config.baseline is None and config.accept_file is None:
             return None
-        return cls(config.baseline, config.fail_on_new, config.accept_file)
+        drop = DropLimit(config.max_drop, config.max_drop_urls)
+        return cls(config.baseline, config.fail_on_new, config.accept_file, drop)
 
 
 class BaselineFeature:
@@ -58,7 +60,7 @@ class BaselineFeature:
             # The report format's reader and sqlite, only for --baseline.
             from auditor.wings.baseline.baseline_reader import open_comparison  # noqa: PLC0415
 
-            gate = Gate(settings.fail_on_new, rules or NO_RULES)
+            gate = Gate(settings.fail_on_new, rules or NO_RULES, settings.drop)
             folder = run.report.parent
             comparison = await open_comparison(settings.baseline, folder=folder, gate=gate)
             await run.stack.enter_async_context(comparison)

@@ -14,7 +14,7 @@ from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.models import Regression
 from auditor.report.section import HtmlPart, Json, Lines, MakeGauge, RegressionSource
-from auditor.wings.baseline.compare import MAX_EXAMPLES, BaselineHead, UrlChange
+from auditor.wings.baseline.compare import MAX_EXAMPLES, BaselineHead, Drop, DropLimit, UrlChange
 from auditor.wings.baseline.diff_view import diff_lines, diff_markdown, diff_part
 
 _CODES = {code.value: code for code in Code}
@@ -39,11 +39,14 @@ class DiffSection:
     urls_changed_examples: tuple[UrlChange, ...] = ()
     became_not_indexable: int = 0
     became_indexable: int = 0
+    sitemaps_dropping: tuple[Drop, ...] = ()  # over --max-drop, the first MAX_EXAMPLES
+    max_drop: DropLimit = field(default_factory=DropLimit)
     new_findings: Mapping[str, int] = field(default_factory=dict)  # by code, sorted
     resolved_findings: Mapping[str, int] = field(default_factory=dict)
     cases: RegressionSource | None = None  # every regression, read back for JUnit
 
     place = "diff"
+    last_known = None
 
     @property
     def new_codes(self) -> Mapping[Code, int]:
@@ -73,6 +76,8 @@ class DiffSection:
             ],
             "became_not_indexable": self.became_not_indexable,
             "became_indexable": self.became_indexable,
+            "sitemaps_dropping": [drop.to_json() for drop in self.sitemaps_dropping],
+            "max_drop": {"percent": self.max_drop.share_pct, "urls": self.max_drop.urls},
             "new_findings": dict(self.new_findings),
             "resolved_findings": dict(self.resolved_findings),
         }

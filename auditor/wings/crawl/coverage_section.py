@@ -33,6 +33,7 @@ class CoverageSection:
 
     place = "summary.coverage"
     regressions = None
+    last_known = None
 
     @property
     def new_codes(self) -> Mapping[Code, int]:

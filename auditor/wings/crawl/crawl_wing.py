@@ -8,10 +8,11 @@ joins it with what the crawl found; the pages only the crawl found come last. Th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from auditor.models import Relisted, SitemapRecord
+from auditor.models import Relisted, SitemapRecord, TargetRecord
 from auditor.report.section import Section
 from auditor.sitemap.read_services import EmitSitemap
 from auditor.wings.crawl.coverage import Coverage
@@ -57,7 +58,7 @@ class CrawlWing:
         """The crawl's store opens beside the report; the sink counts the listed URLs for it."""
         store = await parts.stack.enter_async_context(CrawlStore(pages_path(self._report)))
         robots = parts.openers.robots.get
-        self._crawler = Crawler(parts.checker(), robots=robots, store=store, plan=self._plan)
+        self._crawler = Crawler(parts.checker, robots=robots, store=store, plan=self._plan)
         self._store = store
         return replace(watch, observers=(*watch.observers, self._counts))
 
@@ -78,15 +79,18 @@ class CrawlWing:
             listed=parts.listed,
             emit_checked=parts.sink,
             emit=lanes.urls,
+            leads=parts.checker.canonical_leads,
             watchers=lanes.watchers,
         )
+        # A canonical the crawl requested is not requested again (auditor.checks.visits).
+        parts.checker.learn_from(coverage.verdict_of)
 
         async def walked(walk: Walked) -> None:  # said before the alternates are judged
             coverage.sitemaps_done(capped=walk.capped, targets=walk.targets)
             await lanes.walked(walk)
 
-        async def ended(*, finished: bool) -> None:
-            await lanes.ended(finished=finished)
+        async def ended(*, finished: bool, targets: Sequence[TargetRecord]) -> None:
+            await lanes.ended(finished=finished, targets=targets)
             self._summary = await coverage.finish(walked=finished, interrupted=not self._done)
 
         return replace(

@@ -3,7 +3,7 @@
 A crawl of a million pages reaches millions of URLs: what waits to be read, and what was
 read (the page's check, its depth, who linked to it), lives in a temporary sqlite file beside
 the report; memory holds only a bounded head and tail of the frontier and the rows not yet
-written. Rows are only appended, by row id (the id the seen set keeps, auditor.crawl.crawler),
+written. Rows are only appended, by row id (the id the seen set keeps, auditor.wings.crawl.crawler),
 so every look-up is by rowid and no index is built. Every query runs in a thread.
 """
 
@@ -30,12 +30,12 @@ CREATE TABLE queue (id INTEGER PRIMARY KEY, url TEXT, digest INTEGER, depth INTE
                     referrer INTEGER);
 CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, digest INTEGER, depth INTEGER,
                    referrer INTEGER, state INTEGER, html INTEGER, links INTEGER,
-                   indexable INTEGER, result BLOB);
+                   indexable INTEGER, result BLOB, canonical TEXT);
 """
 _SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 _SELECT = (
     "SELECT u.id, u.url, u.digest, u.depth, r.url, u.state, u.html, u.links, u.indexable, "
-    "u.result FROM urls u LEFT JOIN urls r ON r.id = u.referrer WHERE "
+    "u.result, u.canonical FROM urls u LEFT JOIN urls r ON r.id = u.referrer WHERE "
 )
 
 
@@ -72,6 +72,7 @@ class Reached(NamedTuple):
     links: int | None
     indexable: bool
     result: CheckResult | None
+    canonical: str | None = None  # where the page's canonical leads, judged once it is joined
 
 
 class Found(NamedTuple):
@@ -87,6 +88,7 @@ class Found(NamedTuple):
     links: int | None
     indexable: bool
     result: CheckResult | None
+    canonical: str | None = None  # where the page's canonical leads (another URL)
 
     @property
     def requested(self) -> bool:
@@ -176,6 +178,7 @@ class CrawlStore(RunDatabase):
                 reached.links,
                 int(reached.indexable),
                 blob,
+                reached.canonical,
             )
         )
         if len(self._rows) >= ROWS_BATCH:
@@ -225,7 +228,7 @@ class CrawlStore(RunDatabase):
     def _write(self, rows: list[tuple[object, ...]]) -> None:
         db = self._open()
         db.execute("BEGIN")
-        db.executemany("INSERT INTO urls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO urls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.execute("COMMIT")
 
     def _find(self, ids: list[int]) -> dict[int, Found]:
@@ -256,11 +259,11 @@ class CrawlStore(RunDatabase):
                 links,
                 bool(indexable),
                 _result(blob),
+                canonical,
             )
-            for ident, url, digest, depth, referrer, state, html, links, indexable, blob in (
-                db.execute(query, parameters)
-            )
-        ]
+            for (ident, url, digest, depth, referrer, state, html, links, indexable, blob,
+                 canonical) in db.execute(query, parameters)
+        ]  # fmt: skip
 
 
 def _result(blob: bytes | None) -> CheckResult | None:

@@ -10,12 +10,15 @@ check stage then asks the history's plan which wanted URLs to request and when
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 from auditor.clock import Clock
 from auditor.config import AuditConfig
+from auditor.models import TargetRecord
 from auditor.report.section import Section
+from auditor.results.reach import outage
 from auditor.wings.feature import Ended, Lanes, Opening, WalkParts, Watch
 from auditor.wings.history.history_section import HistorySection
 from auditor.wings.history.last_known import HistoryCounts, LastKnown
@@ -95,6 +98,7 @@ class HistoryWing:
         self._counts = HistoryCounts()
         self._known = LastKnown(started_s)
         self._plan: HistoryPlan | None = None
+        self._outage = False  # no target answered at all (auditor.results.reach)
 
     async def watch(self, parts: WalkParts, watch: Watch) -> Watch:
         """The check stage's plan; the sink counts the site as last known.
@@ -113,20 +117,35 @@ class HistoryWing:
             report=parts.sink,
             window=settings.window,
         )
-        parts.stack.push_async_callback(plan.finish, listed=parts.listed)
+        parts.stack.push_async_callback(self._finish_plan, plan, parts.listed)
         return replace(watch, plan=plan, observers=(*watch.observers, self._known))
 
     def route(self, _parts: WalkParts, lanes: Lanes, /) -> Lanes:
-        """The plan learns whether the walk finished (only a finished run is complete)."""
+        """The plan learns whether the walk finished (only a finished run is complete).
+
+        What a stop kept from the sink goes to it then.
+        """
         plan = self._plan
         assert plan is not None
 
-        async def ended(*, finished: bool) -> None:
-            await lanes.ended(finished=finished)
-            plan.complete = finished
+        async def ended(*, finished: bool, targets: Sequence[TargetRecord]) -> None:
+            await lanes.ended(finished=finished, targets=targets)
+            self._outage = bool(outage(targets))
+            await plan.ended(complete=finished)
 
         return replace(lanes, ended=ended)
+
+    async def _finish_plan(self, plan: HistoryPlan, listed: Callable[[int], bool]) -> None:
+        """What was checked kept, how the run ended, whatever happened (`--resume`).
+
+        An outage lists nothing: no URL is forgotten for it.
+        """
+        await plan.finish(listed=_listed_all if self._outage else listed)
 
     async def finish(self, _ended: Ended, /) -> Section:
         """`summary.history`."""
         return HistorySection(self._counts, self._known)
+
+
+def _listed_all(_digest: int) -> bool:
+    return True
