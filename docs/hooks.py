@@ -26,7 +26,8 @@ from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.fleet.dashboards import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
-from auditor.options.table import Group, Kind, Option, Place, grouped
+from auditor.options.row import Group, Kind, Option, Place, said_value
+from auditor.options.table import grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
@@ -115,7 +116,7 @@ def option_anchor(option: Option) -> str:
 
 def option_help(option: Option) -> str:
     """The option's help as `--help` shows it, with a machine's default said in words."""
-    text = option.help
+    text = option.said()
     if option.default_words is not None:  # "(the cores: %(default)s)" -> "(the cores)"
         text = re.sub(r":\s*%\(default\)s", "", text)
     return text % {"default": option.default_value(), "prog": "sitemap-audit"}
@@ -138,10 +139,10 @@ def _value(option: Option) -> str:
 def _default(option: Option) -> str:
     if option.default_words is not None:
         return option.default_words
-    default = option.default_value()
+    default = option.shown_default()
     if default in (None, False, [], 0):
         return ""
-    return f"`{default}`"
+    return f"`{said_value(default)}`"
 
 
 def options_reference() -> str:

@@ -20,6 +20,7 @@ from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import ExitCode
 from auditor.fleet.outputs import fleet_schema
+from auditor.options.row import said_value
 from auditor.options.table import BY_DEST, OPTIONS
 from auditor.report.schema import report_schema
 from docs.hooks import (
@@ -88,6 +89,21 @@ def test_the_options_page_says_no_machine_value() -> None:
     assert "%(default)" in BY_DEST["workers"].help
     row = next(line for line in options_reference().splitlines() if "{#opt-workers}" in line)
     assert not re.search(r"\d", row.split("|", 3)[3])  # no number of cores in default or help
+
+
+def test_the_options_page_shows_every_default() -> None:
+    """A default is in its row's default cell, the field's for an option of a field."""
+    rows = {
+        line.split("{#", 1)[1].split("}", 1)[0]: line
+        for line in options_reference().splitlines()
+        if "{#opt-" in line
+    }
+    for option in OPTIONS:
+        default = option.shown_default()
+        if option.default_words is not None or default in (None, False, [], 0):
+            continue
+        cell = rows[option_anchor(option)].split(" | ")[2]
+        assert cell == f"`{said_value(default)}`", option.flag
 
 
 def schema_paths(

@@ -25,7 +25,7 @@ from auditor.fleet.outputs import read_previous
 from auditor.fleet.run import FleetPlan
 from auditor.fleet.sites import FleetSite, folder_name
 from auditor.options.build import config_from_values, targets_from
-from auditor.options.table import Place, cores
+from auditor.options.row import Place, cores
 from auditor.options.values import option_values
 from auditor.report.section import printable
 from auditor.urls import split_userinfo

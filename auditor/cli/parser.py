@@ -17,7 +17,8 @@ from auditor.cli.numbers import InRange
 from auditor.config import AuditConfig, Target, TargetKind, parse_duration
 from auditor.errors import ConfigFileError, UsageError
 from auditor.options.build import config_from_values, targets_from
-from auditor.options.table import Kind, Option, Place, grouped
+from auditor.options.row import Kind, Option, Place
+from auditor.options.table import grouped
 from auditor.options.values import option_values, read_config_file
 
 PROG = "sitemap-audit"
@@ -55,7 +56,7 @@ def build_parser(*, defaults: bool = True) -> argparse.ArgumentParser:
 
 def _argument(option: Option) -> dict[str, Any]:
     """Argparse's keywords for one option."""
-    kwargs: dict[str, Any] = {"help": option.help, "default": option.default_value()}
+    kwargs: dict[str, Any] = {"help": option.said(), "default": option.default_value()}
     if option.metavar is not None:
         kwargs["metavar"] = option.metavar
     if option.positional:

@@ -15,7 +15,8 @@ from pathlib import Path
 
 from auditor.config import out_of_range, parse_duration
 from auditor.errors import ConfigError, ConfigFileError, UsageError
-from auditor.options.table import BY_DEST, MAX_COUNT, Kind, Option, Place
+from auditor.options.row import MAX_COUNT, Kind, Option, Place
+from auditor.options.table import BY_DEST
 
 
 def read_config_file(path: Path) -> dict[str, object]:

@@ -29,6 +29,7 @@ from auditor.clock import Clock
 from auditor.config import AuditConfig
 from auditor.http_stack import Openers
 from auditor.models import CheckResult, TargetRecord, UrlRecord
+from auditor.options.row import Option
 from auditor.report.section import Section
 from auditor.results.samples import Samples
 from auditor.results.sink import Marks, Observer, RecordWriter, SinkItem
@@ -173,6 +174,7 @@ class Feature(Protocol):
     """A wing as the registry lists it (auditor.flow.registry)."""
 
     name: str
+    rows: tuple[Option, ...]  # its options: rows of the table (auditor.options.table)
 
     async def open(self, run: Opening, /) -> Wing | None:
         """The wing for this run, or None when the run does not ask for it.

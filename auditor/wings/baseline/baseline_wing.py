@@ -16,6 +16,7 @@ from pathlib import Path
 
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigError
+from auditor.options.row import RUN_OUTPUT, Group, Kind, Option, choices
 from auditor.report.section import Section
 from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.wings.baseline.compare import DropLimit, Gate
@@ -41,10 +42,54 @@ class BaselineSettings:
         return cls(config.baseline, config.fail_on_new, config.accept_file, drop)
 
 
+_G = Group.MONITORING
+# Its options (docs/how-to/monitoring.md); each one's default and range are its field's.
+ROWS: tuple[Option, ...] = (
+    Option(
+        "fail-on-new",
+        _G,
+        "with --baseline: exit 1 when something new since it is at this (%(default)s)",
+        Kind.CHOICE,
+        choices=choices(FailOn),
+    ),
+    Option(
+        "max-drop",
+        _G,
+        "with --baseline: a sitemap whose URLs listed nowhere now are more than PCT percent of "
+        "those it listed then regresses (%(default)s)",
+        Kind.NUMBER,
+        metavar="PCT",
+    ),
+    Option(
+        "max-drop-urls",
+        _G,
+        "...and more than N of them: more than the larger of the two (%(default)s)",
+        Kind.NUMBER,
+        metavar="N",
+    ),
+    Option(
+        "baseline",
+        _G,
+        "an earlier JSON report: diff, regressions",
+        Kind.PATH,
+        RUN_OUTPUT,
+        metavar="PATH",
+    ),
+    Option(
+        "accept-file",
+        _G,
+        "known issues (lines: CODE, URL-REGEX, or both): reported, never failing",
+        Kind.PATH,
+        metavar="FILE",
+    ),
+)
+
+
 class BaselineFeature:
     """`--baseline` and `--accept-file`, as the registry lists them."""
 
     name = "baseline"
+    rows = ROWS
 
     async def open(self, run: Opening, /) -> BaselineWing | None:
         """The known issues read, the baseline read into a comparison store beside the report.

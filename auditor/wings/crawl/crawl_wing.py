@@ -13,6 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from auditor.models import Relisted, SitemapRecord, TargetRecord
+from auditor.options.row import Group, Kind, Option
 from auditor.report.section import Section
 from auditor.sitemap.read_services import EmitSitemap
 from auditor.wings.crawl.coverage import Coverage
@@ -23,11 +24,33 @@ from auditor.wings.crawl.crawler import Crawler
 from auditor.wings.crawl.page_store import CrawlStore, pages_path
 from auditor.wings.feature import Ended, Lanes, Opening, Walked, WalkParts, Watch, after
 
+_G = Group.CRAWL
+# Its options (docs/how-to/coverage.md#bounds); each one's default and range are its field's.
+ROWS: tuple[Option, ...] = (
+    Option("crawl", _G, "crawl the site too: pages missing from the sitemaps", Kind.FLAG),
+    Option("crawl-max", _G, "URLs requested (%(default)s)", Kind.NUMBER, metavar="N"),
+    Option("crawl-depth", _G, "clicks from the home page (%(default)s)", Kind.NUMBER, metavar="N"),
+    Option(
+        "crawl-page-bytes", _G, "of each page read (2 MiB, as Google)", Kind.NUMBER, metavar="N"
+    ),
+    Option(
+        "crawl-host", _G, "a host in scope too", metavar="HOST", repeat=True, setting="crawl_hosts"
+    ),
+    Option(
+        "crawl-start", _G, "a start page too", metavar="URL", repeat=True, setting="crawl_starts"
+    ),
+    Option("crawl-nofollow", _G, 'follow rel="nofollow" links too', Kind.FLAG),
+    Option(
+        "deep-clicks", _G, "coverage.deep beyond N clicks (%(default)s)", Kind.NUMBER, metavar="N"
+    ),
+)
+
 
 class CrawlFeature:
     """`--crawl`, as the registry lists it."""
 
     name = "crawl"
+    rows = ROWS
 
     async def open(self, run: Opening) -> CrawlWing | None:
         """The crawl of this run, when it asks for one."""

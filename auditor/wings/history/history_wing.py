@@ -17,6 +17,7 @@ from pathlib import Path
 from auditor.clock import Clock
 from auditor.config import AuditConfig
 from auditor.models import TargetRecord
+from auditor.options.row import Group, Kind, Option
 from auditor.report.section import Section
 from auditor.results.reach import outage
 from auditor.wings.feature import Ended, Lanes, Opening, WalkParts, Watch
@@ -45,10 +46,49 @@ class HistorySettings:
         return cls(config.history, budget, config.resume, window=2 * config.concurrency)
 
 
+_G = Group.BIG_SITES
+# Its options (docs/how-to/big-sites.md); each one's range is its field's.
+ROWS: tuple[Option, ...] = (
+    Option(
+        "history",
+        _G,
+        "every URL's last verdict, kept between runs",
+        Kind.PATH,
+        metavar="PATH",
+        checks_only=True,
+    ),
+    Option(
+        "budget",
+        _G,
+        "requests a run at most; the rest carry their verdict",
+        Kind.NUMBER,
+        metavar="N",
+    ),
+    Option(
+        "budget-time",
+        _G,
+        "stop requesting after this long (8h, 90m)",
+        Kind.DURATION,
+        metavar="DURATION",
+        setting="budget_time_s",
+    ),
+    Option(
+        "max-age",
+        _G,
+        "request every URL at least this often",
+        Kind.NUMBER,
+        metavar="DAYS",
+        setting="max_age_days",
+    ),
+    Option("resume", _G, "continue the history's interrupted run", Kind.FLAG),
+)
+
+
 class HistoryFeature:
     """`--history`, as the registry lists it."""
 
     name = "history"
+    rows = ROWS
 
     async def open(self, run: Opening) -> HistoryWing | None:
         """The history file open and locked until the run's outputs are written, this run begun.

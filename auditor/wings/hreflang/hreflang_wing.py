@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
+from auditor.options.row import Option
 from auditor.report.section import Section
 from auditor.wings.feature import Ended, Lanes, Opening, Walked, WalkParts, Watch
 from auditor.wings.hreflang.alternate_targets import AlternateTargets
@@ -26,6 +27,7 @@ class HreflangFeature:
     """hreflang across the run, as the registry lists it."""
 
     name = "hreflang"
+    rows: tuple[Option, ...] = ()  # no option: every run judges its hreflang
 
     async def open(self, run: Opening, /) -> HreflangWing:
         """Every run's: any entry may name alternates."""
