@@ -9,10 +9,9 @@ Nothing is copied into the Markdown, so nothing can drift. Pure but for reading 
 
 from __future__ import annotations
 
-import dataclasses
+import itertools
 import json
 import re
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -41,13 +40,15 @@ from auditor.wings.history.history_section import HistorySection
 from auditor.wings.history.last_known import HistoryCounts, LastKnown
 
 ROOT = Path(__file__).resolve().parent.parent
-# The benchmarks' own table code; their modules import each other by name, as scripts do.
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from results import Run, table  # noqa: E402 - needs the path above
-
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
-SUITE_JSON = ROOT / "docs" / "performance" / "suite-full.json"
+INCLUDE = re.compile(r'^--8<-- "([\w.-]+\.md)"$', re.MULTILINE)  # a page made of a repository file
+# A link to a file of the repository that is no page of the site (the benchmark journal).
+REPOSITORY_LINK = re.compile(r"\[([^\]]+)\]\(((?:auditor|benchmarks|tests)/[^)\s]+)\)")
+# The latest full run kept in the benchmark journal, read as data (nothing of benchmarks/ is
+# imported): the suite's own table, and the JSON of every run.
+JOURNAL = ROOT / "benchmarks" / "journal"
+RESULTS_MD = JOURNAL / "RESULTS-full.md"
+SUITE_JSON = JOURNAL / "suite-full.json"
 
 
 def on_page_markdown(
@@ -57,7 +58,12 @@ def on_page_markdown(
     config: MkDocsConfig,  # noqa: ARG001 - MkDocs passes every event's arguments by name
     files: Files,  # noqa: ARG001
 ) -> str:
-    """Replace each marker line with its generated Markdown; an unknown name fails the build."""
+    """Replace each marker line with its generated Markdown; an unknown name fails the build.
+
+    A page that includes a file of the repository (CONTRIBUTING.md) has it included here, its
+    links to the repository's own files (no page of the site) shown as their paths.
+    """
+    markdown = INCLUDE.sub(lambda match: _included(match.group(1)), markdown)
 
     def render(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -67,6 +73,12 @@ def on_page_markdown(
         return generator()
 
     return MARKER.sub(render, markdown)
+
+
+def _included(name: str) -> str:
+    """A repository file's text for a page: `[words](benchmarks/...)` -> words (`path`)."""
+    text = (ROOT / name).read_text("utf-8")
+    return REPOSITORY_LINK.sub(lambda link: f"{link.group(1)} (`{link.group(2)}`)", text)
 
 
 def cell(text: str) -> str:
@@ -305,12 +317,11 @@ def _suite() -> dict[str, Any]:
 
 
 def performance_table() -> str:
-    """The latest full run's table, as the suite writes it, from its JSON."""
-    suite = _suite()
-    fields = {field.name for field in dataclasses.fields(Run)}
-    runs = [Run(**{k: v for k, v in run.items() if k in fields}) for run in suite["runs"]]
-    order = [(entry["task"], entry["row"], tuple(entry["vs"])) for entry in suite["summary"]]
-    return table(runs, order) + "\n"
+    """The latest full run's table, as the suite wrote it: the first table of its results."""
+    lines = RESULTS_MD.read_text("utf-8").splitlines()
+    start = next(number for number, line in enumerate(lines) if line.startswith("| task "))
+    rows = itertools.takewhile(lambda line: line.startswith("|"), lines[start:])
+    return "\n".join(rows) + "\n"
 
 
 def performance_environment() -> str:

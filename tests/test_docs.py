@@ -3,6 +3,7 @@ report field; its examples run; the site builds strictly, offline."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -89,6 +90,17 @@ def test_the_options_page_says_no_machine_value() -> None:
     assert "%(default)" in BY_DEST["workers"].help
     row = next(line for line in options_reference().splitlines() if "{#opt-workers}" in line)
     assert not re.search(r"\d", row.split("|", 3)[3])  # no number of cores in default or help
+
+
+def test_the_site_runs_no_code_of_the_benchmarks() -> None:
+    """The docs build reads the benchmark journal's results as data; it imports none of it."""
+    hooks = (ROOT / "docs" / "hooks.py").read_text()
+    tree = ast.parse(hooks)
+    named = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    named |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    scripts = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} | {"benchmarks"}
+    assert {name.split(".")[0] for name in named} & scripts == set()
+    assert "sys.path" not in hooks
 
 
 def test_the_options_page_shows_every_default() -> None:
