@@ -17,7 +17,7 @@ from auditor.checks.answer_rules import bot_challenge, slow_finding, status_find
 from auditor.checks.canonical import canonical_target, comparable, header_canonicals
 from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import PageHead, read_head
-from auditor.checks.page_rules import page_findings
+from auditor.checks.page_rules import blocked_page, page_findings
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -266,6 +266,7 @@ class Checker:
                 page=page,
                 agents=self._agents,
                 now=self._clock.now(),
+                blocked=blocked_page(found),
             )
             found += said
             if follow and any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
