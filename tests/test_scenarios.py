@@ -759,7 +759,7 @@ SCENARIOS: list[Scenario] = [
             lambda b: {"/robots.txt": Page(503, b"busy"), "/sitemap.xml": xml_page(pages(b, 2))}
         ),
         "/sitemap.xml",
-        expect=("sitemap.blocked_by_robots", "url.blocked_by_robots"),
+        expect=("robots.unreachable", "sitemap.blocked_by_robots", "url.blocked_by_robots"),
         overrides={"no_check": False},
         check=_blocked_by_unreachable_robots,
     ),
