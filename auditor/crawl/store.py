@@ -133,7 +133,7 @@ class CrawlStore(RunDatabase):
             async with self._lock:
                 tail, self._tail = self._tail, []
                 if tail:
-                    await asyncio.to_thread(self._spill, tail)
+                    await self.in_thread(self._spill, tail)
                     self._spilled = tail[-1].id
 
     def peek(self) -> Queued | None:
@@ -153,7 +153,7 @@ class CrawlStore(RunDatabase):
             if self._now or self._head:
                 return True
             if self._cursor < self._spilled:
-                rows = await asyncio.to_thread(self._read_queue, self._cursor)
+                rows = await self.in_thread(self._read_queue, self._cursor)
                 self._head.extend(rows)
                 self._cursor = rows[-1].id if rows else self._spilled
             elif self._tail:
@@ -190,19 +190,19 @@ class CrawlStore(RunDatabase):
         async with self._lock:
             rows, self._rows = self._rows, []
             if rows:
-                await asyncio.to_thread(self._write, rows)
+                await self.in_thread(self._write, rows)
 
     async def find(self, ids: Sequence[int]) -> dict[int, Found]:
         """The reached URLs of these ids (written already: `flush` first)."""
         if not ids or self._db is None:
             return {}
-        return await asyncio.to_thread(self._find, list(ids))
+        return await self.in_thread(self._find, list(ids))
 
     async def read_pages(self, after: int, limit: int) -> list[Found]:
         """Requested URLs (read or not) with ids above `after`, in id order, up to `limit`."""
         if self._db is None:
             return []
-        return await asyncio.to_thread(self._read_pages, after, limit)
+        return await self.in_thread(self._read_pages, after, limit)
 
     # --- in the thread -------------------------------------------------------------------------
 

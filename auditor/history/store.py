@@ -255,7 +255,10 @@ class HistoryStore:
 
 
 def _connect(path: Path, lock: int) -> sqlite3.Connection:
-    """A connection to a history of ours; HistoryError (nothing written) for anything else."""
+    """A connection to a history of ours; HistoryError (nothing written) for anything else.
+
+    A new file that cannot be made (a full disk) is removed: HistoryWriteError.
+    """
     header = os.pread(lock, 100, 0)
     new = not header
     if not new:
@@ -278,6 +281,14 @@ def _connect(path: Path, lock: int) -> sqlite3.Connection:
         raise
     except sqlite3.Error as exc:
         db.close()
+        if new:  # nothing was there: the disk failed (full), not a file of the user's
+            for made in (
+                path,
+                path.with_name(f"{path.name}-wal"),
+                path.with_name(f"{path.name}-shm"),
+            ):
+                made.unlink(missing_ok=True)
+            raise HistoryWriteError(f"--history {path}: cannot write it ({exc})") from None
         raise HistoryError(f"--history {path}: damaged ({exc}); give another path") from None
     return db
 
