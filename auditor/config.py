@@ -108,6 +108,7 @@ RANGES = MappingProxyType(
         "findings_per_sitemap": NumberRange(0, 100_000, "findings", option=False),
         "backoff_base_s": NumberRange(0.0, 60.0, _SECONDS, option=False),
         "max_retry_after_s": NumberRange(0.0, 3_600.0, _SECONDS, option=False),
+        "stall_s": NumberRange(0.01, 86_400.0, _SECONDS, option=False),
     }
 )
 
@@ -296,6 +297,9 @@ class AuditConfig:
     findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
     backoff_base_s: float = 0.5
     max_retry_after_s: float = 60.0
+    # A run that does not move this long is stuck and ends (auditor.processes.watchdog); None:
+    # the watchdog's own window, from the timeouts and pauses above (tests set a short one).
+    stall_s: float | None = None
     # Big sites (auditor.history, docs/how-to/big-sites.md): every URL's last verdict kept in
     # `history` between runs; at most `budget` requests a run, or `budget_time_s` seconds of
     # requests; every URL requested at least every `max_age_days`; `resume`: continue the

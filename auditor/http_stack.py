@@ -211,6 +211,7 @@ class Openers:
     quick: Opener  # cross-submission look-ups
     checks: Opener  # URL checks: the whole request bounded, the host slot held to the end
     robots: RobotsCache
+    gate: HostGate  # what they all wait on: the run's watchdog reads how it moves
 
 
 def openers(
@@ -243,7 +244,7 @@ def openers(
         window_s = config.timeout_s
         return fetch_robots(chosen, url, clock=clock, window_s=window_s, rules=not quick_lookup)
 
-    return Openers(documents, quick, check_opener, RobotsCache(robots))
+    return Openers(documents, quick, check_opener, RobotsCache(robots), gate)
 
 
 def checker(config: AuditConfig, parts: Openers, *, clock: Clock) -> Checker:

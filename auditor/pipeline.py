@@ -44,9 +44,11 @@ from auditor.http_stack import (
 from auditor.models import Relisted, SitemapRecord, TargetRecord
 from auditor.monitoring.compare import Gate
 from auditor.net.address_guard import Reach
+from auditor.net.host_gate import HostGate
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
+from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
 from auditor.report.json_writer import JsonReportWriter
@@ -216,6 +218,7 @@ async def _conclude(
         complete=complete,
         failed=failed,
         regressions=comparison.regressions if comparison is not None else None,
+        stalled=run.stalled,
     )
     return FinishedRun(
         config=config,
@@ -361,6 +364,7 @@ class _Run:
         self.accept = accept
         self._history = history
         self.targets: tuple[TargetRecord, ...] = ()
+        self.stalled: str | None = None  # what a run the watchdog stopped waited for
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
     async def walk(
@@ -392,15 +396,17 @@ class _Run:
             rng = random.Random()  # noqa: S311 - jitter and sampling, not secrets
             parts = openers(config, client, clock=clock, rng=rng, checks=transport)
             async with self._planned(queue, paths[0].parent, dedup.__contains__) as plan:
+                # One checker for the crawl and the checks here: one request a URL, whatever
+                # role it plays (auditor.checks.visits).
+                check = checker(config, parts, clock=clock)
                 stage, alternates = None, AlternateTargets(links)
                 if not config.no_check:
                     stage = self._check_stage(
-                        parts, reach, queue, rng, plan, watchers=(alternates,)
+                        check, reach, queue, rng, plan, watchers=(alternates,)
                     )
                 emit_urls = stage.submit if stage is not None else queue.put
                 crawl: _Crawl | None = None
                 if config.crawl:
-                    check = checker(config, parts, clock=clock)
                     crawl = _Crawl(config, check, parts, crawl_store)
                     crawl.join(
                         listed=dedup.__contains__,
@@ -436,21 +442,40 @@ class _Run:
                     if crawl is not None:
                         judge = crawl.after_walk(walker, judge)
                     work = _produce(walker, judge, stage, crawl=crawl.run if crawl else None)
-                    finished = await until_stopped(work, stop)
+                    finished = await self._watched(work, stop, gate=parts.gate)
                 finally:
                     self.targets = tuple(walker.target_records())
                     if ticker is not None:
                         ticker.cancel()
                 if crawl is not None:  # what the crawl gathered, whether or not the run finished
                     await crawl.finish(walked=finished, emit_summary=queue.put)
-                if plan is not None:
-                    plan.complete = finished
+                if plan is not None:  # what a stop kept from the sink goes to it now
+                    await plan.ended(complete=finished)
             # What needs every URL checked: deploys' Last-Modified, where alternates lead.
             for found in (self.behind.findings(), await alternates.findings()):
                 if found is not None:
                     await queue.put(found)
             await queue.put(None)
         return finished
+
+    async def _watched(
+        self, work: Coroutine[Any, Any, None], stop: asyncio.Event | None, *, gate: HostGate
+    ) -> bool:
+        """`work` until it ends, `stop` is set or the watchdog finds it stuck; whether it ended."""
+        summary = self.summary
+
+        def moves() -> int:
+            return gate.moves + summary.sitemaps + summary.entries + summary.checked
+
+        window_s = stall_window_s(self.config)
+        watchdog = watch(
+            moves, window_s=window_s, clock=self.clock, waits=lambda: waits_text(gate.waiting())
+        )
+        try:
+            return await until_stopped(_beside(work, watchdog), stop)
+        except* Stalled as stuck:
+            self.stalled = str(stuck.exceptions[0])
+        return False
 
     def _sink(
         self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
@@ -535,7 +560,7 @@ class _Run:
 
     def _check_stage(
         self,
-        parts: Openers,
+        check: Checker,
         reach: Reach,
         queue: SinkQueue,
         rng: random.Random,
@@ -546,17 +571,15 @@ class _Run:
         """URL checks in this process, or in `--workers` checker processes."""
         config = self.config
         watching = (self.behind, *watchers)
-        emit = (
-            plan.records_checked(queue.put, watchers=watching)
-            if plan is not None
-            else records_checked(queue.put, watchers=watching)
-        )
+        emit = records_checked(queue.put, watchers=watching)
+        keep = None  # with a history, a stop's answered checks are kept, never lost
+        if plan is not None:
+            emit, keep = plan.records_checked(queue.put, watchers=watching), plan.keep_checked
         checks: Checks
         if config.workers > 1:
-            checks = CheckPool(checker_configs(config), reach=reach, emit=emit)
+            checks = CheckPool(checker_configs(config), reach=reach, emit=emit, keep=keep)
         else:
-            check = checker(config, parts, clock=self.clock)
-            checks = CheckLoop(check, workers=config.concurrency, emit=emit)
+            checks = CheckLoop(check, workers=config.concurrency, emit=emit, keep=keep)
         return CheckStage(
             checks,
             emit=queue.put,
@@ -601,6 +624,7 @@ class _Crawl:
         self.plan = crawl_plan(config)
         self.deep_clicks = config.deep_clicks
         self.store = store
+        self.check = check
         self.crawler = Crawler(check, robots=parts.robots.get, store=store, plan=self.plan)
         self.done = False
         self._coverage: Coverage | None = None
@@ -631,8 +655,11 @@ class _Crawl:
             listed=listed,
             emit_checked=emit_checked,
             emit=emit,
+            leads=self.check.canonical_leads,
             watchers=watchers,
         )
+        # A canonical the crawl requested is not requested again.
+        self.check.learn_from(self._coverage.verdict_of)
 
     async def run(self) -> None:
         """Crawl the site; the sitemaps are read once it is over (auditor.crawl.coverage)."""
@@ -666,6 +693,14 @@ class _Crawl:
         await self.coverage.finish(
             walked=walked, interrupted=not self.done, emit_summary=emit_summary
         )
+
+
+async def _beside(work: Coroutine[Any, Any, None], watchdog: Coroutine[Any, Any, None]) -> None:
+    """`work`, with `watchdog` running beside it until it ends (Stalled ends both)."""
+    async with asyncio.TaskGroup() as group:
+        watching = group.create_task(watchdog)
+        await work
+        watching.cancel()
 
 
 async def _produce(

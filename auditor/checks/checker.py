@@ -3,7 +3,8 @@
 Orchestration over `net.opener` (retries, pacing, redirects) and the pure rules of
 `net.redirects`, `answer_rules` (statuses, shields) and `page_head` (noindex, canonicals).
 A check returns a plain CheckResult and adds nothing up: only the sink does (so the stage can
-run in several processes).
+run in several processes). A URL is requested once whatever asks for it: a listed URL's check
+and a canonical target's are one (auditor.checks.visits).
 """
 
 from __future__ import annotations
@@ -11,13 +12,15 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
-from auditor.checks.canonical import canonical_target, comparable, header_canonicals
+from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import PageHead, read_head
 from auditor.checks.page_rules import blocked_page, page_findings
+from auditor.checks.visits import KnownVerdict, Visit, Visits, canonical_verdict, url_key
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -28,7 +31,6 @@ from auditor.models import (
     AlreadyRead,
     CheckResult,
     Finding,
-    NotIndexable,
     Redirect,
     Validators,
     finding,
@@ -50,7 +52,6 @@ MAX_BODY_PREFIX_BYTES = 64 * 1024
 # docs/explanation/rules.md#page-head.
 MAX_PAGE_BYTES = 2 * 1024 * 1024
 DEEP_READS = 4
-MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
 _SHOWN_CHARS = 200
 _ERROR_CHARS = 300
 # RFC 9110 §15.4.5: the answer to a conditional request whose condition is false.
@@ -71,6 +72,7 @@ class PageBody:
     robots_tags: tuple[str, ...]  # X-Robots-Tag values (nofollow)
     link_headers: tuple[str, ...] = ()  # Link values (a canonical)
     head: PageHead | None = None  # what the checks read of its head (a canonical, a refresh)
+    canonical: str | None = None  # where its one canonical leads, when not to the page itself
 
 
 class Checker:
@@ -98,8 +100,11 @@ class Checker:
         # The last origin's rules: most URLs follow one of their own host (no await for them).
         self._last_robots: tuple[str, RobotsTxt | None] | None = None
         self._deep_reads = asyncio.Semaphore(DEEP_READS)
-        # Canonicals checked: comparable URL -> (why not indexable, its status), once each.
-        self._targets: dict[str, asyncio.Future[tuple[NotIndexable | None, int | None]]] = {}
+        self._visits = Visits()  # every URL's check, whichever role asks for it
+
+    def learn_from(self, known: KnownVerdict) -> None:
+        """Ask `known` (the crawl's pages) for a canonical's verdict before requesting it."""
+        self._visits.known = known
 
     async def check(
         self,
@@ -111,36 +116,53 @@ class Checker:
     ) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means.
 
-        `follow`: judge where the page's canonical leads too (not for that canonical itself).
-        `validators`: the page's last ETag and Last-Modified, sent as If-None-Match and
-        If-Modified-Since; a 304 then comes back `not_modified`, its page left unread.
+        `follow`: judge where the page's canonical leads too. `validators`: the page's last
+        ETag and Last-Modified, sent as If-None-Match and If-Modified-Since; a 304 then comes
+        back `not_modified`, its page left unread. A URL a canonical led to already was
+        requested then: that check is this one (auditor.checks.visits).
         """
-        result, _ = await self._check(loc, origin, follow=follow, validators=validators)
-        return result
+        make = partial(self._visit_only, loc, origin, validators)
+        key = url_key(loc)
+        visit = await (self._visits.own(key, make) if key is not None else make())
+        return await self._followed(loc, visit, follow=follow)
 
     async def read_page(
-        self, loc: str, *, origin: str, max_bytes: int
+        self, loc: str, *, origin: str, max_bytes: int, follow: bool = True
     ) -> tuple[CheckResult, PageBody | None]:
         """`check`, with a GET whose body is read up to `max_bytes` and handed back (the crawl).
 
         The verdict is judged on the head a check reads, so that a listed URL's check and the
         crawl's visit of it say the same. No body for an answer that is not 2xx, or a shield's
-        page.
+        page. Always requested: a body is read further than a check reads.
         """
-        return await self._check(loc, origin, follow=True, page_bytes=max_bytes)
+        visit, page = await self._visit(loc, origin, page_bytes=max_bytes)
+        return await self._followed(loc, visit, follow=follow), page
 
-    async def _check(
+    async def _followed(self, loc: str, visit: Visit, *, follow: bool) -> CheckResult:
+        """The visit's result; with `follow`, judged where its canonical leads too."""
+        if not follow or visit.canonical is None:
+            return visit.result
+        leads = await self.canonical_leads(loc, visit.canonical)
+        if not leads:
+            return visit.result
+        return replace(visit.result, findings=(*visit.result.findings, *leads))
+
+    async def _visit_only(self, loc: str, origin: str, validators: Validators | None) -> Visit:
+        return (await self._visit(loc, origin, validators=validators))[0]
+
+    async def _visit(
         self,
         loc: str,
         origin: str,
         *,
-        follow: bool,
         validators: Validators | None = None,
         page_bytes: int | None = None,
-    ) -> tuple[CheckResult, PageBody | None]:
+    ) -> tuple[Visit, PageBody | None]:
+        """Request `loc` and judge its answer, all but where its canonical leads."""
         try:
+            # `follow`: the page names where its canonical leads (PageBody.canonical).
             result, page = await self._request(
-                loc, origin, follow=follow, validators=validators, page_bytes=page_bytes
+                loc, origin, follow=True, validators=validators, page_bytes=page_bytes
             )
         except Exception as exc:
             # a bug: report where, and go on (docs/explanation/design.md#findings)
@@ -151,7 +173,8 @@ class Checker:
             )
             page = None
         result.not_indexable = not_indexable(result)
-        return result, page if page_bytes is not None else None
+        canonical = page.canonical if page is not None else None
+        return Visit(result, canonical, canonical_verdict(result)), page
 
     async def _request(
         self,
@@ -168,7 +191,11 @@ class Checker:
         limit = MAX_BODY_PREFIX_BYTES if page_bytes is None else page_bytes
         try:
             opened = await self._opener.open(
-                loc, method=method, headers=_conditional(validators), max_body=limit
+                loc,
+                before_hop=self._robots_of_url,
+                method=method,
+                headers=_conditional(validators),
+                max_body=limit,
             )
         except FetchError as error:
             # The host answers nothing at all (docs/explanation/rules.md#robots-status).
@@ -193,6 +220,16 @@ class Checker:
         self._last_robots = (origin, robots)
         return robots
 
+    async def _robots_of_url(self, url: str) -> None:
+        """Learn the robots.txt of the host `url` is on, before a redirect's hop opens it.
+
+        Asked while no slot is held: once the hop's response holds one of its host's slots,
+        asking for that host's robots.txt could wait for a slot only this check would free.
+        """
+        origin = _origin_of(url)
+        if origin is not None:
+            await self._robots_of(origin)
+
     def _blocked(self, loc: str, url: str, robots: RobotsTxt | None) -> list[Finding]:
         """url.blocked_by_robots when `url` (`loc` or where it leads) is disallowed.
 
@@ -210,7 +247,8 @@ class Checker:
     async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
         """A listed URL that redirects into a blocked path is blocked.
 
-        See docs/explanation/rules.md#robots-blocked.
+        See docs/explanation/rules.md#robots-blocked. Every host's robots.txt on the way was
+        learnt before its hop opened (`_robots_of_url`): no wait for a slot here.
         """
         steps = [hop.url for hop in opened.redirects[1:]] + [opened.final_url]
         for url in steps:
@@ -269,14 +307,13 @@ class Checker:
                 blocked=blocked_page(found),
             )
             found += said
+            target = None  # judged by the caller (Checker.canonical_leads)
             if follow and any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
                 html, base = (page.canonicals, page.base) if page is not None else ((), None)
                 header = header_canonicals(links)
                 target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
-                if target is not None:
-                    found += await self._canonical_leads(loc, target)
             page_body = PageBody(
-                final_url, body, content_type, tuple(robots_tags), tuple(links), page
+                final_url, body, content_type, tuple(robots_tags), tuple(links), page, target
             )
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
@@ -306,43 +343,22 @@ class Checker:
             return read_head(body[:MAX_PAGE_BYTES], self._agents)  # Google reads no further
         return await self._read_on(final_url, page)
 
-    async def _canonical_leads(self, loc: str, target: str) -> list[Finding]:
+    async def canonical_leads(self, loc: str, target: str) -> list[Finding]:
         """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
 
         Screaming Frog's "Non-Indexable Canonical": Google is pointed at a URL it will not
-        index (docs/explanation/rules.md#canonical-target). The canonical is checked once per
-        run and checker (single flight, bounded).
+        index (docs/explanation/rules.md#canonical-target). The canonical's verdict is its own
+        check's, made once a run whatever else asks for it (auditor.checks.visits).
         """
-        key = comparable(target) or target
-        known = self._targets.get(key)
-        if known is not None:
-            verdict = known.result() if known.done() else await asyncio.shield(known)
-        else:
-            if len(self._targets) >= MAX_TARGETS_KEPT:
-                self._targets = {k: v for k, v in self._targets.items() if not v.done()}
-            future = self._targets[key] = asyncio.get_running_loop().create_future()
-            try:
-                verdict = await self._target_verdict(target)
-            except BaseException:
-                del self._targets[key]
-                future.cancel()
-                raise
-            future.set_result(verdict)
-        reason, status = verdict
+        key, origin = url_key(target), _origin_of(target)
+        if key is None or origin is None:
+            return []
+        make = partial(self._visit_only, target, origin, None)
+        reason, status = await self._visits.verdict(key, target, make)
         if reason is None:
             return []
         code, canonical = Code.URL_CANONICAL_NOT_INDEXABLE, target[:_SHOWN_CHARS]
         return [finding(code, url=loc, canonical=canonical, reason=reason.value, status=status)]
-
-    async def _target_verdict(self, target: str) -> tuple[NotIndexable | None, int | None]:
-        """Why `target` is not indexable (None: it is), and its status, from its own check."""
-        origin = _origin_of(target)
-        if origin is None:
-            return None, None
-        result = await self.check(target, origin=origin, follow=False)
-        if any(item.code is Code.INTERNAL_ERROR for item in result.findings):
-            return None, None
-        return result.not_indexable, result.status
 
     async def _read_body(self, response: Response, limit: int) -> tuple[bytes, bool]:
         """At most `limit` bytes of the body, decoded; and whether more may follow."""

@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_text() + "\n" if args.version else _schema(args.print_schema), end="")
         return ExitCode.OK
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
+        level=(logging.WARNING, logging.INFO, logging.DEBUG)[args.verbose],
         format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
     )
     # no-color.org: NO_COLOR set to any non-empty value turns colours off.

@@ -2,7 +2,9 @@
 
 Once the crawl is over, every URL record the sitemaps give passes here before its check: a URL
 the crawl requested carries the crawl's check (no second request: its verdict was judged as a
-check judges it), its depth and the page linking to it. A listed URL no page links to is
+check judges it), its depth and the page linking to it; where the page's canonical leads is
+judged then, by the crawl's check of that canonical when it made one (a canonical is requested
+once a run: auditor.checks.visits). A listed URL no page links to is
 `coverage.orphan`, only when the crawl covered the site; one deeper than `--deep-clicks` is
 `coverage.deep`. Once every sitemap is read, the indexable pages the crawl read that no sitemap
 lists are URL records of their own, `coverage.not_in_sitemap`. The rules:
@@ -15,11 +17,14 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import replace
 
 from auditor.checks.stage import CheckWatcher, joined
+from auditor.checks.visits import Verdict, canonical_verdict
 from auditor.codes import Code
 from auditor.crawl.crawler import Crawler
+from auditor.crawl.links import page_url
 from auditor.crawl.scope import CrawlScope
 from auditor.crawl.store import CrawlStore, Found
 from auditor.models import (
+    CheckResult,
     CrawlFacts,
     CrawlSummary,
     Finding,
@@ -29,10 +34,12 @@ from auditor.models import (
     finding,
 )
 from auditor.results.digest_table import DigestTable
-from auditor.urls import DEFAULT_PORTS, index_twins, parse_http_url, url_digest
+from auditor.urls import DEFAULT_PORTS, index_twins, parse_http_url, parse_known, url_digest
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitSummary = Callable[[CrawlSummary], Awaitable[None]]
+# (the page's URL, where its canonical leads) -> url.canonical_not_indexable, if it is
+Leads = Callable[[str, str], Awaitable[list[Finding]]]
 RECORDS_BATCH = 512  # pages only the crawl found, sent on at a time
 _READ_ROWS = 2_000
 
@@ -108,14 +115,16 @@ class Coverage:
         listed: Callable[[int], bool],
         emit_checked: EmitUrls,
         emit: EmitUrls,
+        leads: Leads,
         watchers: Sequence[CheckWatcher] = (),
     ) -> None:
         """Join with `crawler`'s pages, kept in `store`.
 
         `listed(digest)`: a sitemap lists the URL; `emit_checked`: records that carry the
         crawl's check (to the sink); `emit`: the others (to their checks, or the sink);
-        `watchers`: shown each listed URL with the crawl's check, as the check stage shows
-        the others (lastmod.behind_page, where alternates lead).
+        `leads`: judges where a page's canonical leads (Checker.canonical_leads); `watchers`:
+        shown each listed URL with the crawl's check, as the check stage shows the others
+        (lastmod.behind_page, where alternates lead).
         """
         self._crawler = crawler
         self._store = store
@@ -124,6 +133,7 @@ class Coverage:
         self._listed = listed
         self._emit_checked = emit_checked
         self._emit = emit
+        self._leads = leads
         self._watchers = watchers
         self._complete = False
         self._walked = False  # `sitemaps_done` was told
@@ -184,14 +194,14 @@ class Coverage:
             page = found.get(ident) if ident is not None else None
             if page is not None and not record.listed and await self._listed_twin(page):
                 page = page._replace(indexable=False)  # the listed page, under another name
-            joined_record = self._joined_record(record, page)
+            joined_record = await self._joined_record(record, page)
             (checked if joined_record.check is not None else others).append(joined_record)
         if checked:
             await self._emit_checked(checked)
         if others:
             await self._emit(others)
 
-    def _joined_record(self, record: UrlRecord, page: Found | None) -> UrlRecord:
+    async def _joined_record(self, record: UrlRecord, page: Found | None) -> UrlRecord:
         if page is None:
             if record.listed and record.digest and self._complete and self._in_scope(record.loc):
                 notice = finding(Code.COVERAGE_ORPHAN, url=record.loc)
@@ -205,8 +215,9 @@ class Coverage:
             self._joined.setdefault(record.digest, 1)
             if page.html and page.indexable and self._may_be_missing(record.loc):
                 record.findings += (_not_in_sitemap(record.loc, page),)
-        if page.requested and page.result is not None:
-            return joined([(record, page.result)], self._watchers)[0]
+        result = await self._result_of(page) if page.requested else None
+        if result is not None:
+            return joined([(record, result)], self._watchers)[0]
         return record
 
     async def _listed_twin(self, page: Found) -> bool:
@@ -232,6 +243,26 @@ class Coverage:
             return False
         found = await self._store.find(ids)
         return any(twin.body == page.body for twin in found.values())
+
+    async def _result_of(self, page: Found) -> CheckResult | None:
+        """The crawl's check of `page`, judged where its canonical leads."""
+        result = page.result
+        if result is None or page.canonical is None:
+            return result
+        leads = await self._leads(page.url, page.canonical)
+        return replace(result, findings=(*result.findings, *leads)) if leads else result
+
+    async def verdict_of(self, url: str) -> Verdict | None:
+        """The verdict of `url` from the crawl's check of it; None when it did not request it."""
+        requested = page_url(url)  # as the crawl keys what it reached
+        known = parse_known(requested) if requested is not None else None
+        ident = self._crawler.reached(known[1]) if known is not None else None
+        if ident is None:
+            return None
+        page = (await self._store.find([ident])).get(ident)
+        if page is None or not page.requested or page.result is None:
+            return None
+        return canonical_verdict(page.result)
 
     def _in_scope(self, loc: str) -> bool:
         parsed = parse_http_url(loc)
@@ -260,7 +291,8 @@ class Coverage:
                 indexable += 1
                 if self._joined.get(page.digest) is not None:
                     continue
-                batch.append(_record(page, missing=self._may_be_missing(page.url)))
+                result = await self._result_of(page)
+                batch.append(_record(page, result, missing=self._may_be_missing(page.url)))
                 if len(batch) >= RECORDS_BATCH:
                     await self._emit_checked(batch)
                     batch = []
@@ -284,13 +316,13 @@ def _not_in_sitemap(loc: str, page: Found) -> Finding:
     return finding(Code.COVERAGE_NOT_IN_SITEMAP, url=loc, depth=page.depth)
 
 
-def _record(page: Found, *, missing: bool) -> UrlRecord:
+def _record(page: Found, result: CheckResult | None, *, missing: bool) -> UrlRecord:
     """A page only the crawl found, with its check and the finding that it is missing."""
     return UrlRecord(
         page.url,
         (),
         findings=(_not_in_sitemap(page.url, page),) if missing else (),
-        check=page.result,
+        check=result,
         digest=page.digest,
         crawl=CrawlFacts(page.depth, page.linked_from, page.links, requested=True),
     )

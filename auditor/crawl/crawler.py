@@ -216,8 +216,10 @@ class Crawler:
             return  # queued again at fewer clicks (_discover), and read there
         parsed = parse_known(item.url)
         assert parsed is not None, "only http(s) URLs are queued"
+        # Where its canonical leads is judged once the crawl is over (auditor.crawl.coverage):
+        # a canonical the crawl reads later is requested once, by the crawl.
         result, page = await self._checker.read_page(
-            item.url, origin=parsed[0].origin, max_bytes=self._plan.page_bytes
+            item.url, origin=parsed[0].origin, max_bytes=self._plan.page_bytes, follow=False
         )
         unread = _unread(result)
         counts = self._counts
@@ -241,6 +243,7 @@ class Crawler:
                 links.anchors if links is not None else None,
                 result.not_indexable is None,
                 result,
+                page.canonical if page is not None else None,
                 body_fingerprint(page.body) if page is not None and not result.redirects else None,
             )
         )

@@ -31,12 +31,12 @@ CREATE TABLE queue (id INTEGER PRIMARY KEY, url TEXT, digest INTEGER, depth INTE
                     referrer INTEGER);
 CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, digest INTEGER, depth INTEGER,
                    referrer INTEGER, state INTEGER, html INTEGER, links INTEGER,
-                   indexable INTEGER, result BLOB, body INTEGER);
+                   indexable INTEGER, result BLOB, canonical TEXT, body INTEGER);
 """
 _SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 _SELECT = (
     "SELECT u.id, u.url, u.digest, u.depth, r.url, u.state, u.html, u.links, u.indexable, "
-    "u.result, u.body FROM urls u LEFT JOIN urls r ON r.id = u.referrer WHERE "
+    "u.result, u.canonical, u.body FROM urls u LEFT JOIN urls r ON r.id = u.referrer WHERE "
 )
 
 
@@ -73,6 +73,7 @@ class Reached(NamedTuple):
     links: int | None
     indexable: bool
     result: CheckResult | None
+    canonical: str | None = None  # where the page's canonical leads, judged once it is joined
     body: int | None = None  # the body's fingerprint (`body_fingerprint`), a page's that answered
 
 
@@ -89,6 +90,7 @@ class Found(NamedTuple):
     links: int | None
     indexable: bool
     result: CheckResult | None
+    canonical: str | None = None  # where the page's canonical leads (another URL)
     body: int | None = None
 
     @property
@@ -179,6 +181,7 @@ class CrawlStore(RunDatabase):
                 reached.links,
                 int(reached.indexable),
                 blob,
+                reached.canonical,
                 reached.body,
             )
         )
@@ -229,7 +232,7 @@ class CrawlStore(RunDatabase):
     def _write(self, rows: list[tuple[object, ...]]) -> None:
         db = self._open()
         db.execute("BEGIN")
-        db.executemany("INSERT INTO urls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO urls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.execute("COMMIT")
 
     def _find(self, ids: list[int]) -> dict[int, Found]:
@@ -260,12 +263,12 @@ class CrawlStore(RunDatabase):
                 links,
                 bool(indexable),
                 _result(blob),
+                canonical,
                 body,
             )
-            for ident, url, digest, depth, referrer, state, html, links, indexable, blob, body in (
-                db.execute(query, parameters)
-            )
-        ]
+            for (ident, url, digest, depth, referrer, state, html, links, indexable, blob,
+                 canonical, body) in db.execute(query, parameters)
+        ]  # fmt: skip
 
 
 def body_fingerprint(body: bytes) -> int:

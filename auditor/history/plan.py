@@ -7,18 +7,21 @@ back in the budget's order (auditor.history.order): requested while the budget l
 rest carried forward with their last verdict and its age. With `--resume`, a URL the
 interrupted run had requested is not requested again: its verdict is the run's own.
 
-Each batch of checks is written as it arrives, while the next is checked (auditor.history.store).
+Each batch of checks is written as it arrives, while the next is checked (auditor.history.store),
+and counted as requested once written. A stop loses no answered check: what the checks still
+held is kept (`keep_checked`), written before the history closes, and reported.
 """
 
 from __future__ import annotations
 
 import asyncio
 import functools
+from collections import Counter
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from auditor.checks.stage import Ask, CheckWatcher, joined
+from auditor.checks.stage import RESULT_BATCH, Ask, CheckWatcher, joined
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.history.facts import (
@@ -39,6 +42,16 @@ Emit = Callable[[list[UrlRecord]], Awaitable[None]]
 Report = Callable[[RunFindings], Awaitable[None]]
 # A URL waiting for the budget's decision.
 _Waiting = tuple[UrlRecord, str, Known, Tier]
+Pairs = list[tuple[UrlRecord, CheckResult]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Write:
+    """A write of checks under way in a worker thread, and what it adds to the counts."""
+
+    future: asyncio.Future[None]
+    checks: int
+    by_tier: Counter[Tier]
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,12 +102,16 @@ class HistoryPlan:
         self._deadline = None
         if budget.seconds is not None:
             self._deadline = clock.monotonic() + budget.seconds - start.elapsed_before_s
-        self._pending: dict[int, Known] = {}  # digests being checked: their rows
+        self._pending: dict[int, tuple[Known, Tier]] = {}  # digests being checked: their rows
         self._window = max(1, window)
         self._answered = asyncio.Event()
-        self._rows: list[Known] = []  # checks not written yet
-        self._write: asyncio.Future[None] | None = None  # the write under way
+        self._rows: list[tuple[Known, Tier]] = []  # checks answered, not written yet
+        self._write: _Write | None = None  # the write under way
+        self._writing = asyncio.Lock()  # one write at a time, in order
         self._recorded = start.requested_before  # checks written, the interrupted run's too
+        self._asked = start.requested_before  # requests asked for, the interrupted run's too
+        self._emit: Emit | None = None  # where checked records go (records_checked)
+        self._held: list[UrlRecord] = []  # checked records a stop kept from `_emit`
         self.complete = False  # set once the run has read and checked everything
         # What judges checked URLs together (auditor.checks.stage.CheckWatcher): given with
         # the stage's emit, shown this run's checks (the interrupted run's too), never a
@@ -171,9 +188,8 @@ class HistoryPlan:
         return joined([(record, result)], self._watchers)[0]
 
     def _ask(self, record: UrlRecord, origin: str, known: Known, tier: Tier) -> Ask:
-        self._pending[record.digest] = known
-        self._counts.requested += 1
-        self._counts.by_tier[tier] += 1
+        self._pending[record.digest] = (known, tier)
+        self._asked += 1
         return Ask(record, origin, known.validators if known.requested else None)
 
     async def rest(self) -> AsyncIterator[Ask | UrlRecord]:
@@ -196,7 +212,7 @@ class HistoryPlan:
                 Code.RUN_MAX_AGE_EXCEEDED,
                 urls=counts.max_age_exceeded,
                 max_age_days=self._budget.max_age_days or 0,
-                requested=counts.requested,
+                requested=self._asked,
             )
             await self._report(RunFindings((found,)))
 
@@ -225,32 +241,47 @@ class HistoryPlan:
 
     def records_checked(
         self, emit: Emit, *, watchers: Sequence[CheckWatcher] = ()
-    ) -> Callable[[list[tuple[UrlRecord, CheckResult]]], Awaitable[None]]:
+    ) -> Callable[[Pairs], Awaitable[None]]:
         """The stage's emit for (record, result) pairs, through the history.
 
-        Each check is judged against its row (a 304 confirms the last verdict), written to the
-        history, shown to `watchers`, and goes on to `emit`.
+        Each check is judged against its row (a 304 confirms the last verdict), gathered to be
+        written to the history, shown to `watchers`, and goes on to `emit` (which takes a batch
+        whole or not at all); `keep_checked` takes the checks a stop leaves.
         """
         self._watchers = watchers
+        self._emit = emit
 
-        async def checked(pairs: list[tuple[UrlRecord, CheckResult]]) -> None:
-            now = max(self._clock.now().timestamp(), self._start.started_s)
-            judged = []
-            self._answered.set()
-            for record, answer in pairs:
-                known = self._pending.pop(record.digest, None)
-                result = self._judged(record, known, answer)
-                result.checked_at = now
-                if known is not None:
-                    after = after_check(known, record.loc, record.digest, result, at=int(now))
-                    self._rows.append(after)
-                judged.append((record, result))
-            # A batch is written while the next is checked: a run killed now requests again at
-            # most two batches and what was in flight.
-            await self._flush()
-            await emit(joined(judged, self._watchers))
+        async def checked(pairs: Pairs) -> None:
+            records = self._taken(pairs)
+            try:
+                # A batch is written while the next is checked.
+                await self._flush()
+                await emit(records)
+            except asyncio.CancelledError:
+                self._held += records  # the run stopped: to the sink once the checks are over
+                raise
 
         return checked
+
+    def keep_checked(self, pairs: Pairs) -> None:
+        """Checks a stop kept from the stage's emit: written and reported all the same."""
+        self._held += self._taken(pairs)
+
+    def _taken(self, pairs: Pairs) -> list[UrlRecord]:
+        """The checks judged, their rows gathered to be written (at once: nothing waits here)."""
+        now = max(self._clock.now().timestamp(), self._start.started_s)
+        judged = []
+        self._answered.set()
+        for record, answer in pairs:
+            asked = self._pending.pop(record.digest, None)
+            known = asked[0] if asked is not None else None
+            result = self._judged(record, known, answer)
+            result.checked_at = now
+            if asked is not None:
+                row = after_check(asked[0], record.loc, record.digest, result, at=int(now))
+                self._rows.append((row, asked[1]))
+            judged.append((record, result))
+        return joined(judged, self._watchers)
 
     def _judged(self, record: UrlRecord, known: Known | None, result: CheckResult) -> CheckResult:
         if not result.not_modified or known is None:
@@ -262,27 +293,56 @@ class HistoryPlan:
         return confirmed(last, result)
 
     async def _flush(self) -> None:
-        """Start writing the rows gathered, once the previous write is done."""
-        rows, self._rows = self._rows, []
-        await self._written()
-        if not rows:
-            return
-        self._recorded += len(rows)
-        write = functools.partial(
-            self._store.record,
-            rows,
-            run_id=self._start.run_id,
-            requested=self._recorded,
-            now_s=int(self._clock.now().timestamp()),
-        )
-        # An executor's future, not a task: the write goes on in its thread whatever happens here.
-        self._write = asyncio.get_running_loop().run_in_executor(None, write)
+        """Start writing the rows gathered, once the write under way is done."""
+        async with self._writing:
+            await self._written()
+            # Taken once nothing is left to wait for: a stop meanwhile leaves them to `finish`.
+            rows, self._rows = self._rows, []
+            if not rows:
+                return
+            recorded = self._recorded + len(rows)
+            write = functools.partial(
+                self._store.record,
+                [row for row, _ in rows],
+                run_id=self._start.run_id,
+                requested=recorded,
+                now_s=int(self._clock.now().timestamp()),
+            )
+            self._recorded = recorded
+            # An executor's future, not a task: the write goes on in its thread whatever happens
+            # here, and is waited for (and counted) by the next flush, or by `finish`.
+            future = asyncio.get_running_loop().run_in_executor(None, write)
+            self._write = _Write(future, len(rows), Counter(tier for _, tier in rows))
 
     async def _written(self) -> None:
-        """Wait for the write under way, if any (its HistoryWriteError is raised here)."""
-        write, self._write = self._write, None
-        if write is not None:
-            await write
+        """Wait for the write under way, if any, then count its checks as requested.
+
+        Its HistoryWriteError is raised here. A stop while it waits leaves it under way, to be
+        waited for again.
+        """
+        write = self._write
+        if write is None:
+            return
+        try:
+            await asyncio.shield(write.future)
+        finally:
+            if write.future.done():
+                self._write = None
+                if not write.future.cancelled() and write.future.exception() is None:
+                    # What was requested is counted once it is recorded.
+                    self._counts.requested += write.checks
+                    self._counts.by_tier.update(write.by_tier)
+
+    async def ended(self, *, complete: bool) -> None:
+        """The checks are over (`complete`: every URL read and checked).
+
+        The records a stop kept from the sink go to it now.
+        """
+        self.complete = complete
+        held, self._held = self._held, []
+        if self._emit is not None:
+            for start in range(0, len(held), RESULT_BATCH):
+                await self._emit(held[start : start + RESULT_BATCH])
 
     async def finish(self, *, listed: Callable[[int], bool]) -> None:
         """Write what is left, and how the run ended; the waiting URLs' file goes.
@@ -291,7 +351,8 @@ class HistoryPlan:
         """
         try:
             await self._flush()
-            await self._written()
+            async with self._writing:
+                await self._written()
             now_s = int(self._clock.now().timestamp())
             state = COMPLETE if self.complete else STOPPED
             await asyncio.to_thread(self._store.end, self._start.run_id, state=state, now_s=now_s)

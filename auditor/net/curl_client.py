@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -63,6 +64,7 @@ _CODES: dict[int, Code] = {
     **dict.fromkeys(_TLS_CODES, Code.NET_TLS),
 }
 
+log = logging.getLogger(__name__)
 Resolve = Callable[[str], Sequence[str] | None]  # a test's name -> addresses (no DNS)
 
 
@@ -183,6 +185,10 @@ class _Slot:
         self.code, self.message = code, message
         self.status = int(curl.getinfo(pycurl.RESPONSE_CODE))
         self.elapsed_s = curl.getinfo(pycurl.TOTAL_TIME_T) / 1e6
+        if log.isEnabledFor(
+            logging.DEBUG
+        ):  # -vv: where the time of a transfer went, as libcurl measured it
+            _trace_transfer(curl, code, self.elapsed_s)
 
     def head_done(self, raw: bytes) -> bool:
         """Whether a final answer's head (`raw`) came whole, its blank line included."""
@@ -201,6 +207,23 @@ class _Slot:
         headers = _parse_head(raw)
         body = b"".join(self.body)
         return BufferedResponse(self.status, headers, body, elapsed_s=self.elapsed_s, error=error)
+
+
+def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
+    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
+    phases = {
+        "dns": pycurl.NAMELOOKUP_TIME_T,
+        "connect": pycurl.CONNECT_TIME_T,
+        "tls": pycurl.APPCONNECT_TIME_T,
+        "first byte": pycurl.STARTTRANSFER_TIME_T,
+    }
+    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
+    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
+    url = curl.getinfo(pycurl.EFFECTIVE_URL)
+    log.debug(
+        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
+        url, code, said, total_s * 1000, new_connections,
+    )  # fmt: skip
 
 
 def _text(code: int, message: str) -> str:

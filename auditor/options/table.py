@@ -235,8 +235,9 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "verbose",
         _G.OUTPUT,
-        "log every step (debug)",
-        Kind.FLAG,
+        "-v: log every request (method, URL, status or failure, time, try, wait for the host) "
+        "and what a stuck run waits for; -vv: the engine's internals too",
+        Kind.COUNT,
         CONFIG_ONLY,
         short="-v",
         exclusive="noise",

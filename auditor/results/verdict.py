@@ -106,20 +106,23 @@ def decide(
     complete: bool,
     failed: bool,
     regressions: int | None = None,
+    stalled: str | None = None,
 ) -> Decision:
     """The exit code and the verdict (docs/explanation/design.md#exit-codes, #regressions).
 
     An internal failure or an interrupted run: exit 3, whatever was found. A finished run fails
     on a finding at or above --fail-on that is not accepted, and on any regression since the
     baseline whatever --fail-on says (regressions are counted at --fail-on-new, and never with
-    `--fail-on-new never`: auditor.monitoring.compare); else it passes.
+    `--fail-on-new never`: auditor.monitoring.compare); else it passes. `stalled`: what a run
+    the watchdog stopped waited for (auditor.processes.watchdog).
     """
     so_far = _counts(counts.by_severity) or "no findings"
     if failed:
         verdict = Verdict(Outcome.FAILED, f"an internal error stopped the run; so far {so_far}")
     elif not complete:
         read = f"{_n(counts.documents, 'document')} and {_n(counts.urls, 'URL')}"
-        verdict = Verdict(Outcome.INCOMPLETE, f"interrupted after {read}; so far {so_far}")
+        how = f"stuck after {read} ({stalled})" if stalled else f"interrupted after {read}"
+        verdict = Verdict(Outcome.INCOMPLETE, f"{how}; so far {so_far}")
     elif regressions or _tripping(counts, fail_on):
         verdict = Verdict(Outcome.FAIL, _failure(counts, fail_on, regressions or 0))
     else:
@@ -135,6 +138,7 @@ def judge(
     complete: bool,
     failed: bool,
     regressions: int | None = None,
+    stalled: str | None = None,
 ) -> Decision:
     """`decide` on a run's summary and samples."""
     return decide(
@@ -143,6 +147,7 @@ def judge(
         complete=complete,
         failed=failed,
         regressions=regressions,
+        stalled=stalled,
     )
 
 
