@@ -32,6 +32,7 @@ from auditor.crawl.crawler import Crawler, crawl_plan
 from auditor.crawl.store import CrawlStore
 from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
+from auditor.files import read_input
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -41,6 +42,7 @@ from auditor.http_stack import (
     reach_of,
     usable_engine,
 )
+from auditor.limits import MAX_ACCEPT_FILE_BYTES
 from auditor.models import Relisted, SitemapRecord, TargetRecord
 from auditor.monitoring.compare import DropLimit, Gate
 from auditor.net.address_guard import Reach
@@ -281,9 +283,12 @@ async def _accept_rules(config: AuditConfig) -> AcceptRules:
     if path is None:
         return NO_RULES
     try:
-        text = await asyncio.to_thread(path.read_text, "utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
+        data = await asyncio.to_thread(read_input, path, max_bytes=MAX_ACCEPT_FILE_BYTES)
+        text = data.decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--accept-file {path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--accept-file {path}: not UTF-8 text ({exc.reason})") from None
     return parse_accept_rules(text, source=f"--accept-file {path}")
 
 
