@@ -52,7 +52,7 @@ class ExitCode(IntEnum):
     OK = 0  # nothing at or above --fail-on, and no regression
     FINDINGS = 1  # findings at or above --fail-on, or regressions (what the site does wrong)
     USAGE = 2  # usage or configuration error
-    FAILED = 3  # the run itself failed: interrupted or an internal failure
+    FAILED = 3  # the run did not finish (interrupted, an internal failure), or reached no target
 
 
 class AuditorError(Exception):

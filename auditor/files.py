@@ -1,16 +1,21 @@
-"""The file edge: local documents read in chunks, files replaced whole, scratch databases.
+"""The file edge: documents read in chunks, inputs read bounded, files replaced or made new.
 
 A reader of a file written with `write_atomically` sees the old content or the new one, never
-half of it. The run's temporary sqlite files (hreflang links, the crawl) live beside the report.
+half of it. An input file is a regular file, never a FIFO, a device or a folder (each would
+block or never end). The run's temporary sqlite files (scratch databases: hreflang links, the
+crawl) live beside the report.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import os
 import secrets
+import shutil
 import sqlite3
+import stat
 import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -30,6 +35,15 @@ _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_TRIES = 16
 P = ParamSpec("P")
 R = TypeVar("R")
+# An input file opened without waiting: a FIFO's open would block until a writer came.
+_INPUT = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
+_KINDS = {
+    stat.S_IFDIR: "a folder",
+    stat.S_IFIFO: "a FIFO",
+    stat.S_IFCHR: "a device",
+    stat.S_IFBLK: "a device",
+    stat.S_IFSOCK: "a socket",
+}
 
 
 class LocalFile:
@@ -79,6 +93,48 @@ def written(what: str) -> Iterator[None]:
         raise ReportWriteError(f"cannot write {what}: {reason}") from exc
 
 
+def not_a_file(path: Path) -> str | None:
+    """What `path` is when it is there and no regular file ("a FIFO"); None otherwise. Blocking."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):  # missing, unreadable, or a NUL in it: the opener says
+        return None
+    return None if stat.S_ISREG(mode) else _KINDS.get(stat.S_IFMT(mode), "no regular file")
+
+
+def open_input(path: Path, *, buffering: int = -1) -> BinaryIO:
+    """`path` open for reading, a regular file only; OSError saying why not. Blocking.
+
+    A FIFO, a device or a folder given as a file is refused before it is read: a FIFO would
+    wait for a writer, `/dev/zero` would never end, a folder cannot be read.
+    """
+    handle = os.open(path, _INPUT)
+    try:
+        refuse_unless_regular(handle)
+        os.set_blocking(handle, True)
+        return os.fdopen(handle, "rb", buffering=buffering)
+    except BaseException:
+        os.close(handle)
+        raise
+
+
+def refuse_unless_regular(handle: int) -> None:
+    """OSError saying what the open file `handle` is, unless it is a regular file."""
+    mode = os.fstat(handle).st_mode
+    if not stat.S_ISREG(mode):
+        kind = _KINDS.get(stat.S_IFMT(mode), "no regular file")
+        raise OSError(errno.EINVAL, f"{kind}, not a regular file")
+
+
+def read_input(path: Path, *, max_bytes: int) -> bytes:
+    """The bytes of the regular file `path`, at most `max_bytes`; OSError past them. Blocking."""
+    with open_input(path) as source:
+        data = source.read(max_bytes + 1)
+    if len(data) > max_bytes:
+        raise OSError(errno.EFBIG, f"larger than {max_bytes:,} bytes")
+    return data
+
+
 def create_new(stem: Path, suffix: str = "") -> tuple[int, Path]:
     """A new file named `stem`, a random part and `suffix`, made for writing: its descriptor.
 
@@ -92,7 +148,9 @@ def create_new(stem: Path, suffix: str = "") -> tuple[int, Path]:
             return os.open(path, _NEW_FILE, 0o666), path
         except FileExistsError:
             continue
-    raise FileExistsError(f"no new file name beside {stem} after {_NEW_FILE_TRIES} tries")
+    raise FileExistsError(
+        errno.EEXIST, f"no new file name beside {stem} after {_NEW_FILE_TRIES} tries"
+    )
 
 
 def hidden_stem(path: Path) -> Path:
@@ -169,6 +227,45 @@ def replaced_atomically(path: Path) -> Iterator[BinaryIO]:
     except BaseException:
         temporary.unlink(missing_ok=True)
         raise
+
+
+def copy_to_new(source: Path, target: Path) -> None:
+    """`source`'s content at `target`, a name nothing holds: FileExistsError when one does.
+
+    Whatever is at `target` (a file, a folder, a FIFO, a link, to anywhere or to nowhere) is
+    never opened, followed nor replaced: a hard link is made, which fails on any name taken;
+    where links cannot be made (another file system), a whole copy is made new beside
+    `target` and linked there. Blocking.
+    """
+    try:
+        os.link(source, target)
+    except FileExistsError:
+        raise
+    except OSError:  # another file system, or links refused: a copy, then linked
+        _copy_to_new(source, target)
+
+
+def _copy_to_new(source: Path, target: Path) -> None:
+    handle, temporary = create_new(hidden_stem(target), ".tmp")
+    try:
+        with os.fdopen(handle, "wb") as out, source.open("rb") as data:
+            shutil.copyfileobj(data, out)
+            out.flush()
+            os.fsync(out.fileno())
+        _link_or_claim(temporary, target)
+    finally:
+        temporary.unlink(missing_ok=True)
+
+
+def _link_or_claim(temporary: Path, target: Path) -> None:
+    """`temporary` at the new name `target`: linked, else the name made new and renamed onto."""
+    try:
+        os.link(temporary, target)
+    except FileExistsError:
+        raise
+    except OSError:  # a file system without links: the name claimed first, exclusively
+        os.close(os.open(target, _NEW_FILE, 0o666))
+        temporary.replace(target)
 
 
 class RunDatabase:

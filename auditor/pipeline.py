@@ -32,6 +32,7 @@ from auditor.crawl.crawler import Crawler, crawl_plan
 from auditor.crawl.store import CrawlStore
 from auditor.crawl.store import store_path as crawl_store_path
 from auditor.errors import ConfigError, ExitCode, write_failure_in
+from auditor.files import read_input
 from auditor.http_stack import (
     Openers,
     check_transport,
@@ -41,8 +42,9 @@ from auditor.http_stack import (
     reach_of,
     usable_engine,
 )
+from auditor.limits import MAX_ACCEPT_FILE_BYTES
 from auditor.models import Relisted, SitemapRecord, TargetRecord
-from auditor.monitoring.compare import Gate
+from auditor.monitoring.compare import DropLimit, Gate
 from auditor.net.address_guard import Reach
 from auditor.net.host_gate import HostGate
 from auditor.processes.check_pool import CheckPool
@@ -57,6 +59,7 @@ from auditor.report.publish import FinishedRun, open_outputs, publish, report_pa
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
 from auditor.results.last_known import HistoryCounts
+from auditor.results.reach import outage, outage_text
 from auditor.results.samples import Samples
 from auditor.results.sink import Observer, RecordWriter, SinkQueue, Tee, make_sink_queue, run_sink
 from auditor.results.summary import Summary
@@ -165,7 +168,7 @@ async def audit(
         records = [item for item in (writer, csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
-            await state.save(complete=complete)
+            await state.save(complete=complete and not outage(run.targets))
         async with _discarded_on_failure(writer, csv):  # the comparison's disk
             finished = await _conclude(
                 run,
@@ -203,11 +206,12 @@ async def _conclude(
     """The run's last counts (its targets, the comparison with the baseline), its decision."""
     summary, samples, config = run.summary, run.samples, run.config
     run.targets = tuple(run.accept.mark_target(target) for target in run.targets)
+    causes = outage(run.targets)  # no target answered at all (auditor.results.reach)
     for target in run.targets:
         summary.add_target(target)
         samples.add_target(target)
         if junit is not None:
-            junit.add_target(target)
+            junit.add_target(target, unreachable=bool(causes))
         if comparison is not None:
             comparison.add_target(target)
     diff_out = await comparison.finish() if comparison is not None else None
@@ -219,6 +223,7 @@ async def _conclude(
         failed=failed,
         regressions=comparison.regressions if comparison is not None else None,
         stalled=run.stalled,
+        unreachable=outage_text(causes) if causes else None,
     )
     return FinishedRun(
         config=config,
@@ -231,6 +236,7 @@ async def _conclude(
         targets=run.targets,
         decision=decision,
         diff=diff_out,
+        unreachable=bool(causes),
     )
 
 
@@ -293,9 +299,12 @@ async def _accept_rules(config: AuditConfig) -> AcceptRules:
     if path is None:
         return NO_RULES
     try:
-        text = await asyncio.to_thread(path.read_text, "utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
+        data = await asyncio.to_thread(read_input, path, max_bytes=MAX_ACCEPT_FILE_BYTES)
+        text = data.decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--accept-file {path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--accept-file {path}: not UTF-8 text ({exc.reason})") from None
     return parse_accept_rules(text, source=f"--accept-file {path}")
 
 
@@ -328,7 +337,7 @@ async def _comparison(
     # The report format's reader and sqlite, only for --baseline.
     from auditor.monitoring.baseline import open_comparison  # noqa: PLC0415
 
-    gate = Gate(config.fail_on_new, accept)
+    gate = Gate(config.fail_on_new, accept, DropLimit(config.max_drop, config.max_drop_urls))
     return await open_comparison(config.baseline, folder=json_path.parent, gate=gate)
 
 
@@ -504,8 +513,8 @@ class _Run:
         try:
             yield plan
         finally:
-            if plan is not None:
-                await plan.finish(listed=listed)
+            if plan is not None:  # an outage lists nothing: no URL is forgotten for it
+                await plan.finish(listed=_listed_all if outage(self.targets) else listed)
 
     def _walker(
         self,
@@ -693,6 +702,10 @@ class _Crawl:
         await self.coverage.finish(
             walked=walked, interrupted=not self.done, emit_summary=emit_summary
         )
+
+
+def _listed_all(_digest: int) -> bool:
+    return True
 
 
 async def _beside(work: Coroutine[Any, Any, None], watchdog: Coroutine[Any, Any, None]) -> None:

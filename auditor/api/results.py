@@ -89,7 +89,7 @@ class Report:
 
     @property
     def exit_code(self) -> ExitCode:
-        """0 passed, 1 findings at or above --fail-on (or regressions), 3 did not finish."""
+        """0 passed, 1 findings or regressions, 3 did not finish or reached no target."""
         return self.decision.exit_code
 
     def urls(self) -> Iterator[ReportedUrl]:

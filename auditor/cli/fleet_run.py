@@ -34,7 +34,13 @@ from auditor.fleet.sites import FleetSite, SiteOutcome
 from auditor.fleet.task import audit_fleet_site
 
 RECENT_ROWS = 8  # ended sites the live table keeps showing; the counts hold them all
-_STYLES = {"PASS": "green", "FAIL": "red", "INCOMPLETE": "yellow", "FAILED": "yellow"}
+_STYLES = {
+    "PASS": "green",
+    "FAIL": "red",
+    "INCOMPLETE": "yellow",
+    "FAILED": "yellow",
+    "UNREACHABLE": "red",
+}
 
 
 def main_fleet(
@@ -162,9 +168,9 @@ def _label(outcome: SiteOutcome) -> tuple[str, str]:
 def _print_result(result: FleetResult, *, quiet: int, no_color: bool) -> None:
     """A line per site, worst first, the paths and the verdict.
 
-    As for a single run, `-q` prints the verdict alone when the fleet did not pass; `-qq` nothing.
+    As for a single run, `-q` prints the verdict line alone, on every run; `-qq` nothing.
     """
-    if quiet >= QUIET_ALL or (quiet and result.decision.exit_code == ExitCode.OK):
+    if quiet >= QUIET_ALL:
         return
     if quiet:
         print(result.decision.line)

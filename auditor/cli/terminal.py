@@ -34,6 +34,7 @@ _VERDICT_STYLES = {
     Outcome.FAIL: "bold red",
     Outcome.INCOMPLETE: "bold yellow",
     Outcome.FAILED: "bold yellow",
+    Outcome.UNREACHABLE: "bold red",
 }
 
 

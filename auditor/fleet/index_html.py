@@ -25,7 +25,13 @@ from auditor.report.html_writer import html_environment, report_assets
 
 TEMPLATE = "fleet.html.j2"
 CHART_SITES = 40  # the chart shows the sites with the most errors; the table shows every site
-_TONES = {"PASS": "ok", "FAIL": "error", "INCOMPLETE": "warning", "FAILED": "warning"}
+_TONES = {
+    "PASS": "ok",
+    "FAIL": "error",
+    "INCOMPLETE": "warning",
+    "FAILED": "warning",
+    "UNREACHABLE": "error",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
@@ -24,7 +25,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from auditor.errors import HistoryError, HistoryWriteError
-from auditor.files import transaction
+from auditor.files import refuse_unless_regular, transaction
 from auditor.history.facts import Known, listed
 from auditor.urls import digest_of_stored, stored_digest
 
@@ -36,6 +37,7 @@ CACHE_KIB = 4_096
 LOOKUP_CHUNK = 500  # digests looked up per statement (each a bound parameter)
 PRUNE_CHUNK = 10_000  # rows read per step of the pruning
 KEEP_RUNS = 100  # rows of the runs table kept
+log = logging.getLogger(__name__)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _LAST = (1 << 63) - 1  # the largest stored digest
 _SCHEMA = """
@@ -85,9 +87,16 @@ class HistoryStore:
         """The history at `path`, made if missing; HistoryError when it cannot be used."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            # Without waiting: a FIFO or a device there is refused, never read or written.
+            lock = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise HistoryError(f"--history {path}: cannot open it ({exc.strerror})") from None
+        try:
+            refuse_unless_regular(lock)
+            os.set_blocking(lock, True)
+        except OSError as exc:
+            os.close(lock)
+            raise HistoryError(f"--history {path}: {exc.strerror}; give a file path") from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -313,10 +322,13 @@ def _check_header(path: Path, header: bytes) -> None:
 
 def _check_tables(path: Path, db: sqlite3.Connection) -> None:
     """The file's pages as sqlite checks them, then the tables this version reads."""
-    verdict = db.execute("PRAGMA quick_check").fetchone()
-    if verdict is None or verdict[0] != "ok":
-        problem = verdict[0] if verdict else "no answer"
-        raise HistoryError(f"--history {path}: damaged ({problem}); give another path")
+    report = [str(row[0]) for row in db.execute("PRAGMA quick_check")]  # at most 100 rows
+    if report != ["ok"]:  # its report runs to many lines: for the operator, under -v
+        log.debug("--history %s: sqlite's quick_check:\n%s", path, "\n".join(report))
+        raise HistoryError(
+            f"--history {path}: damaged (sqlite's integrity check fails; -v shows its report); "
+            "give another path"
+        )
     db.execute(f"SELECT {_COLUMNS} FROM urls LIMIT 0")  # noqa: S608
     db.execute("SELECT id, started, updated, state, targets, requested FROM runs LIMIT 0")
 

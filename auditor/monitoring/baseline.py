@@ -3,7 +3,8 @@
 The report is read as a stream by the one reader of the format (auditor.report.reader), which
 bounds every line of a hostile file; each URL leaves one row of facts on disk
 (auditor.monitoring.store), never an object in memory. A baseline that cannot be read is a
-usage error (exit 2), found before this run writes anything.
+usage error (exit 2), found before this run writes anything; so is the report of a run that
+reached no target (auditor.results.reach), which lists nothing to compare with.
 """
 
 from __future__ import annotations
@@ -33,6 +34,12 @@ def load_comparison(path: Path, *, folder: Path, gate: Gate) -> Comparison:
         head = reader.head()
     except ReportReadError as exc:
         raise BaselineError(f"--baseline {exc}") from None
+    cause = head.outage()
+    if cause is not None:  # an outage compares with nothing: every known issue would page again
+        raise BaselineError(
+            f"--baseline {path}: the site was unreachable in that run ({cause}): "
+            "not a baseline; give the last report that reached it"
+        )
     folder.mkdir(parents=True, exist_ok=True)
     comparison = Comparison(folder, head=BaselineHead(str(path), head.generated_at), gate=gate)
     try:

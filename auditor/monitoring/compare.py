@@ -4,15 +4,16 @@ A finding is keyed by what it is about (a URL, a sitemap document, a target) and
 new finding is a key the baseline lacks, a resolved one the reverse. A URL changed when its
 status, final URL, indexability, canonical or codes changed. A **regression** is a subject (a
 URL, a document, a target) with a new finding at or above `--fail-on-new` that is not accepted,
-or a URL that became not indexable: each counts once, however many of its findings are new.
-With `--fail-on-new never`, nothing is a regression. The rules: docs/how-to/monitoring.md.
+or a URL that became not indexable, or a sitemap whose URLs are listed nowhere now beyond
+`--max-drop` (DropLimit): each counts once, however many of its findings are new. With
+`--fail-on-new never`, nothing is a regression. The rules: docs/how-to/monitoring.md.
 """
 
 from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -30,11 +31,31 @@ _NOT_CHECKED = Indexability.NOT_CHECKED.value
 
 
 @dataclass(frozen=True, slots=True)
+class DropLimit:
+    """What a sitemap may lose since the baseline: `--max-drop` and `--max-drop-urls`.
+
+    A sitemap's URLs are those the baseline lists with it first; those listed by no sitemap now
+    are dropped (moved to another sitemap is not dropped). More than `share_pct` percent of them
+    dropped and more than `urls` of them, that is more than the larger of the two, is
+    sitemap.urls_dropped (docs/explanation/rules.md#urls-dropped): an emptied sitemap of over 100
+    URLs, a tenth of a large one; never the dead pages a small site removes.
+    """
+
+    share_pct: float = 10.0
+    urls: int = 100
+
+    def exceeded(self, listed: int, dropped: int) -> bool:
+        """Whether `dropped` of the `listed` URLs is more than the limit allows."""
+        return dropped > self.urls and dropped * 100 > self.share_pct * listed
+
+
+@dataclass(frozen=True, slots=True)
 class Gate:
     """What makes a new finding a regression: its severity, and not being a known issue."""
 
     threshold: FailOn  # --fail-on-new
     accept: AcceptRules = NO_RULES
+    drop: DropLimit = DropLimit()
 
     @property
     def open(self) -> bool:
@@ -191,6 +212,19 @@ class Examples(Generic[T]):
 
 
 @dataclass(frozen=True, slots=True)
+class Drop:
+    """A sitemap whose baseline URLs are listed nowhere now, over --max-drop."""
+
+    sitemap: str
+    listed: int  # the URLs the baseline listed with it first
+    dropped: int  # of them, those no sitemap lists now
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of the report's `diff.sitemaps_dropping`."""
+        return {"sitemap": self.sitemap, "baseline_urls": self.listed, "dropped": self.dropped}
+
+
+@dataclass(frozen=True, slots=True)
 class BaselineHead:
     """Which baseline a run was compared with."""
 
@@ -210,6 +244,8 @@ class Tally:
     became_indexable: int = 0
     new: Counter[str] = field(default_factory=Counter)
     resolved: Counter[str] = field(default_factory=Counter)
+    dropped: Counter[str] = field(default_factory=Counter)  # by the baseline's sitemap
+    drops: list[Drop] = field(default_factory=list)  # sitemaps over --max-drop, by URL
     added_examples: Examples[str] = field(default_factory=Examples)
     removed_examples: Examples[str] = field(default_factory=Examples)
     changed_examples: Examples[UrlChange] = field(default_factory=Examples)
@@ -226,6 +262,20 @@ class Tally:
         self.urls_removed += 1
         self.removed_examples.add(old.loc, old.loc)
         self.resolved.update(set(old.codes.split()))
+        if old.sitemap is not None:
+            self.dropped[old.sitemap] += 1
+
+    def drop_regressions(self, listed: Mapping[str, int]) -> Iterator[Regression | None]:
+        """Sitemaps that lost more URLs than --max-drop allows (`listed`: the baseline's)."""
+        code = Code.SITEMAP_URLS_DROPPED.value
+        for sitemap, dropped in sorted(self.dropped.items()):
+            before = listed.get(sitemap, 0)
+            if not self.gate.drop.exceeded(before, dropped):
+                continue
+            self.new[code] += 1
+            self.drops.append(Drop(sitemap, before, dropped))
+            if self.gate.open and self.gate.trips(code, sitemap):
+                yield Regression("sitemap", sitemap, (code,), None)
 
     def both(self, old: UrlFacts, new: UrlFacts) -> Regression | None:
         """A URL of both runs (the store hands over those that may differ)."""
@@ -290,6 +340,8 @@ def diff_json(
         "urls_broken_examples": [r.subject for r in regression_examples if r.kind == "url"],
         "became_not_indexable": tally.became_not_indexable,
         "became_indexable": tally.became_indexable,
+        "sitemaps_dropping": [drop.to_json() for drop in tally.drops[:MAX_EXAMPLES]],
+        "max_drop": {"percent": tally.gate.drop.share_pct, "urls": tally.gate.drop.urls},
         "new_findings": dict(sorted(tally.new.items())),
         "resolved_findings": dict(sorted(tally.resolved.items())),
     }

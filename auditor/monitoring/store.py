@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import NamedTuple, Self
@@ -112,6 +113,7 @@ class Comparison:
         self._documents: list[tuple[str]] = []
         self._lock = asyncio.Lock()
         self.regressions = 0
+        self._base_listed: Counter[str] = Counter()  # the baseline's URLs by their sitemap
 
     async def __aenter__(self) -> Self:
         return self
@@ -133,6 +135,8 @@ class Comparison:
                 fields.add(row.name)
                 continue
             rows_of = batch[type(row)]
+            if isinstance(row, UrlFacts) and row.sitemap is not None and not current:
+                self._base_listed[row.sitemap] += 1
             rows_of.append(_row(row) if isinstance(row, UrlFacts) else row)
             if len(rows_of) >= FLUSH_ROWS:
                 self._insert_rows(batch, prefix="" if current else "base_")
@@ -201,6 +205,7 @@ class Comparison:
         self._index()
         with transaction(self._db):
             self._add_regressions(self._url_rows(tally))
+            self._add_regressions(tally.drop_regressions(self._base_listed))  # once all are joined
             self._add_regressions(self._key_rows(tally))
         count = self._db.execute("SELECT count(*), sum(kind = 'url') FROM regressions").fetchone()
         self.regressions = count[0]

@@ -226,7 +226,7 @@ OPTIONS: tuple[Option, ...] = (
     Option(
         "quiet",
         _G.OUTPUT,
-        "-q: nothing when the run passes, the verdict when not; -qq: nothing at all",
+        "-q: the verdict line alone, on every run; -qq: nothing at all (the exit code speaks)",
         Kind.COUNT,
         CONFIG_ONLY,
         short="-q",
@@ -496,6 +496,23 @@ OPTIONS: tuple[Option, ...] = (
         Kind.CHOICE,
         default=FailOn.ERROR.value,
         choices=_FAIL_ON,
+    ),
+    Option(
+        "max-drop",
+        _G.MONITORING,
+        "with --baseline: a sitemap whose URLs listed nowhere now are more than PCT percent of "
+        "those it listed then regresses (10)",
+        Kind.NUMBER,
+        default=10.0,
+        metavar="PCT",
+    ),
+    Option(
+        "max-drop-urls",
+        _G.MONITORING,
+        "...and more than N of them: more than the larger of the two (100)",
+        Kind.NUMBER,
+        default=100,
+        metavar="N",
     ),
     Option(
         "baseline",

@@ -10,7 +10,8 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      summary.alternates and summary.extensions; with --history: urls[].checked_at,
      urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
      (answered 304), summary.history; urls[].crawl and summary.coverage (with --crawl), and
-     urls[] entries of pages only the crawl found (`sitemaps` empty).
+     urls[] entries of pages only the crawl found (`sitemaps` empty); unreachable (no target
+     answered at all: an outage, never a baseline).
 
 See docs/reference/report.md.
 """
@@ -197,12 +198,19 @@ def _plain(value: object) -> object:
             return value
 
 
-def head_json(*, generated_at: datetime, complete: bool, config: AuditConfig) -> Json:
-    """The report's first fields, `schema_version` first (docs/explanation/design.md#report)."""
+def head_json(
+    *, generated_at: datetime, complete: bool, config: AuditConfig, unreachable: bool = False
+) -> Json:
+    """The report's first fields, `schema_version` first (docs/explanation/design.md#report).
+
+    `unreachable`: no target answered at all (auditor.results.reach); such a report is never a
+    baseline.
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": TOOL,
         "generated_at": generated_at.isoformat().replace("+00:00", "Z"),
         "complete": complete,
+        "unreachable": unreachable,
         "config": config_json(config),
     }

@@ -21,7 +21,13 @@ from auditor.results.verdict import Decision, Outcome
 MAX_CODES = 25  # codes in the "fix these first" table; the others are counted
 MAX_LINES = 25  # regressions and changed URLs listed; the others are counted
 MAX_CHARS = 200  # a URL or a message shown whole up to here
-_MARK = {Outcome.PASS: "✅", Outcome.FAIL: "❌", Outcome.INCOMPLETE: "⚠️", Outcome.FAILED: "⚠️"}
+_MARK = {
+    Outcome.PASS: "✅",
+    Outcome.FAIL: "❌",
+    Outcome.INCOMPLETE: "⚠️",
+    Outcome.FAILED: "⚠️",
+    Outcome.UNREACHABLE: "⛔",
+}
 # What Markdown (GitHub's, CommonMark) could read as markup in a cell of text from the network.
 _SPECIAL = re.compile(r"([\\`*_{}\[\]<>()#+\-!|~])")
 

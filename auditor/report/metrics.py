@@ -36,6 +36,7 @@ class RunMetrics:
     finished_at_s: float  # Unix time
     regressions: int | None = None  # with --baseline
     reached: bool = True  # every target could be read (no target.* finding)
+    unreachable: bool = False  # no target answered at all: an outage (auditor.results.reach)
 
 
 def metrics_registry(
@@ -67,9 +68,12 @@ def metrics_registry(
     gauge("complete", "1 when the run finished, 0 when it stopped early.").labels(target).set(
         int(run.complete)
     )
-    gauge("exit_code", "The process's exit code (0 pass, 1 findings or regressions).").labels(
+    gauge(
+        "exit_code", "The process's exit code (0 pass, 1 findings or regressions, 3 not done)."
+    ).labels(target).set(run.exit_code)
+    gauge("unreachable", "1 when no target answered at all (an outage), else 0.").labels(
         target
-    ).set(run.exit_code)
+    ).set(int(run.unreachable))
     sitemaps = gauge("sitemaps", "Documents read, by kind.", "kind")
     for kind, n in sorted(summary.sitemaps_by_kind.items()):
         sitemaps.labels(target, kind).set(n)

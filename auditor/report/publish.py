@@ -15,10 +15,9 @@ from pathlib import Path
 import aiofiles.os
 
 from auditor.config import AuditConfig
-from auditor.discovery.probes import UNREACHED_CODES
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
-from auditor.models import Finding, TargetRecord
+from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
@@ -27,6 +26,7 @@ from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, RegressionSource, write_junit
 from auditor.report.markdown import Where, markdown_summary
+from auditor.results.reach import unreached
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
@@ -46,6 +46,7 @@ class FinishedRun:
     targets: tuple[TargetRecord, ...]
     decision: Decision
     diff: Json | None  # the report's `diff` (with --baseline)
+    unreachable: bool = False  # no target answered at all (auditor.results.reach)
 
 
 async def open_outputs(
@@ -91,7 +92,12 @@ async def publish(
         except BaseException:
             await writer.discard()  # no spool left behind: the run fails with exit 3
             raise
-    head = head_json(generated_at=run.started_at, complete=run.complete, config=config)
+    head = head_json(
+        generated_at=run.started_at,
+        complete=run.complete,
+        unreachable=run.unreachable,
+        config=config,
+    )
     await writer.commit(
         head,
         targets=[target_json(target) for target in run.targets],
@@ -157,18 +163,10 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
         regressions=run.decision.regressions,
-        reached=not any(_unreached(item) for target in run.targets for item in target.findings),
+        reached=not any(unreached(target) for target in run.targets),
+        unreachable=run.unreachable,
     )
     await write_metrics(path, run.summary, metrics)
-
-
-def _unreached(item: Finding) -> bool:
-    """Whether a target's finding says it could not be read.
-
-    With --insecure, a certificate that fails is said (target.tls) and the site is read.
-    """
-    insecure = item.detail is not None and item.detail.get("insecure") is True
-    return item.code in UNREACHED_CODES and not insecure
 
 
 async def report_path(config: AuditConfig, now: datetime) -> Path:

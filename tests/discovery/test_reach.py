@@ -23,6 +23,7 @@ from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.errors import ExitCode
 from auditor.report.metrics import LAST_SUCCESS
+from auditor.results.verdict import Outcome
 from tests.helpers import Audited, refused_port, run_audit
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -37,7 +38,10 @@ async def test_a_closed_port_is_target_connect(tmp_path: Path, path: str) -> Non
     audited = await run_audit(tmp_path, f"http://127.0.0.1:{refused_port()}{path}", retries=0)
     assert target_codes(audited) == ["target.connect"]
     assert audited.codes()["discovery.none_found"] == 0
-    assert audited.result.exit_code == ExitCode.FINDINGS
+    # Nothing of the site answered: an outage, not a site with errors (auditor.results.reach).
+    assert audited.result.exit_code == ExitCode.FAILED
+    assert audited.result.verdict.outcome is Outcome.UNREACHABLE
+    assert audited.report["unreachable"] is True
 
 
 async def test_a_name_that_does_not_resolve_is_target_dns(tmp_path: Path) -> None:

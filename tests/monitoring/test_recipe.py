@@ -53,6 +53,11 @@ class Site:
 
 async def night(folder: Path, *, accept: str | None = None) -> int:
     """One run of the recipe in `folder`, `sitemap-audit` being this checkout's command."""
+    return (await night_said(folder, accept=accept))[0]
+
+
+async def night_said(folder: Path, *, accept: str | None = None) -> tuple[int, str]:
+    """`night`, with what the job printed (its cron mail)."""
     command = RECIPE
     if accept is not None:
         command = command.replace("--fail-on never", f"--fail-on never --accept-file {accept}")
@@ -67,10 +72,11 @@ async def night(folder: Path, *, accept: str | None = None) -> int:
         "-c",
         command,
         cwd=folder,
-        stdout=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
         env={**os.environ, "PATH": path},
     )
-    return await process.wait()
+    out, _ = await process.communicate()
+    return await process.wait(), out.decode()
 
 
 @pytest.mark.slow
