@@ -324,7 +324,7 @@ def _check_tables(path: Path, db: sqlite3.Connection) -> None:
     """The file's pages as sqlite checks them, then the tables this version reads."""
     report = [str(row[0]) for row in db.execute("PRAGMA quick_check")]  # at most 100 rows
     if report != ["ok"]:  # its report runs to many lines: for the operator, under -v
-        log.debug("--history %s: sqlite's quick_check:\n%s", path, "\n".join(report))
+        log.info("--history %s: sqlite's quick_check:\n%s", path, "\n".join(report))
         raise HistoryError(
             f"--history {path}: damaged (sqlite's integrity check fails; -v shows its report); "
             "give another path"
