@@ -34,17 +34,14 @@ DEFAULT_ROBOTS_AGENT = "Googlebot"
 # "Googlebot crawls the first 2MB of a supported file type" (Search Central, "Googlebot").
 CRAWL_PAGE_BYTES = 2 * 1024 * 1024
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a token
-# RFC 9110 §5.5: a field value never holds CR, LF or NUL (one would end the line and start a
-# header of the user's value's choosing on the wire: libcurl sends it as written).
+# RFC 9110 §5.5: no CR, LF or NUL in a field value (libcurl sends a line break as written).
 _NOT_IN_HEADER = re.compile(r"[\r\n\0]")
 
 
-# --- the range of every numeric setting -----------------------------------------------------
-# Declared with its default on the setting's field, applied alike by the command line's parser
-# (at parse time), by the `--config` and fleet file readers, and by AuditConfig (the library).
-# Each range is what a real use needs, and no more: past it a value only costs memory (every
-# request in flight holds some) or breaks a library (libcurl's timeout is a C long of
-# milliseconds).
+# --- the range of every numeric setting: declared with its default on the setting's field,
+# applied by the command line's parser, the `--config` and fleet file readers, and AuditConfig
+# (the library). Each range is what a real use needs: past it a value only costs memory (every
+# request in flight holds some) or breaks a library (libcurl's timeout is a C long of ms).
 
 
 @dataclass(frozen=True, slots=True)
@@ -317,10 +314,15 @@ class AuditConfig:
         for setting in fields(self):
             value = getattr(self, setting.name)
             problem = None if value is None else out_of_range(setting.name, value)
+            if isinstance(value, Path) and "\0" in str(value):  # no file name holds one
+                problem = "holds a NUL character"
             if problem is not None:
                 raise ConfigError(f"{option_name(setting.name)} {problem}")
+        check_field_value("--user-agent", self.user_agent)
         for name, value in self.headers:
-            _check_header(name, value)
+            if not _HEADER_NAME.fullmatch(name):
+                raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
+            check_field_value(f"--header {name}", value)
         self._check_history()
         if self.crawl and not self.crawl_starts and all(t.path is not None for t in self.targets):
             raise ConfigError("--crawl needs a site to start from: a URL target, or --crawl-start")
@@ -387,18 +389,14 @@ def _share(total: int, parts: int, index: int) -> int:
     return total // parts + (index < total % parts)
 
 
-def _check_header(name: str, value: str) -> None:
-    if not _HEADER_NAME.fullmatch(name):
-        raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
+def check_field_value(option: str, value: str) -> None:
+    """ConfigError if a header value holds CR, LF or NUL: the check of every value sent."""
     if _NOT_IN_HEADER.search(value):
-        raise ConfigError(f"--header {name}: a value holds no CR, LF or NUL (RFC 9110 §5.5)")
+        raise ConfigError(f"{option}: a header value holds no CR, LF or NUL (RFC 9110 §5.5)")
 
 
 def parse_duration(text: str) -> float:
-    """`--budget-time`'s value in seconds: `3600`, `90s`, `45m`, `8h`, `1d`, `1h30m`.
-
-    ValueError when it is none of these.
-    """
+    """`--budget-time`'s value in seconds (`3600`, `90s`, `8h`, `1h30m`); ValueError if not."""
     compact = text.strip().lower().replace(" ", "")
     if not compact or not _DURATION.fullmatch(compact):
         raise ValueError(f"wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")

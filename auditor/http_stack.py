@@ -27,6 +27,8 @@ from auditor.clock import Clock
 from auditor.config import AuditConfig, Engine
 from auditor.discovery.robots import RobotsFetch, RobotsTxt
 from auditor.discovery.robots_fetch import RobotsCache, fetch_robots
+from auditor.files import read_input
+from auditor.limits import MAX_CA_FILE_BYTES
 from auditor.net.address_guard import Reach
 from auditor.net.host_gate import HostGate
 from auditor.net.opener import FetchPolicy, Opener
@@ -149,7 +151,7 @@ def _ca_bundle(extra: Path) -> Path:
     paths = ssl.get_default_verify_paths()
     system = next((Path(p) for p in (paths.cafile, paths.openssl_cafile) if p), None)
     parts = [system.read_bytes()] if system is not None and system.is_file() else []
-    parts.append(extra.read_bytes())
+    parts.append(read_input(extra, max_bytes=MAX_CA_FILE_BYTES))
     handle, name = tempfile.mkstemp(prefix="sitemap-audit-ca-", suffix=".pem")
     with os.fdopen(handle, "wb") as file:
         file.write(b"\n".join(parts))

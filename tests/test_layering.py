@@ -66,6 +66,7 @@ PURE = {
     "auditor.checks.robots_rules",
     "auditor.checks.selection",
     "auditor.checks.soft_404",
+    "auditor.checks.url_patterns",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",

@@ -28,7 +28,7 @@ from auditor.cli.signals import stop_on_signals
 from auditor.cli.terminal import Shown, plain_lines, rich_summary
 from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
-from auditor.errors import ExitCode, RunError, UsageError
+from auditor.errors import ExitCode, ReportWriteError, RunError, UsageError
 from auditor.flow.audit import AuditResult, audit
 from auditor.flow.progress import OnProgress
 from auditor.options.build import STDOUT
@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _spool_folder(used=to_stdout) as spool:
         try:
             result = run_in_loop(_run(config, demo=args.demo, look=look, spool=spool), config.loop)
+            if spool is None and args.keep is not None:
+                _keep_history(config, result, keep=args.keep)
         except (UsageError, RunError) as exc:  # auditor.errors says which exit code each one means
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return exc.exit_code
@@ -77,8 +79,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         shown = Shown(str(result.json_path), str(result.html_path))
         if spool is not None:  # the report, then the summary on stderr: stdout is it alone
             shown = _to_stdout(config, result, spool)
-        elif args.keep is not None:
-            _keep_history(config, result, keep=args.keep)
     out = sys.stderr if to_stdout else sys.stdout
     try:
         _print_summary(
@@ -153,13 +153,19 @@ def _to_stdout(config: AuditConfig, result: AuditResult, folder: Path) -> Shown:
 
 
 def _keep_history(config: AuditConfig, result: AuditResult, *, keep: int) -> None:
-    """`--keep`: a dated copy of a report written to a fixed path, in --out; the newest there."""
+    """`--keep`: a dated copy of a report written to a fixed path, in --out; the newest there.
+
+    ReportWriteError (exit 3) when the copy cannot be made: the run's own outputs are whole.
+    """
     label = config.targets[0].label
-    if config.json is not None and result.started_at is not None:
-        stamp = result.started_at.strftime("%Y%m%dT%H%M%SZ")
-        html = result.html_path if result.html_path.exists() else None
-        keep_dated(result.json_path, html, dated=config.out / f"{label}-{stamp}.json")
-    prune(config.out, label, keep=keep)
+    try:
+        if config.json is not None and result.started_at is not None:
+            stamp = result.started_at.strftime("%Y%m%dT%H%M%SZ")
+            html = result.html_path if result.html_path.exists() else None
+            keep_dated(result.json_path, html, dated=config.out / f"{label}-{stamp}.json")
+        prune(config.out, label, keep=keep)
+    except OSError as exc:
+        raise ReportWriteError(f"--keep in {config.out}: {exc.strerror or exc}") from None
 
 
 def _write_to_stdout(path: Path) -> None:

@@ -12,8 +12,9 @@ from pathlib import Path
 import orjson
 
 from auditor.errors import BaselineError, ReportError, ReportWriteError
-from auditor.files import write_atomically
+from auditor.files import read_input, write_atomically
 from auditor.fleet.fleet_summary import previous_reports
+from auditor.limits import MAX_FLEET_SUMMARY_BYTES
 from auditor.report.encode import Json
 from auditor.report.schema import json_schema
 
@@ -65,7 +66,7 @@ def read_previous(path: Path) -> dict[str, Path]:
     BaselineError (exit 2) when the file cannot be read or is no fleet summary.
     """
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_input(path, max_bytes=MAX_FLEET_SUMMARY_BYTES))
     except OSError as exc:
         raise BaselineError(f"--baseline {path}: cannot read it ({exc.strerror})") from exc
     except ValueError as exc:  # not JSON, or not UTF-8

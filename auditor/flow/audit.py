@@ -9,14 +9,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 from auditor.clock import Clock, SystemClock
 from auditor.config import AuditConfig
-from auditor.errors import ExitCode, HistoryWriteError, failure_in, write_failure_in
+from auditor.errors import ExitCode, write_failure_in
 from auditor.flow.progress import OnProgress
 from auditor.flow.registry import WINGS
 from auditor.flow.walk import Run
@@ -91,16 +91,18 @@ async def audit(
         writer, csv = await open_outputs(config, json_path)
         junit = None
         if config.junit is not None:
-            junit = await _junit_cases(config, json_path.parent)
+            async with _discarded_on_failure(writer, csv):
+                junit = await _junit_cases(config, json_path.parent)
             await stack.enter_async_context(junit)
         run = Run(config, clock, started_at, state=state, wings=wings, on_progress=on_progress)
         records = [item for item in (writer, csv, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete and not outage(run.targets))
-        ended = await _conclude(
-            run, wings, junit=junit, complete=complete, failed=failed, started=started
-        )
+        async with _discarded_on_failure(writer, csv):  # a wing's disk (the comparison's)
+            ended = await _conclude(
+                run, wings, junit=junit, complete=complete, failed=failed, started=started
+            )
         html_path = await publish(writer, ended, junit=junit, csv=csv)
     return AuditResult(
         run.summary,
@@ -180,7 +182,8 @@ async def _walk_or_fail(
     """Walk the run: whether it completed, and whether an internal failure stopped it.
 
     A bug still writes what was gathered (docs/explanation/design.md#exit-codes); a cancellation
-    from outside, or a report that cannot be written (a full disk), leaves no report at all.
+    from outside, or a file of the run that cannot be written (a full disk: a report, a scratch
+    file, the history, whose earlier runs' rows are kept), leaves no report at all.
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)
@@ -192,12 +195,25 @@ async def _walk_or_fail(
             if csv is not None:
                 await csv.discard()
             raise lost or exc from None
-        history = failure_in(exc, HistoryWriteError)
-        if history is not None:  # our disk, not a bug: one line (earlier runs' rows are kept)
-            log.error("the audit stopped: %s", history)  # noqa: TRY400 - no traceback: not a bug
-        else:
-            log.exception("the audit failed")
+        log.exception("the audit failed")
         return False, True
+
+
+@contextlib.asynccontextmanager
+async def _discarded_on_failure(
+    writer: JsonReportWriter, csv: CsvWriter | None
+) -> AsyncIterator[None]:
+    """A step between opening the outputs and publishing them.
+
+    When it fails (a full disk: exit 3), no spool of theirs is left behind.
+    """
+    try:
+        yield
+    except BaseException:
+        await writer.discard()
+        if csv is not None:
+            await csv.discard()
+        raise
 
 
 async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:

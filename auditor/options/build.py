@@ -10,7 +10,6 @@ See docs/reference/options.md.
 from __future__ import annotations
 
 import os
-import re
 import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
@@ -19,9 +18,12 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, cast
 
+from auditor.checks.url_patterns import check_pattern
 from auditor.config import AuditConfig, Target
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
+from auditor.files import not_a_file, read_input
+from auditor.limits import MAX_CA_FILE_BYTES
 from auditor.options.row import FIELDS
 from auditor.options.table import OPTIONS
 from auditor.urls import parse_http_url
@@ -30,6 +32,9 @@ STDOUT = Path("-")  # `--json -`, `--markdown -`
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
 DEMO_QUICK = MappingProxyType({"timeout_s": 2.0, "retries": 1, "slow_s": 1.0})
 
+# Options naming one file, read or written: a folder, a FIFO or a device there is refused.
+_WRITTEN = ("json", "html", "markdown", "metrics", "junit", "state", "history")
+_READ = ("accept_file", "baseline", "ca_file")
 Values = Mapping[str, Any]  # every option by dest (auditor.options.table.defaults() and more)
 
 
@@ -76,9 +81,9 @@ def _check_values(values: Values) -> None:
         _check_ca_file(values["ca_file"])
     for pattern in (*values["include"], *values["exclude"]):
         try:
-            re.compile(pattern)
-        except re.error as exc:
-            raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
+            check_pattern(pattern)  # RE2's: linear time, whatever the pattern
+        except ValueError as exc:
+            raise UsageError(f"bad regular expression {pattern!r}: {exc}") from None
     _check_crawl(values)
 
 
@@ -93,11 +98,12 @@ def _check_crawl(values: Values) -> None:
 
 
 def _check_outputs(values: Values) -> None:
-    """UsageError for outputs that cannot be written where they are asked."""
-    for name in ("json", "html", "markdown", "state", "history"):
+    """UsageError for files that cannot be read or written where they are asked."""
+    for name in (*_WRITTEN, *_READ):
         path = values[name]
-        if path is not None and path.is_dir():
-            raise UsageError(f"--{name} {path} is a folder; give a file path")
+        kind = None if path is None or path == STDOUT else not_a_file(path)
+        if kind is not None:  # a FIFO would block, a device never end (or be replaced)
+            raise UsageError(f"--{name.replace('_', '-')} {path} is {kind}; give a file path")
     csv = values["csv"]
     if csv == STDOUT:
         raise UsageError("--csv writes two files into a folder; - (stdout) is for one file")
@@ -112,6 +118,7 @@ def _check_outputs(values: Values) -> None:
 
 def _check_ca_file(path: Path) -> None:
     try:
+        read_input(path, max_bytes=MAX_CA_FILE_BYTES)  # a regular file, of a bounded size
         ssl.create_default_context().load_verify_locations(cafile=path)
     except (OSError, ssl.SSLError) as exc:
         raise UsageError(f"--ca-file {path}: not a readable PEM certificate ({exc})") from exc

@@ -22,6 +22,7 @@ import orjson
 from auditor.codes import Severity, by_severity
 from auditor.config import FailOn
 from auditor.errors import ReportReadError
+from auditor.files import open_input
 from auditor.models import Finding, Indexability, SitemapRecord, TargetRecord
 from auditor.report.decode import (
     Obj,
@@ -213,7 +214,7 @@ class ReportReader:
 
     def _open(self) -> IO[bytes]:
         try:
-            return self.path.open("rb", buffering=READ_BYTES)
+            return open_input(self.path, buffering=READ_BYTES)  # never a FIFO, a device
         except OSError as exc:
             raise ReportReadError(f"{self.path}: cannot read it ({exc.strerror})") from exc
 

@@ -3,11 +3,13 @@
 A line names a code, a URL pattern, or both, as lychee's `.lycheeignore` names URLs:
 
     http.not_found                          every 404 and 410
-    https://example\\.com/legacy/            every finding on a URL that matches (re.search)
+    https://example\\.com/legacy/            every finding on a URL that matches (searched)
     redirect.* https://example\\.com/go/     a family of codes, on matching URLs only
 
-A line starting with `#` is a comment. An accepted finding stays in every report, marked
-`accepted`, and counts towards neither the exit code nor the regressions. Pure: no I/O.
+A line starting with `#` is a comment. Patterns are RE2's, matched in time linear in the URL
+(auditor.checks.url_patterns): the site writes the URLs, and no URL of its can hang the run. An
+accepted finding stays in every report, marked `accepted`, and counts towards neither the exit
+code nor the regressions. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 
+from auditor.checks.url_patterns import UrlPatterns, check_pattern
 from auditor.codes import Code
 from auditor.errors import ConfigError
 from auditor.models import Finding, RunFindings, SitemapRecord, TargetRecord, UrlRecord
@@ -32,7 +35,7 @@ class AcceptRule:
     """One line of the file: the codes it accepts (None: any), where (None: any URL)."""
 
     codes: frozenset[Code] | None
-    pattern: re.Pattern[str] | None
+    pattern: str | None  # checked by auditor.checks.url_patterns
     line: int
 
 
@@ -42,21 +45,34 @@ class AcceptRules:
     def __init__(self, rules: Sequence[AcceptRule]) -> None:
         """`rules` as `parse_accept_rules` reads them."""
         self.rules = tuple(rules)
-        self._any_code = [rule.pattern for rule in rules if rule.codes is None]
-        self._by_code: dict[Code, list[re.Pattern[str] | None]] = {}
+        # Codes accepted wherever they are; per code, the patterns of its rules, searched in
+        # one pass; the patterns of rules without a code.
+        self._everywhere = frozenset(
+            code for rule in rules if rule.pattern is None for code in rule.codes or ()
+        )
+        by_code: dict[Code, list[str]] = {}
         for rule in rules:
             for code in rule.codes or ():
-                self._by_code.setdefault(code, []).append(rule.pattern)
+                if rule.pattern is not None:
+                    by_code.setdefault(code, []).append(rule.pattern)
+        self._by_code = {code: UrlPatterns(patterns) for code, patterns in by_code.items()}
+        self._any_code = UrlPatterns(
+            [rule.pattern for rule in rules if rule.codes is None and rule.pattern is not None]
+        )
 
     def __bool__(self) -> bool:
         return bool(self.rules)
 
     def accepts(self, code: Code, url: str | None) -> bool:
         """Whether a finding of `code` about `url` (None: about nothing addressable) is known."""
-        for pattern in self._by_code.get(code, ()):
-            if pattern is None or (url is not None and pattern.search(url)):
-                return True
-        return url is not None and any(pattern.search(url) for pattern in self._any_code if pattern)
+        if code in self._everywhere:
+            return True
+        if url is None:
+            return False
+        patterns = self._by_code.get(code)
+        if patterns is not None and patterns.search(url):
+            return True
+        return bool(self._any_code) and self._any_code.search(url)
 
     def mark(self, findings: tuple[Finding, ...], url: str | None) -> tuple[Finding, ...]:
         """`findings` with the accepted ones marked (the same tuple when none is)."""
@@ -122,7 +138,7 @@ def _rules(lines: Iterable[str], *, source: str) -> Iterable[AcceptRule | None]:
         if codes is None and len(words) == 2:
             raise ConfigError(f"{where}: the code comes first, then the URL pattern")
         pattern = words[-1] if codes is None or len(words) == 2 else None
-        yield AcceptRule(codes, _compiled(pattern, where=where), number)
+        yield AcceptRule(codes, _checked(pattern, where=where), number)
 
 
 def _codes(word: str, *, where: str) -> frozenset[Code]:
@@ -137,10 +153,11 @@ def _codes(word: str, *, where: str) -> frozenset[Code]:
         raise ConfigError(f"{where}: unknown code {word!r}") from None
 
 
-def _compiled(pattern: str | None, *, where: str) -> re.Pattern[str] | None:
+def _checked(pattern: str | None, *, where: str) -> str | None:
     if pattern is None:
         return None
     try:
-        return re.compile(pattern)
-    except re.error as exc:
+        check_pattern(pattern)
+    except ValueError as exc:
         raise ConfigError(f"{where}: bad URL pattern {pattern!r} ({exc})") from None
+    return pattern

@@ -16,6 +16,8 @@ from pathlib import Path
 
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigError
+from auditor.files import read_input
+from auditor.limits import MAX_ACCEPT_FILE_BYTES
 from auditor.options.row import RUN_OUTPUT, Group, Kind, Option, choices
 from auditor.report.section import Section
 from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules, parse_accept_rules
@@ -120,9 +122,12 @@ async def _accept_rules(path: Path | None) -> AcceptRules | None:
     if path is None:
         return None
     try:
-        text = await asyncio.to_thread(path.read_text, "utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"--accept-file {path}: cannot read it ({exc})") from None
+        data = await asyncio.to_thread(read_input, path, max_bytes=MAX_ACCEPT_FILE_BYTES)
+        text = data.decode("utf-8")
+    except OSError as exc:
+        raise ConfigError(f"--accept-file {path}: cannot read it ({exc.strerror})") from None
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"--accept-file {path}: not UTF-8 text ({exc.reason})") from None
     return parse_accept_rules(text, source=f"--accept-file {path}")
 
 

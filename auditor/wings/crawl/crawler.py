@@ -29,7 +29,7 @@ from auditor.results.digest_table import DigestTable, FrozenDigests
 from auditor.urls import parse_known
 from auditor.wings.crawl.crawl_records import CrawlPlan, CrawlSummary
 from auditor.wings.crawl.links import LinkReader, PageLinks, header_nofollow, page_url
-from auditor.wings.crawl.page_store import CrawlStore, Queued, Reached, State
+from auditor.wings.crawl.page_store import CrawlStore, Queued, Reached, State, body_fingerprint
 
 RobotsOf = Callable[[str], Awaitable[RobotsFetch | None]]  # origin -> its robots.txt
 # Content types whose links the crawl reads; a page without one may be HTML too.
@@ -206,6 +206,7 @@ class Crawler:
                 result.not_indexable is None,
                 result,
                 page.canonical if page is not None else None,
+                body_fingerprint(page.body) if page is not None and not result.redirects else None,
             )
         )
 

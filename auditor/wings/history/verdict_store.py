@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import logging
 import os
 import sqlite3
 import threading
@@ -25,7 +26,7 @@ from pathlib import Path
 from typing import NoReturn
 
 from auditor.errors import HistoryError, HistoryWriteError
-from auditor.files import transaction
+from auditor.files import refuse_unless_regular, transaction
 from auditor.urls import digest_of_stored, stored_digest
 from auditor.wings.history.history_rows import Known, listed
 
@@ -37,6 +38,7 @@ CACHE_KIB = 4_096
 LOOKUP_CHUNK = 500  # digests looked up per statement (each a bound parameter)
 PRUNE_CHUNK = 10_000  # rows read per step of the pruning
 KEEP_RUNS = 100  # rows of the runs table kept
+log = logging.getLogger(__name__)
 _SQLITE_MAGIC = b"SQLite format 3\x00"
 _LAST = (1 << 63) - 1  # the largest stored digest
 _SCHEMA = """
@@ -86,9 +88,16 @@ class HistoryStore:
         """The history at `path`, made if missing; HistoryError when it cannot be used."""
         try:
             path.parent.mkdir(parents=True, exist_ok=True)
-            lock = os.open(path, os.O_RDWR | os.O_CREAT, 0o600)
+            # Without waiting: a FIFO or a device there is refused, never read or written.
+            lock = os.open(path, os.O_RDWR | os.O_CREAT | os.O_NONBLOCK | os.O_CLOEXEC, 0o600)
         except OSError as exc:
             raise HistoryError(f"--history {path}: cannot open it ({exc.strerror})") from None
+        try:
+            refuse_unless_regular(lock)
+            os.set_blocking(lock, True)
+        except OSError as exc:
+            os.close(lock)
+            raise HistoryError(f"--history {path}: {exc.strerror}; give a file path") from None
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
@@ -256,7 +265,10 @@ class HistoryStore:
 
 
 def _connect(path: Path, lock: int) -> sqlite3.Connection:
-    """A connection to a history of ours; HistoryError (nothing written) for anything else."""
+    """A connection to a history of ours; HistoryError (nothing written) for anything else.
+
+    A new file that cannot be made (a full disk) is removed: HistoryWriteError.
+    """
     header = os.pread(lock, 100, 0)
     new = not header
     if not new:
@@ -279,6 +291,14 @@ def _connect(path: Path, lock: int) -> sqlite3.Connection:
         raise
     except sqlite3.Error as exc:
         db.close()
+        if new:  # nothing was there: the disk failed (full), not a file of the user's
+            for made in (
+                path,
+                path.with_name(f"{path.name}-wal"),
+                path.with_name(f"{path.name}-shm"),
+            ):
+                made.unlink(missing_ok=True)
+            raise HistoryWriteError(f"--history {path}: cannot write it ({exc})") from None
         raise HistoryError(f"--history {path}: damaged ({exc}); give another path") from None
     return db
 
@@ -303,10 +323,13 @@ def _check_header(path: Path, header: bytes) -> None:
 
 def _check_tables(path: Path, db: sqlite3.Connection) -> None:
     """The file's pages as sqlite checks them, then the tables this version reads."""
-    verdict = db.execute("PRAGMA quick_check").fetchone()
-    if verdict is None or verdict[0] != "ok":
-        problem = verdict[0] if verdict else "no answer"
-        raise HistoryError(f"--history {path}: damaged ({problem}); give another path")
+    report = [str(row[0]) for row in db.execute("PRAGMA quick_check")]  # at most 100 rows
+    if report != ["ok"]:  # its report runs to many lines: for the operator, under -v
+        log.info("--history %s: sqlite's quick_check:\n%s", path, "\n".join(report))
+        raise HistoryError(
+            f"--history {path}: damaged (sqlite's integrity check fails; -v shows its report); "
+            "give another path"
+        )
     db.execute(f"SELECT {_COLUMNS} FROM urls LIMIT 0")  # noqa: S608
     db.execute("SELECT id, started, updated, state, targets, requested FROM runs LIMIT 0")
 
