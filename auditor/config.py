@@ -25,9 +25,6 @@ from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 _NEED_HISTORY = ("budget", "budget_time_s", "max_age_days", "resume")
-_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
-_DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
@@ -393,11 +390,3 @@ def check_field_value(option: str, value: str) -> None:
     """ConfigError if a header value holds CR, LF or NUL: the check of every value sent."""
     if _NOT_IN_HEADER.search(value):
         raise ConfigError(f"{option}: a header value holds no CR, LF or NUL (RFC 9110 §5.5)")
-
-
-def parse_duration(text: str) -> float:
-    """`--budget-time`'s value in seconds (`3600`, `90s`, `8h`, `1h30m`); ValueError if not."""
-    compact = text.strip().lower().replace(" ", "")
-    if not compact or not _DURATION.fullmatch(compact):
-        raise ValueError(f"wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")
-    return sum(float(number) * _UNIT_S[unit] for number, unit in _DURATION_PART.findall(compact))

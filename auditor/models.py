@@ -1,4 +1,4 @@
-"""Records that flow through the pipeline: findings, parser events, report records.
+"""Records that flow through the run: findings, and the report's records.
 
 All frozen and slotted; they cross stage boundaries and (later) process boundaries. Pure: no I/O.
 """
@@ -66,62 +66,6 @@ class FoundBy(StrEnum):
     INDEX = "index"
 
 
-# --- parser events (auditor.sitemap.parse) -----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RootFound:
-    """The document's kind is known (first element, or first text line)."""
-
-    kind: SitemapKind
-    namespace: str | None
-    extensions: frozenset[str] = frozenset()  # extension families its root declares: "news"...
-
-
-class Alternate(NamedTuple):
-    """One `<xhtml:link>` of an entry: a language version of the page (hreflang).
-
-    A NamedTuple: millions are made at scale, and a frozen dataclass costs three times as much.
-    """
-
-    hreflang: str | None
-    href: str | None
-    rel: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class MediaItem:
-    """One `<image:image>`, `<video:video>` or `<news:news>` of an entry, as written.
-
-    `values` maps each child's path ("loc", "publication/name") to its first text; attributes
-    are `path@name` keys. A child met again is in `repeated`; `video:tag`s are only counted.
-    """
-
-    kind: str  # "image", "video" or "news"
-    line: int
-    values: Mapping[str, str]
-    repeated: tuple[str, ...] = ()
-    tags: int = 0  # <video:tag>s
-    cut: bool = False  # a value was longer than limits.MAX_FIELD_CHARS: cut there
-
-
-class Extensions(NamedTuple):
-    """What an entry says in the extension namespaces (hreflang, image, video, news), bounded.
-
-    Past the caps of auditor.sitemap.parse.extensions, items are counted, not kept. NamedTuples
-    here and below: one is made per entry, at millions of entries.
-    """
-
-    alternates: tuple[Alternate, ...] = ()
-    links: int = 0  # every <xhtml:link>, kept or not
-    media: tuple[MediaItem, ...] = ()
-    images: int = 0  # every <image:image>, kept or not
-    videos: int = 0
-    news: int = 0
-    dropped: int = 0  # alternates and items past the caps
-    unknown: tuple[str, ...] = ()  # elements of an extension namespace it does not define
-
-
 class ExtensionFacts(NamedTuple):
     """What the report keeps of an entry's extensions: enough to explain its findings."""
 
@@ -144,32 +88,7 @@ class ExtensionFacts(NamedTuple):
         }
 
 
-@dataclass(slots=True)  # not frozen, as CheckResult: one is made per URL read
-class UrlEntry:
-    """One `<url>` (or text line, RSS item, Atom entry), values as written, stripped."""
-
-    loc: str | None
-    line: int
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    problems: tuple[Finding, ...] = ()
-    loc_cut: bool = False  # the <loc> was longer than limits.MAX_FIELD_CHARS: cut there
-    extensions: Extensions | None = None  # None: no element of an extension namespace
-
-
-@dataclass(frozen=True, slots=True)
-class SitemapEntry:
-    """One `<sitemap>` of a sitemap index."""
-
-    loc: str | None
-    line: int
-    lastmod: str | None = None
-    problems: tuple[Finding, ...] = ()
-    loc_cut: bool = False
-
-
-ParseEvent = RootFound | UrlEntry | SitemapEntry | Finding
+# --- a document's fetch --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -460,36 +379,3 @@ class TargetRecord:
     sitemaps: tuple[str, ...] = ()
     probes: tuple[ProbeResult, ...] = ()
     findings: tuple[Finding, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Regression:
-    """Something that regressed since the baseline: a URL, a document or a target.
-
-    auditor.wings.baseline.compare finds them; JUnit, the HTML and the terminal show them.
-    """
-
-    kind: str  # "url", "sitemap" or "target"
-    subject: str
-    codes: tuple[str, ...]  # its new codes at or above --fail-on-new (empty: only its verdict)
-    verdict: str | None  # a URL that became not indexable: the reason it is not, now
-    sitemap: str | None = None
-    line: int | None = None
-
-    @property
-    def first_code(self) -> str:
-        """What names it: its worst new code, else `not_indexable`."""
-        if not self.codes:
-            return "not_indexable"
-        return min(self.codes, key=lambda code: (-Code(code).severity.rank, code))
-
-    def to_json(self) -> dict[str, object]:
-        """One entry of the report's `diff.regression_examples`."""
-        return {
-            "kind": self.kind,
-            "subject": self.subject,
-            "codes": list(self.codes),
-            "became_not_indexable": self.verdict,
-            "sitemap": self.sitemap,
-            "line": self.line,
-        }

@@ -30,7 +30,7 @@ from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, ReportWriteError, RunError, UsageError
 from auditor.flow.audit import AuditResult, audit
-from auditor.flow.progress import OnProgress
+from auditor.flow.ticker import OnProgress
 from auditor.options.build import STDOUT
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped

@@ -14,10 +14,10 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from auditor.cli.numbers import InRange
-from auditor.config import AuditConfig, Target, TargetKind, parse_duration
+from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ConfigFileError, UsageError
 from auditor.options.build import config_from_values, targets_from
-from auditor.options.row import Kind, Option, Place
+from auditor.options.row import Kind, Option, Place, parse_duration
 from auditor.options.table import grouped
 from auditor.options.values import option_values, read_config_file
 

@@ -17,8 +17,8 @@ from pathlib import Path
 from auditor.clock import Clock, SystemClock
 from auditor.config import AuditConfig
 from auditor.errors import ExitCode, write_failure_in
-from auditor.flow.progress import OnProgress
 from auditor.flow.registry import WINGS
+from auditor.flow.ticker import OnProgress
 from auditor.flow.walk import Run
 from auditor.http_stack import usable_engine
 from auditor.models import TargetRecord
@@ -34,7 +34,7 @@ from auditor.results.sink import RecordWriter, Tee
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Verdict, judge
 from auditor.sitemap.state_store import StateStore
-from auditor.wings.feature import Ended, Opening, Wing
+from auditor.wings.feature import Conclusion, Opening, Wing
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ async def _conclude(
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target, unreachable=bool(causes))
-    ended = Ended(summary, samples, run.targets, complete)
+    ended = Conclusion(summary, samples, run.targets, complete)
     sections: list[Section] = []
     for wing in wings:
         found = await wing.finish(ended)

@@ -23,7 +23,7 @@ from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock
 from auditor.config import AuditConfig, checker_configs, parse_helpers
-from auditor.flow.progress import OnProgress, tick
+from auditor.flow.ticker import OnProgress, tick
 from auditor.http_stack import Openers, check_transport, checker, http_client, openers, reach_of
 from auditor.models import TargetRecord
 from auditor.net.address_guard import Reach

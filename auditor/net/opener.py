@@ -243,15 +243,19 @@ class Opener:
             finally:
                 if not held:
                     self._gate.release(host)
-            delay = backoff_s(
-                attempt,
-                base_s=policy.backoff_base_s,
-                cap_s=policy.max_retry_after_s,
-                retry_after=asked,
-                jitter=self._rng.random(),
-            )
-            await asyncio.sleep(delay)
+            await asyncio.sleep(self._pause_s(attempt, asked_s=asked))
             attempt += 1
+
+    def _pause_s(self, attempt: int, *, asked_s: float | None) -> float:
+        """How long to wait before try `attempt + 1` (backoff, or the server's Retry-After)."""
+        policy = self._policy
+        return backoff_s(
+            attempt,
+            base_s=policy.backoff_base_s,
+            cap_s=policy.max_retry_after_s,
+            retry_after=asked_s,
+            jitter=self._rng.random(),
+        )
 
     def _trace(
         self,

@@ -8,6 +8,7 @@ reads it from there (`Option.field`).
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable
 from dataclasses import MISSING, Field, dataclass, fields
 from enum import Enum, StrEnum
@@ -16,6 +17,9 @@ from typing import Any
 
 from auditor.config import RANGES, AuditConfig, NumberRange
 
+_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
+_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
+_DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # AuditConfig's fields by name: an option of a field takes its default and range from it.
 FIELDS: MappingProxyType[str, Field[Any]] = MappingProxyType(
     {item.name: item for item in fields(AuditConfig) if item.default is not MISSING}
@@ -172,3 +176,11 @@ def said_value(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     return str(value.value if isinstance(value, Enum) else value)
+
+
+def parse_duration(text: str) -> float:
+    """`--budget-time`'s value in seconds (`3600`, `90s`, `8h`, `1h30m`); ValueError if not."""
+    compact = text.strip().lower().replace(" ", "")
+    if not compact or not _DURATION.fullmatch(compact):
+        raise ValueError(f"wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")
+    return sum(float(number) * _UNIT_S[unit] for number, unit in _DURATION_PART.findall(compact))

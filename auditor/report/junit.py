@@ -30,13 +30,12 @@ from auditor.files import replaced_atomically, scratch_database, written
 from auditor.models import (
     Finding,
     NotIndexable,
-    Regression,
     RunFindings,
     SitemapRecord,
     TargetRecord,
     UrlRecord,
 )
-from auditor.report.section import RegressionSource
+from auditor.report.section import Regression, RegressionSource
 from auditor.results.reach import unreached_finding
 
 MAX_LINES = 20  # findings written out per failing case; all are counted

@@ -16,7 +16,6 @@ from enum import StrEnum
 from typing import Protocol
 
 from auditor.codes import Code
-from auditor.models import Regression
 from auditor.results.verdict import KnownCounts
 
 Json = dict[str, object]
@@ -66,6 +65,39 @@ class Metric(Protocol):
 
 # (name, documentation, *label names beside `target`) -> the gauge.
 MakeGauge = Callable[..., Metric]
+
+
+@dataclass(frozen=True, slots=True)
+class Regression:
+    """Something that regressed since the baseline: a URL, a document or a target.
+
+    auditor.wings.baseline.compare finds them; JUnit, the HTML and the terminal show them.
+    """
+
+    kind: str  # "url", "sitemap" or "target"
+    subject: str
+    codes: tuple[str, ...]  # its new codes at or above --fail-on-new (empty: only its verdict)
+    verdict: str | None  # a URL that became not indexable: the reason it is not, now
+    sitemap: str | None = None
+    line: int | None = None
+
+    @property
+    def first_code(self) -> str:
+        """What names it: its worst new code, else `not_indexable`."""
+        if not self.codes:
+            return "not_indexable"
+        return min(self.codes, key=lambda code: (-Code(code).severity.rank, code))
+
+    def to_json(self) -> dict[str, object]:
+        """One entry of the report's `diff.regression_examples`."""
+        return {
+            "kind": self.kind,
+            "subject": self.subject,
+            "codes": list(self.codes),
+            "became_not_indexable": self.verdict,
+            "sitemap": self.sitemap,
+            "line": self.line,
+        }
 
 
 class RegressionSource(Protocol):

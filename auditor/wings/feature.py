@@ -145,7 +145,7 @@ def after(first: Step, then: Step) -> Step:
 
 
 @dataclass(frozen=True, slots=True)
-class Ended:
+class Conclusion:
     """The run as its wings finish: its counts once the sink took every record."""
 
     summary: Summary
@@ -165,7 +165,7 @@ class Wing(Protocol):
         """The walk's streams and steps with this wing's parts woven in."""
         ...
 
-    async def finish(self, ended: Ended, /) -> Section | None:
+    async def finish(self, ended: Conclusion, /) -> Section | None:
         """Its section of the report, once every record is counted (None: it has none)."""
         ...
 

@@ -8,9 +8,10 @@ import pytest
 
 from auditor.cli.main import main
 from auditor.cli.parser import parse_command
-from auditor.config import AuditConfig, Target, TargetKind, parse_duration
+from auditor.config import AuditConfig, Target, TargetKind
 from auditor.demo.server import serve
 from auditor.errors import ConfigError, ExitCode
+from auditor.options.row import parse_duration
 from tests.history.site import HistorySite, audit_night
 
 SITE = "https://example.com/"

@@ -18,8 +18,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import auditor.wings.hreflang.link_store as store_module
-from auditor.models import Alternate, Finding
+from auditor.models import Finding
 from auditor.sitemap.extensions.hreflang import X_DEFAULT, Cluster, read_alternates
+from auditor.sitemap.parse.events import Alternate
 from auditor.urls import parse_http_url, url_digest
 from auditor.wings.hreflang.link_store import LinkStore
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from auditor.codes import Code
-from auditor.models import Alternate, Finding, finding
+from auditor.models import Finding, finding
 from auditor.sitemap.extensions.iso_codes import (
     ISO_639_1,
     ISO_639_1_WITHDRAWN,
@@ -24,6 +24,7 @@ from auditor.sitemap.extensions.iso_codes import (
     ISO_3166_1_RESERVED,
     ISO_15924,
 )
+from auditor.sitemap.parse.events import Alternate
 from auditor.urls import HttpUrl, digest64, parse_known
 
 X_DEFAULT = "x-default"

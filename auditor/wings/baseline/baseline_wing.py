@@ -23,7 +23,7 @@ from auditor.report.section import Section
 from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.wings.baseline.compare import DropLimit, Gate
 from auditor.wings.baseline.comparison import Comparison
-from auditor.wings.feature import Ended, Lanes, Opening, WalkParts, Watch
+from auditor.wings.feature import Conclusion, Lanes, Opening, WalkParts, Watch
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,7 +148,7 @@ class BaselineWing:
         """The baseline routes nothing: it watches."""
         return lanes
 
-    async def finish(self, ended: Ended, /) -> Section | None:
+    async def finish(self, ended: Conclusion, /) -> Section | None:
         """The report's `diff`: the targets' findings too, then the two runs joined."""
         comparison = self._comparison
         if comparison is None:

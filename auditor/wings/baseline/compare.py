@@ -19,7 +19,8 @@ from typing import Generic, TypeVar
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.models import Indexability, NotIndexable, Regression
+from auditor.models import Indexability, NotIndexable
+from auditor.report.section import Regression
 from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules
 from auditor.wings.baseline.comparison_rows import Key, UrlFacts, from_check
 

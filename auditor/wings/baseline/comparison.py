@@ -20,7 +20,8 @@ from typing import NamedTuple, Self
 import orjson
 
 from auditor.files import scratch_database, transaction, written
-from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import RunFindings, SitemapRecord, TargetRecord, UrlRecord
+from auditor.report.section import Regression
 from auditor.urls import digest_of_stored, stored_digest
 from auditor.wings.baseline.compare import (
     MAX_EXAMPLES,

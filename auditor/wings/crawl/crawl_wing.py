@@ -22,7 +22,7 @@ from auditor.wings.crawl.coverage_view import CODES
 from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlPlan, CrawlSummary, crawl_plan
 from auditor.wings.crawl.crawler import Crawler
 from auditor.wings.crawl.page_store import CrawlStore, pages_path
-from auditor.wings.feature import Ended, Lanes, Opening, Walked, WalkParts, Watch, after
+from auditor.wings.feature import Conclusion, Lanes, Opening, Walked, WalkParts, Watch, after
 
 _G = Group.CRAWL
 # Its options (docs/how-to/coverage.md#bounds); each one's default and range are its field's.
@@ -134,7 +134,7 @@ class CrawlWing:
         self._done = True
         await self._coverage.crawled(interrupted=False)
 
-    async def finish(self, ended: Ended) -> Section | None:
+    async def finish(self, ended: Conclusion) -> Section | None:
         """`summary.coverage`; none when the walk did not end (an internal failure)."""
         if self._summary is None:
             return None

@@ -20,7 +20,7 @@ from auditor.models import TargetRecord
 from auditor.options.row import Group, Kind, Option
 from auditor.report.section import Section
 from auditor.results.reach import outage
-from auditor.wings.feature import Ended, Lanes, Opening, WalkParts, Watch
+from auditor.wings.feature import Conclusion, Lanes, Opening, WalkParts, Watch
 from auditor.wings.history.history_section import HistorySection
 from auditor.wings.history.last_known import HistoryCounts, LastKnown
 from auditor.wings.history.plan import Budget, HistoryPlan
@@ -182,7 +182,7 @@ class HistoryWing:
         """
         await plan.finish(listed=_listed_all if self._outage else listed)
 
-    async def finish(self, _ended: Ended, /) -> Section:
+    async def finish(self, _ended: Conclusion, /) -> Section:
         """`summary.history`."""
         return HistorySection(self._counts, self._known)
 

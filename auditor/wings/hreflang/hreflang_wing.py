@@ -17,7 +17,7 @@ from pathlib import Path
 
 from auditor.options.row import Option
 from auditor.report.section import Section
-from auditor.wings.feature import Ended, Lanes, Opening, Walked, WalkParts, Watch
+from auditor.wings.feature import Conclusion, Lanes, Opening, Walked, WalkParts, Watch
 from auditor.wings.hreflang.alternate_targets import AlternateTargets
 from auditor.wings.hreflang.alternates import judge_alternates
 from auditor.wings.hreflang.link_store import LinkStore, links_path
@@ -75,6 +75,6 @@ class HreflangWing:
 
         return replace(lanes, walked=walked, checked=checked)
 
-    async def finish(self, _ended: Ended, /) -> Section | None:
+    async def finish(self, _ended: Conclusion, /) -> Section | None:
         """No section: its findings are the run's own, in the report's `run_findings`."""
         return None
