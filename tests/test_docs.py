@@ -21,6 +21,7 @@ from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import ExitCode
 from auditor.fleet.outputs import fleet_schema
+from auditor.flow.registry import WINGS
 from auditor.options.row import said_value
 from auditor.options.table import BY_DEST, OPTIONS
 from auditor.report.schema import report_schema
@@ -208,6 +209,22 @@ def test_the_layout_names_every_module_in_its_room() -> None:
         room = parts[0] if len(parts) > 1 or (package / parts[0]).is_dir() else ""
         where = rooms.get(room, layout) if room else layout
         assert f"`{parts[-1]}`" in where or f"`{parts[-1]}/`" in where, (parts, room)
+
+
+def test_the_design_pages_picture_draws_every_wing_in_its_order() -> None:
+    """The picture of the core and its wings is the registry's: each wing, in the fold's order."""
+    text = page("explanation/design.md")
+    section = text.split("\n## Wings {#wings}\n", 1)[1].split("\n## ", 1)[0]
+    picture = section.split("```text\n", 1)[1].split("```", 1)[0]
+    row = next(line for line in picture.splitlines() if line.strip().startswith("│ crawl"))
+    drawn = [cell.strip() for cell in row.split("│")[1:-1]]
+    assert drawn == [feature.name for feature in WINGS]
+    packages = sorted(
+        path.name
+        for path in (ROOT / "auditor" / "wings").iterdir()
+        if path.is_dir() and not path.name.startswith("_")
+    )
+    assert sorted(drawn) == packages
 
 
 def test_the_tutorials_sitemap_gives_the_findings_it_shows(
