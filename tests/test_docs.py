@@ -36,7 +36,7 @@ from docs.hooks import (
     options_reference,
     schema_reference,
 )
-from tests.monitoring.test_recipe import RECIPE
+from tests.wings.baseline.test_recipe import RECIPE
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -183,7 +183,7 @@ def test_scheduled_jobs_use_real_flags() -> None:
 
 
 def test_the_nightly_recipe_is_the_one_the_tests_run_night_after_night() -> None:
-    """tests/monitoring/test_recipe.py runs RECIPE; the cron line is it, with the config's path."""
+    """tests/wings/baseline/test_recipe.py runs RECIPE; the cron line is it, with its config."""
     cron = page("how-to/monitoring.md").split("```sh\n# m h dom mon dow  command\n", 1)[1]
     line = cron.split("\n", 1)[0].split("cd /var/lib/sitemap-audit && ", 1)[1]
     assert line.replace("/etc/sitemap-audit/example.toml", "audit.toml") == RECIPE

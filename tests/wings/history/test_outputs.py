@@ -10,7 +10,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from auditor.api.runs import read_report
 from auditor.cli.terminal import plain_lines
 from auditor.demo.server import serve
-from tests.history.site import HistorySite, audit_night
+from tests.wings.history.site import HistorySite, audit_night
 
 
 async def test_a_night_with_a_budget_in_every_output(tmp_path: Path) -> None:

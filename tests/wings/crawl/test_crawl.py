@@ -19,8 +19,8 @@ from auditor.config import Engine, FailOn
 from auditor.demo.documents import Page, redirect
 from auditor.demo.server import Route, serve
 from auditor.errors import ExitCode
-from tests.crawl.site import HTML, codes_of, coverage, crawl, entry, page, site
 from tests.helpers import run_audit
+from tests.wings.crawl.site import HTML, codes_of, coverage, crawl, entry, page, site
 
 pytestmark = pytest.mark.usefixtures("engine")
 

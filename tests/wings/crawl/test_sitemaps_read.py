@@ -19,8 +19,8 @@ from auditor.demo.documents import Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.models import FoundBy, SitemapKind, SitemapRecord, finding
 from auditor.wings.crawl.coverage import leaves_unread
-from tests.crawl.site import page
 from tests.helpers import Audited, run_audit
+from tests.wings.crawl.site import page
 
 XHTML = 'xmlns:xhtml="http://www.w3.org/1999/xhtml"'
 

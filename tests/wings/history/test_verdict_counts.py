@@ -14,7 +14,7 @@ from pathlib import Path
 
 from auditor.api.runs import read_report
 from auditor.demo.server import serve
-from tests.history.site import HistorySite, audit_night
+from tests.wings.history.site import HistorySite, audit_night
 
 # `; 16 of 20 listed URLs cannot be indexed, as last known; 8 checked this run, 4 never checked`
 _KNOWN = re.compile(

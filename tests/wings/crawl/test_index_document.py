@@ -16,8 +16,8 @@ import pytest
 from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.urls import INDEX_DOCUMENTS, index_twins, parse_http_url
-from tests.crawl.site import Report, codes_of, coverage, crawl, entry, page, site
 from tests.helpers import Audited
+from tests.wings.crawl.site import Report, codes_of, coverage, crawl, entry, page, site
 
 pytestmark = pytest.mark.usefixtures("engine")
 

@@ -17,7 +17,7 @@ from auditor.demo.documents import Page
 from auditor.demo.server import serve
 from tests.helpers import run_audit
 
-sys.path.insert(0, str(Path(__file__).parent.parent.parent / "benchmarks"))
+sys.path.insert(0, str(Path(__file__).parents[3] / "benchmarks"))
 
 import crawl_gen
 

@@ -13,7 +13,7 @@ from auditor.config import FailOn
 from auditor.demo.server import serve
 from auditor.errors import ExitCode
 from tests.helpers import Audited, run_audit
-from tests.monitoring.nightly_site import NightlySite, outputs, paths
+from tests.wings.baseline.nightly_site import NightlySite, outputs, paths
 
 
 async def nights(

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from auditor.demo.server import serve
-from tests.history.site import HistorySite, audit_night, entries
+from tests.wings.history.site import HistorySite, audit_night, entries
 
 pytestmark = pytest.mark.usefixtures("engine")
 

@@ -30,7 +30,7 @@ from auditor.demo.server import serve
 from auditor.errors import ExitCode
 from auditor.wings.history.verdict_store import HistoryStore
 from tests.helpers import Audited, run_audit
-from tests.history.site import HistorySite
+from tests.wings.history.site import HistorySite
 
 PAGES = 120
 DELAY_S = 0.005

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from auditor.demo.server import serve
 from auditor.errors import ExitCode
-from tests.history.site import HistorySite, audit_night, entries
+from tests.wings.history.site import HistorySite, audit_night, entries
 
 
 def paths(*numbers: int) -> set[str]:

@@ -13,8 +13,8 @@ import pytest
 
 from auditor.demo.documents import Page, redirect
 from auditor.demo.server import Route, serve
-from tests.crawl.site import Report, codes_of, coverage, crawl, entry, page, site
 from tests.helpers import Audited
+from tests.wings.crawl.site import Report, codes_of, coverage, crawl, entry, page, site
 
 pytestmark = pytest.mark.usefixtures("engine")
 

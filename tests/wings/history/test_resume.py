@@ -24,7 +24,7 @@ from auditor.errors import ExitCode
 from auditor.urls import parse_http_url, url_digest
 from auditor.wings.history.verdict_store import HistoryStore
 from tests.helpers import Audited, run_audit
-from tests.history.site import HistorySite
+from tests.wings.history.site import HistorySite
 
 PAGES = 240
 DELAY_S = 0.02

@@ -12,7 +12,7 @@ from auditor.config import AuditConfig, Target, TargetKind
 from auditor.demo.server import serve
 from auditor.errors import ConfigError, ExitCode
 from auditor.options.row import parse_duration
-from tests.history.site import HistorySite, audit_night
+from tests.wings.history.site import HistorySite, audit_night
 
 SITE = "https://example.com/"
 TARGET = (Target(SITE, TargetKind.SITE, SITE),)

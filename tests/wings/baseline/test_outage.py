@@ -28,8 +28,8 @@ from auditor.errors import ExitCode
 from auditor.results.verdict import Outcome
 from auditor.wings.history.verdict_store import HistoryStore
 from tests.helpers import refused_port, run_audit
-from tests.history.site import HistorySite, audit_night
-from tests.monitoring.test_recipe import Site, night_said
+from tests.wings.baseline.test_recipe import Site, night_said
+from tests.wings.history.site import HistorySite, audit_night
 
 
 class RobotsSite(Site):

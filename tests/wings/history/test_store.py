@@ -17,7 +17,7 @@ from auditor.cli.main import main
 from auditor.demo.server import serve
 from auditor.errors import ExitCode, HistoryError, HistoryWriteError
 from auditor.wings.history.verdict_store import APPLICATION_ID, FORMAT, HistoryStore
-from tests.history.site import HistorySite, audit_night, entries
+from tests.wings.history.site import HistorySite, audit_night, entries
 
 
 def digest(path: Path) -> str:
