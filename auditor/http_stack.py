@@ -25,12 +25,14 @@ from auditor.clock import Clock
 from auditor.config import AuditConfig, Engine
 from auditor.discovery.robots import RobotsFetch
 from auditor.discovery.robots_fetch import RobotsCache, fetch_robots
+from auditor.files import read_input
+from auditor.limits import MAX_CA_FILE_BYTES
 from auditor.net.address_guard import Reach
 from auditor.net.fetch import FetchPolicy, Requests
 from auditor.net.host_gate import HostGate
 from auditor.net.opener import Opener
 from auditor.net.pacer import Pacer
-from auditor.net.transport import Timeouts, Transport
+from auditor.net.transport import ConnectionPolicy, Timeouts, Transport
 from auditor.urls import parse_http_url
 
 if TYPE_CHECKING:  # imported when made: a run on libcurl never loads aiohttp (0.25 s of CPU
@@ -87,11 +89,12 @@ async def run_transport(
         yield client
 
 
-def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
-    """Aiohttp's transport: `spare` connections beyond the check limits."""
-    from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
+def connection_policy(config: AuditConfig, *, reach: Reach, spare: int) -> ConnectionPolicy:
+    """How the run's transports connect, one record for aiohttp's and libcurl's alike.
 
-    return HttpClient(
+    `spare`: connections beyond the check limits (the sitemap readers', robots.txt's).
+    """
+    return ConnectionPolicy(
         user_agent=config.user_agent,
         headers=config.headers,
         header_hosts=target_hosts(config),
@@ -105,6 +108,13 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
     )
 
 
+def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
+    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
+    from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
+
+    return HttpClient(connection_policy(config, reach=reach, spare=spare))
+
+
 @asynccontextmanager
 async def _curl_transport(
     config: AuditConfig, *, reach: Reach, spare: int
@@ -115,18 +125,8 @@ async def _curl_transport(
     # CURLOPT_CAINFO replaces libcurl's CAs: the system's and the extra one, in one file.
     bundle = await asyncio.to_thread(_ca_bundle, config.ca_file) if config.ca_file else None
     try:
-        async with curl_client.CurlTransport(
-            user_agent=config.user_agent,
-            headers=config.headers,
-            header_hosts=target_hosts(config),
-            origin_headers=origin_headers(config),
-            concurrency=config.concurrency,
-            per_host=config.per_host,
-            spare=spare,
-            reach=reach,
-            ca_file=bundle,
-            insecure=config.insecure,
-        ) as transport:
+        policy = connection_policy(config, reach=reach, spare=spare)
+        async with curl_client.CurlTransport(replace(policy, ca_file=bundle)) as transport:
             yield transport
     finally:
         if bundle is not None:
@@ -140,7 +140,7 @@ def _ca_bundle(extra: Path) -> Path:
     paths = ssl.get_default_verify_paths()
     system = next((Path(p) for p in (paths.cafile, paths.openssl_cafile) if p), None)
     parts = [system.read_bytes()] if system is not None and system.is_file() else []
-    parts.append(extra.read_bytes())
+    parts.append(read_input(extra, max_bytes=MAX_CA_FILE_BYTES))
     handle, name = tempfile.mkstemp(prefix="sitemap-audit-ca-", suffix=".pem")
     with os.fdopen(handle, "wb") as file:
         file.write(b"\n".join(parts))

@@ -15,39 +15,37 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from auditor.checks.answer_read import (
+    MAX_BODY_PREFIX_BYTES,
+    MAX_PAGE_BYTES,
+    NOT_MODIFIED,
+    bounded,
+    conditional_headers,
+    has_head,
+    has_read,
+    last_modified_of,
+)
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
 from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import NOTHING_SAID, PageHead, read_head
-from auditor.checks.page_rules import page_findings
+from auditor.checks.page_rules import blocked_page, page_findings
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.discovery.robots import RobotsTxt
 from auditor.errors import FetchError
-from auditor.limits import MAX_VALIDATOR_CHARS
-from auditor.models import CheckResult, Clean, Finding, NotIndexable, Validators, finding
+from auditor.models import CheckResult, Finding, NotIndexable, Validators, finding
 from auditor.net.fetch import Fetch
 from auditor.net.redirects import chain_findings
 from auditor.net.transport import Answer
-from auditor.urls import parse_http_url
+from auditor.sitemap.plain_urls import Clean
+from auditor.urls import origin_of
 
 if TYPE_CHECKING:
     from auditor.checks.engine import CheckEngine
 
 log = logging.getLogger(__name__)
-# A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
-# then lets go.
-MAX_BODY_PREFIX_BYTES = 64 * 1024
-# A head still open past that (inline CSS) is read on, as far as Google fetches: "Googlebot
-# crawls the first 2MB of a supported file type" (Search Central, "Googlebot"). Only those
-# pages pay for it, a few at a time (memory: this many pages of 2 MB). See
-# docs/explanation/rules.md#page-head.
-MAX_PAGE_BYTES = 2 * 1024 * 1024
 _ERROR_CHARS = 300
-# RFC 9110 §15.4.5: the answer to a conditional request whose condition is false.
-NOT_MODIFIED = 304
-# Content types that have an HTML head; a body without a Content-Type may have one too.
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
 Outcome = CheckResult | Clean
 Verdict = tuple[NotIndexable | None, int | None]  # a canonical's: why not indexable, status
 
@@ -62,6 +60,7 @@ class PageBody:
     robots_tags: tuple[str, ...]  # X-Robots-Tag values (nofollow)
     link_headers: tuple[str, ...] = ()  # Link values (a canonical)
     head: PageHead | None = None  # what the checks read of its head (a canonical, a refresh)
+    canonical: str | None = None  # where its one canonical leads, when not to the page itself
 
 
 Then = Callable[["CheckRun", Outcome], None]
@@ -135,7 +134,7 @@ class CheckRun:
             self.loc,
             self._opened,
             method=method,
-            headers=_conditional(self.validators),
+            headers=conditional_headers(self.validators),
             max_body=MAX_BODY_PREFIX_BYTES if page_bytes is None else page_bytes,
             before_hop=self._before_hop,
         )
@@ -237,7 +236,7 @@ class CheckRun:
 
     def _page_of(self, answer: Answer, body: bytes) -> PageHead | None:
         """What the page's head says (NOTHING_SAID when no head is read; None: read on)."""
-        if not body or not _has_head(answer.get("content-type")):
+        if not body or not has_head(answer.get("content-type")):
             return NOTHING_SAID
         head = body[:MAX_BODY_PREFIX_BYTES]
         cut = answer.more or len(body) > len(head)
@@ -278,7 +277,7 @@ class CheckRun:
         target = None
         if page_said:
             robots_tags, links = answer.values("x-robots-tag"), answer.values("link")
-            read = None if page is NOTHING_SAID and not _has_read(answer, body) else page
+            read = None if page is NOTHING_SAID and not has_read(answer, body) else page
             said = page_findings(
                 loc,
                 final_url,
@@ -287,21 +286,22 @@ class CheckRun:
                 page=read,
                 agents=engine.agents,
                 now=engine.clock.now(),
+                blocked=blocked_page(found),
             )
             found += said
-            if self.follow and any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
+            if any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
                 html, base = (read.canonicals, read.base) if read is not None else ((), None)
                 header = header_canonicals(links)
                 target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
             if self.page_bytes is not None:
                 content_type = answer.get("content-type")
                 self.page = PageBody(
-                    final_url, body, content_type, tuple(robots_tags), tuple(links), read
+                    final_url, body, content_type, tuple(robots_tags), tuple(links), read, target
                 )
         slow = slow_finding(fetch.elapsed_s, url=loc, slow_s=engine.slow_s)
         if slow is not None:
             found.append(slow)
-        if target is not None:
+        if target is not None and self.follow:
             engine.canonical_verdict(target, self._canonical_known)
             return
         self._end(self._result(fetch, answer))
@@ -376,58 +376,3 @@ class CheckRun:
 
 def _ended(_run: CheckRun, _outcome: Outcome) -> None:
     """A check ends once: a second end (a bug past its first) is dropped."""
-
-
-def _conditional(validators: Validators | None) -> dict[str, str] | None:
-    """RFC 9110 §13.1.2, §13.1.3: ask for the page only if it changed since these validators."""
-    if validators is None:
-        return None
-    headers = {}
-    if validators.etag is not None:
-        headers["If-None-Match"] = validators.etag
-    if validators.last_modified is not None:
-        headers["If-Modified-Since"] = validators.last_modified
-    return headers or None
-
-
-def origin_of(url: str) -> str | None:
-    """`scheme://host[:port]` of an http(s) URL; None when it is none."""
-    parsed = parse_http_url(url)
-    return parsed.origin if parsed is not None else None
-
-
-def _has_head(content_type: str | None) -> bool:
-    """Whether a body may hold an HTML head worth reading (no type said: maybe)."""
-    return is_html(content_type)
-
-
-_TYPES_KEPT = 64  # Content-Type values whose verdict is kept (a site sends a few)
-_html_types: dict[str | None, bool] = {}
-
-
-def is_html(content_type: str | None) -> bool:
-    """Whether a body of this Content-Type may hold an HTML head (no type said: maybe)."""
-    known = _html_types.get(content_type)
-    if known is None:
-        if len(_html_types) >= _TYPES_KEPT:
-            _html_types.clear()
-        known = _html_types[content_type] = (
-            content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
-        )
-    return known
-
-
-def _has_read(answer: Answer, body: bytes) -> bool:
-    """Whether a head was read at all (an HTML body), not only found to say nothing."""
-    return bool(body) and _has_head(answer.get("content-type"))
-
-
-def last_modified_of(answer: Answer) -> str | None:
-    """The page's Last-Modified, unless it is the answer's Date: dynamic pages say "now"."""
-    value = answer.get("last-modified")
-    return bounded(value) if value is not None and value != answer.get("date") else None
-
-
-def bounded(value: str | None) -> str | None:
-    """A validator kept to be sent back; a longer one is not a validator worth keeping."""
-    return value if value is not None and len(value) <= MAX_VALIDATOR_CHARS else None

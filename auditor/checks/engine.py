@@ -17,25 +17,20 @@ from collections import deque
 from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
-from auditor.checks.canonical import comparable
-from auditor.checks.check_run import (
-    MAX_PAGE_BYTES,
-    CheckRun,
-    Outcome,
-    PageBody,
-    bounded,
-    last_modified_of,
-    origin_of,
-)
+from auditor.checks.answer_read import MAX_PAGE_BYTES, bounded, last_modified_of
+from auditor.checks.canonical_targets import CanonicalTargets, KnownVerdict, Verdict
+from auditor.checks.check_run import CheckRun, Outcome, PageBody
 from auditor.checks.page_head import PageHead, read_head
 from auditor.checks.plain_lane import PlainLane
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.discovery.robots import RobotsFetch, RobotsTxt, robots_detail
-from auditor.models import CheckResult, Clean, Finding, NotIndexable, Validators
+from auditor.models import CheckResult, Finding, Validators
 from auditor.net.fetch import Fetch, Requests
 from auditor.net.transport import Answer
+from auditor.sitemap.plain_urls import Clean
+from auditor.urls import origin_of
 
 log = logging.getLogger(__name__)
 K = TypeVar("K")
@@ -48,22 +43,11 @@ QUEUE_LIMIT = 1024
 RESULT_BATCH = 64
 OUT_LIMIT = 8 * RESULT_BATCH  # outcomes not yet taken by the sink: past them, no check starts
 DEEP_READS = 4  # heads read on past MAX_BODY_PREFIX_BYTES at once (memory: 2 MB each)
-MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
 Emit = Callable[[list[tuple[K, Outcome]]], Awaitable[None]]
+Keep = Callable[[list[tuple[K, Outcome]]], None]  # outcomes a stop held back, taken at once
 RobotsOf = Callable[[str], Awaitable[RobotsFetch | None]]  # origin -> its robots.txt
-Verdict = tuple[NotIndexable | None, int | None]  # why not indexable (None: it is), status
 Known = Callable[[RobotsTxt | None], None]
 Failed = Callable[[Exception], None]
-
-
-class _Target:
-    """A canonical's verdict, once its check is over; who waits for it meanwhile."""
-
-    __slots__ = ("verdict", "waiting")
-
-    def __init__(self) -> None:
-        self.verdict: Verdict | None = None
-        self.waiting: list[tuple[Callable[[str, Verdict], None], str]] = []
 
 
 class CheckEngine(Generic[K]):
@@ -96,6 +80,7 @@ class CheckEngine(Generic[K]):
         self._tasks: set[asyncio.Task[None]] = set()
         self._window = window
         self._emit = emit
+        self._keep: Keep[K] | None = None
         self._queue: deque[tuple[K, str, str, Validators | None]] = deque()
         self._in_flight = 0
         self._out: list[tuple[K, Outcome]] = []
@@ -104,8 +89,12 @@ class CheckEngine(Generic[K]):
         self._closing = False
         self._deep = 0
         self._deep_waiting: deque[tuple[CheckRun, PageHead, str]] = deque()
-        self._targets: dict[str, _Target] = {}
+        self._canonicals = CanonicalTargets(self)
         self._lane = PlainLane(self)  # most checks: a request sent at once, judged there
+
+    def hand_to(self, emit: Emit[K], *, keep: Keep[K] | None = None) -> None:
+        """Where queued checks' outcomes go: to `emit` in batches; to `keep` when a stop comes."""
+        self._emit, self._keep = emit, keep
 
     # --- the queue ---------------------------------------------------------------------------
 
@@ -193,6 +182,12 @@ class CheckEngine(Generic[K]):
                     return
                 self._news = asyncio.get_running_loop().create_future()
                 await self._news
+        except BaseException:
+            # Answered, whatever stopped the run: never requested again for want of a batch.
+            batch, self._out = self._out, []
+            if batch and self._keep is not None:
+                self._keep(batch)
+            raise
         finally:
             await self.aclose()
 
@@ -218,7 +213,7 @@ class CheckEngine(Generic[K]):
         return outcome
 
     async def read_page(
-        self, loc: str, *, origin: str, max_bytes: int
+        self, loc: str, *, origin: str, max_bytes: int, follow: bool = True
     ) -> tuple[CheckResult, PageBody | None]:
         """`check`, with a GET whose body is read up to `max_bytes` and handed back (the crawl).
 
@@ -226,7 +221,7 @@ class CheckEngine(Generic[K]):
         crawl's visit of it say the same. No body for an answer that is not 2xx, or a shield's
         page.
         """
-        return await self._awaited(loc, origin, follow=True, page_bytes=max_bytes)
+        return await self._awaited(loc, origin, follow=follow, page_bytes=max_bytes)
 
     async def _awaited(
         self,
@@ -272,7 +267,10 @@ class CheckEngine(Generic[K]):
             failed(error)
             return
         self._learning[origin] = [(then, failed)]
-        task = asyncio.get_running_loop().create_task(self._learn(origin))
+        self.keep_task(asyncio.get_running_loop().create_task(self._learn(origin)))
+
+    def keep_task(self, task: asyncio.Task[None]) -> None:
+        """A task of the engine's own (a robots.txt learnt), cancelled when it closes."""
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
@@ -353,41 +351,19 @@ class CheckEngine(Generic[K]):
             page = read_head(answer.body, self.agents)  # Google reads no further
         run.head_read_on(page)
 
+    # --- canonicals: made once a run (auditor.checks.canonical_targets) ------------------------
+
     def canonical_verdict(self, target: str, then: Callable[[str, Verdict], None]) -> None:
         """Call `then` with the verdict of the canonical `target`: checked once per run."""
-        key = comparable(target) or target
-        known = self._targets.get(key)
-        if known is None:
-            if len(self._targets) >= MAX_TARGETS_KEPT:
-                self._targets = {k: v for k, v in self._targets.items() if v.verdict is None}
-            known = self._targets[key] = _Target()
-            known.waiting.append((then, target))
-            origin = origin_of(target)
-            if origin is None:
-                self._target_known(known, (None, None))
-                return
-            ended = functools.partial(self._target_checked, known)
-            CheckRun(self, None, target, origin, ended, follow=False).start()
-            return
-        if known.verdict is None:
-            known.waiting.append((then, target))
-        else:
-            then(target, known.verdict)
+        self._canonicals.verdict(target, then)
 
-    def _target_checked(self, known: _Target, _run: CheckRun, outcome: Outcome) -> None:
-        if isinstance(outcome, Clean):
-            self._target_known(known, (None, outcome.status))
-        elif any(item.code is Code.INTERNAL_ERROR for item in outcome.findings):
-            self._target_known(known, (None, None))
-        else:
-            self._target_known(known, (outcome.not_indexable, outcome.status))
+    async def canonical_leads(self, loc: str, target: str) -> list[Finding]:
+        """url.canonical_not_indexable: the canonical `target` that `loc` names is not indexable."""
+        return await self._canonicals.leads(loc, target)
 
-    @staticmethod
-    def _target_known(known: _Target, verdict: Verdict) -> None:
-        known.verdict = verdict
-        waiting, known.waiting = known.waiting, []
-        for then, target in waiting:
-            then(target, verdict)
+    def learn_from(self, known: KnownVerdict) -> None:
+        """Ask `known` (the crawl's pages) for a canonical's verdict before requesting it."""
+        self._canonicals.known = known
 
 
 __all__ = ["CheckEngine", "PageBody"]

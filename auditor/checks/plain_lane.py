@@ -14,13 +14,14 @@ import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, cast
 
-from auditor.checks.check_run import MAX_BODY_PREFIX_BYTES, CheckRun, is_html
+from auditor.checks.answer_read import MAX_BODY_PREFIX_BYTES, is_html
+from auditor.checks.check_run import CheckRun
 from auditor.checks.page_head import NOTHING_SAID, read_head
 from auditor.config import Method
 from auditor.errors import FetchError
 from auditor.limits import MAX_VALIDATOR_CHARS
-from auditor.models import Clean
 from auditor.net.transport import PLAIN_FIELDS, Answer
+from auditor.sitemap.plain_urls import Clean
 from auditor.urls import authority_of, netloc_of
 
 if TYPE_CHECKING:

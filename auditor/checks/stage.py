@@ -16,7 +16,8 @@ from auditor.checks.check_run import Outcome
 from auditor.checks.engine import RESULT_BATCH, CheckEngine
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import Checked, CheckResult, Clean, Listed, UrlRecord, Validators
+from auditor.models import CheckResult, UrlRecord, Validators
+from auditor.sitemap.plain_urls import Checked, Clean, Listed
 from auditor.urls import authority_of, parse_http_url
 
 __all__ = ["RESULT_BATCH", "Ask", "CheckStage", "CheckWatcher", "Plan", "joined"]
@@ -43,7 +44,7 @@ class Ask(NamedTuple):
 
 
 class Plan(Protocol):
-    """Which of the wanted URLs are requested, and when (auditor.history: --history)."""
+    """Which of the wanted URLs are requested, and when (auditor.wings.history: --history)."""
 
     async def sort(self, wanted: list[tuple[Item, str]]) -> tuple[list[Ask], list[Passed]]:
         """Of a reader's wanted (record, origin) pairs: those to request now, and those done.

@@ -13,8 +13,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-import weakref
-from collections.abc import Coroutine, Mapping, Sequence
+from collections.abc import Coroutine, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
@@ -22,25 +21,21 @@ from urllib.parse import urlsplit
 
 import aiohttp
 from aiohttp.abc import AbstractResolver, ResolveResult
-from aiohttp.client_proto import ResponseHandler
 from aiohttp.resolver import DefaultResolver
 
 from auditor.clock import SystemClock
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach, address_allowed, ip_literal
+from auditor.net.aiohttp_response import TRANSLATED, AiohttpResponse, translate_error
 from auditor.net.body_pace import floored
 from auditor.net.decompress import decoded_prefix
 from auditor.net.transport import (
-    CHECK_FIELDS,
     Answer,
     Began,
-    ClosingResponse,
+    ConnectionPolicy,
     Done,
-    Fields,
-    Repeated,
     Timeouts,
-    collect_fields,
 )
 from auditor.urls import dns_name_problem, parse_http_url
 
@@ -49,145 +44,6 @@ __all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "translate_error"]
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
 _MESSAGE_CHARS = 300
-
-
-# Foreign exceptions -> finding codes, most specific class first (several are subclasses of
-# the later ones: a DNS error is a connector error is an OSError).
-_ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
-    ((aiohttp.ClientConnectorDNSError,), Code.NET_DNS),
-    ((aiohttp.ClientConnectorCertificateError, aiohttp.ClientSSLError, ssl.SSLError), Code.NET_TLS),
-    ((TimeoutError,), Code.NET_TIMEOUT),  # aiohttp's ServerTimeoutError and asyncio's alike
-    ((aiohttp.InvalidURL,), Code.LOC_INVALID),
-    ((aiohttp.ClientPayloadError, aiohttp.ClientResponseError), Code.NET_PROTOCOL),
-    ((aiohttp.ClientConnectionError, OSError), Code.NET_CONNECT),
-)
-
-
-def translate_error(exc: BaseException) -> FetchError:
-    """Map an aiohttp/OS exception to the most specific finding code."""
-    text = f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
-    if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
-        exc.os_error, BlockedAddressError
-    ):
-        return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
-    for classes, code in _ERROR_CODES:
-        if isinstance(exc, classes):
-            return FetchError(code, text)
-    return FetchError(Code.NET_PROTOCOL, text)
-
-
-_TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
-
-
-class _BodyWatch:
-    """Fails the body a connection carries if the connection closes and aiohttp left it open.
-
-    On a broken chunk size after the body's first piece, aiohttp's C parser closes the
-    connection without failing the body (aiohttp 3.14; its pure-Python parser does fail it):
-    a read waiting then would wait until its timeout, one called later says only "Connection
-    closed.". One watch per connection, told which body the connection carries now.
-    """
-
-    __slots__ = ("body",)
-
-    def __init__(self) -> None:
-        self.body: aiohttp.StreamReader | None = None
-
-    def on_closed(self, closed: asyncio.Future[None]) -> None:
-        if not closed.cancelled():
-            closed.exception()  # retrieved here: the body's own error says what broke
-        self.fail_unfinished()
-
-    def fail_unfinished(self) -> None:
-        body = self.body
-        if body is not None and not body.is_eof() and body.exception() is None:
-            body.set_exception(aiohttp.ClientPayloadError("the connection closed mid-body"))
-
-
-_WATCHES: weakref.WeakKeyDictionary[ResponseHandler, _BodyWatch] = weakref.WeakKeyDictionary()
-
-
-def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
-    """The watch on `raw`'s connection, now carrying `raw`'s body (None: the body is all in)."""
-    connection = raw.connection
-    if connection is None or connection.protocol is None:
-        return None
-    protocol = connection.protocol
-    watch = _WATCHES.get(protocol)
-    if watch is None:
-        watch = _WATCHES[protocol] = _BodyWatch()
-        closed = protocol.closed
-        if closed is not None:
-            closed.add_done_callback(watch.on_closed)
-    watch.body = raw.content
-    if connection.closed:  # closed before the watch began
-        watch.fail_unfinished()
-    return watch
-
-
-class AiohttpResponse(ClosingResponse):
-    """An open response; read it with `read()`, then close it (`async with response:`)."""
-
-    def __init__(self, raw: aiohttp.ClientResponse) -> None:
-        self._raw = raw
-        self.status = raw.status
-        self.headers: Mapping[str, str] = raw.headers
-        self._watch = _watch(raw)
-        super().__init__()
-
-    @property
-    def body_encoding(self) -> str | None:
-        """The Content-Encoding on the body: the client never decodes (auditor.net.decompress)."""
-        return self.headers.get("Content-Encoding")
-
-    @property
-    def streamed(self) -> bool:
-        """The body arrives as it is read."""
-        return True
-
-    @property
-    def elapsed_s(self) -> None:
-        """Not measured here: the opener times the answer's head."""
-        return
-
-    def header_values(self, name: str) -> list[str]:
-        """Every value of a header that may repeat (X-Robots-Tag)."""
-        return self._raw.headers.getall(name, [])
-
-    def get(self, name: str) -> str | None:
-        """A header's first value, or None."""
-        return self._raw.headers.get(name)
-
-    def check_fields(self) -> tuple[Fields, Repeated]:
-        """The header fields a URL check reads (auditor.net.transport.CHECK_FIELDS)."""
-        headers = self._raw.headers
-        pairs = [(name.lower(), value) for name, value in headers.items()]
-        return collect_fields([pair for pair in pairs if pair[0] in CHECK_FIELDS])
-
-    async def read(self) -> bytes:
-        """The next piece of the body as it arrives; b"" at its end."""
-        try:
-            return await self._raw.content.readany()
-        except _TRANSLATED as exc:
-            raise translate_error(exc) from exc
-        except RuntimeError as exc:
-            # A body that breaks after its first piece was read (a bad chunk size, say) closes
-            # the connection without marking the body failed; aiohttp's StreamReader then says
-            # only "Connection closed." (streams.StreamReader._wait).
-            connection = self._raw.connection
-            if connection is not None and not connection.closed:
-                raise  # not a broken body: our own misuse, which must show
-            raise FetchError(Code.NET_PROTOCOL, f"the body broke off: {exc}") from exc
-
-    def close(self) -> None:
-        """Give the connection back when the body was read, else drop it."""
-        if self._watch is not None:
-            self._watch.body = None
-        if self._raw.content.at_eof():
-            self._raw.release()
-        else:
-            self._raw.close()
-        super().close()
 
 
 class _Resolver(AbstractResolver):
@@ -235,38 +91,23 @@ class HttpClient:
     """The run's one aiohttp session: connection limits, our headers, no cookies kept."""
 
     def __init__(
-        self,
-        *,
-        user_agent: str,
-        headers: Sequence[tuple[str, str]] = (),
-        header_hosts: frozenset[str] | None = None,
-        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-        concurrency: int = 128,
-        per_host: int = 8,
-        spare: int = 0,
-        reach: Reach = Reach.ANY,
-        ca_file: Path | None = None,
-        insecure: bool = False,
-        resolver: AbstractResolver | None = None,
+        self, policy: ConnectionPolicy, *, resolver: AbstractResolver | None = None
     ) -> None:
-        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+        """`policy`: limits, headers and their hosts, TLS, reach (auditor.net.transport).
 
-        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
-
-        A sitemap may list, and a redirect may lead to, any host: a token for the audited site
-        must not travel there, as browsers and curl drop credentials across hosts. `resolver`
-        answers name look-ups (default: aiohttp's); the guard judges its answers all the same.
+        `resolver` answers name look-ups (default: aiohttp's); the guard judges its answers all
+        the same.
         """
-        self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
-        self._custom = dict(headers)
-        self._header_hosts = header_hosts
-        self._by_origin = {origin: dict(own) for origin, own in (origin_headers or {}).items()}
-        self._concurrency = concurrency
-        self._per_host = per_host
-        self._spare = spare
-        self._reach = reach
-        self._ca_file = ca_file
-        self._insecure = insecure
+        self._headers = {"User-Agent": policy.user_agent, "Accept-Encoding": ACCEPT_ENCODING}
+        self._custom = dict(policy.headers)
+        self._header_hosts = policy.header_hosts
+        self._by_origin = {origin: dict(own) for origin, own in policy.origin_headers.items()}
+        self._concurrency = policy.concurrency
+        self._per_host = policy.per_host
+        self._spare = policy.spare
+        self._reach = policy.reach
+        self._ca_file = policy.ca_file
+        self._insecure = policy.insecure
         self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run
@@ -459,7 +300,7 @@ class HttpClient:
             else:  # a head trickling in byte by byte never falls silent: bound it as a whole
                 async with asyncio.timeout(timeouts.idle_s):
                     raw = await request
-        except _TRANSLATED as exc:
+        except TRANSLATED as exc:
             raise translate_error(exc) from exc
         return AiohttpResponse(raw)
 

@@ -22,8 +22,9 @@ import pycurl
 from auditor.codes import Code
 from auditor.errors import FetchError
 from auditor.net.address_guard import Reach, address_allowed
+from auditor.net.answer_head import head_over_bounds
 from auditor.net.body_pace import FLOOR_BYTES_PER_S
-from auditor.net.transport import Timeouts, head_over_bounds
+from auditor.net.transport import Timeouts
 
 # What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
 ACCEPT_ENCODING = "gzip, deflate, br"

@@ -12,11 +12,13 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import NamedTuple, Protocol, Self, cast
 
 from auditor.errors import FetchError
+from auditor.net.address_guard import Reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,6 +33,31 @@ class Timeouts:
 
     total_s: float
     idle_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionPolicy:
+    """How a transport connects, alike for aiohttp's and libcurl's (auditor.http_stack makes it).
+
+    The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host): a sitemap
+    may list, and a redirect may lead to, any host, and a token for the audited site must not
+    travel there, as browsers and curl drop credentials across hosts. `origin_headers` (a
+    target's basic auth) go to the origin (`HttpUrl.origin`) they name. `spare`: connections
+    beyond `concurrency` and `per_host` (the sitemap readers', a checker process's robots.txt).
+    `ca_file`: a CA trusted beside the system's (libcurl's: a bundle that replaces its own);
+    `insecure`: no certificate is verified (--insecure). `reach`: the addresses it may connect to.
+    """
+
+    user_agent: str
+    headers: tuple[tuple[str, str], ...] = ()
+    header_hosts: frozenset[str] | None = None
+    origin_headers: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    concurrency: int = 128
+    per_host: int = 8
+    spare: int = 0
+    reach: Reach = Reach.ANY
+    ca_file: Path | None = None
+    insecure: bool = False
 
 
 class Response(Protocol):
@@ -251,10 +278,6 @@ CHECK_FIELDS = frozenset(
         "x-sucuri-block",
     }
 )
-# aiohttp's bounds on an answer's head (its parser's defaults), held by every transport: a
-# line of at most 8,190 bytes, at most 128 header lines.
-MAX_HEAD_LINE_BYTES = 8190
-MAX_HEADERS = 128
 Fields = dict[str, str]  # lower-case name -> its first value
 Repeated = dict[str, list[str]] | None  # lower-case name -> every value, for names sent twice
 
@@ -310,85 +333,3 @@ answer = cast("Callable[[tuple[object, ...]], Answer]", functools.partial(tuple.
 PLAIN_FIELDS = frozenset(
     {"content-type", "location", "retry-after", "last-modified", "date", "etag"}
 )
-_WANTED = {name.encode(): name for name in CHECK_FIELDS}  # lower-case, as bytes -> as str
-
-
-def collect_fields(pairs: Sequence[tuple[str, str]]) -> tuple[Fields, Repeated]:
-    """(lower-case name, value) pairs, in the order received, as an Answer keeps them."""
-    first: Fields = {}
-    repeated: Repeated = None
-    for name, value in pairs:
-        if name in first:
-            repeated = repeated or {}
-            repeated.setdefault(name, [first[name]]).append(value)
-        else:
-            first[name] = value
-    return first, repeated
-
-
-def check_fields(head: bytes) -> tuple[Fields, Repeated] | None:
-    """The CHECK_FIELDS of an answer's head (its last one: 1xx answers come first).
-
-    None when the head breaks aiohttp's bounds (too many lines, or one too long).
-    """
-    start = head.rfind(b"\nHTTP/") + 1  # 0: the first line is the status line
-    block = head[start:] if start else head
-    long = len(block) > MAX_HEAD_LINE_BYTES or block.count(b"\n") > MAX_HEADERS + 1
-    if long and head_over_bounds(block):
-        return None
-    if b"\n " in block or b"\n\t" in block or not block.isascii():
-        # RFC 9112 §5.2: obsolete line folding; or a raw UTF-8 value: read as aiohttp reads it
-        return collect_fields([pair for pair in parse_head(block) if pair[0] in CHECK_FIELDS])
-    first: Fields = {}
-    repeated: Repeated = None
-    wanted = _WANTED
-    for line in block.split(b"\n"):  # a line at a time: a regex over the head cost 2x
-        raw, colon, value = line.partition(b":")
-        if not colon:
-            continue
-        name = wanted.get(raw.strip(b" \t").lower())
-        if name is None:
-            continue
-        text = value.strip(b" \t\r").decode("ascii")
-        if name in first:
-            repeated = repeated or {}
-            repeated.setdefault(name, [first[name]]).append(text)
-        else:
-            first[name] = text
-    return first, repeated
-
-
-def head_over_bounds(head: bytes) -> bool:
-    """Whether a head (whole or cut short) has more lines, or a longer line, than aiohttp takes."""
-    lines = head.split(b"\n")
-    fields = sum(1 for line in lines if line.strip(b"\r") and not line.startswith(b"HTTP/"))
-    return fields > MAX_HEADERS or any(
-        len(line.rstrip(b"\r")) > MAX_HEAD_LINE_BYTES for line in lines
-    )
-
-
-def parse_head(raw: bytes) -> list[tuple[str, str]]:
-    """The last answer's header fields as (lower-case name, value), in order.
-
-    As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8 Location
-    is a URL to encode, not Latin-1 mojibake). The caller has held the head to the bounds.
-    """
-    lines = raw.decode("utf-8", "surrogateescape").split("\n")
-    start = 0
-    for number in range(len(lines) - 1, -1, -1):
-        if lines[number].startswith("HTTP/"):
-            start = number + 1
-            break
-    items: list[tuple[str, str]] = []
-    for line in lines[start:]:
-        text = line.rstrip("\r")
-        if not text:
-            continue
-        if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space
-            name, value = items[-1]
-            items[-1] = (name, f"{value} {text.strip()}")
-            continue
-        name, colon, value = text.partition(":")
-        if colon:
-            items.append((name.strip().lower(), value.strip()))
-    return items

@@ -12,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
-import importlib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
@@ -38,9 +37,15 @@ class Assets:
 
 
 def html_environment(package: str) -> jinja2.Environment:
-    """jinja2 for one package's `templates/` (the site report's, the fleet index's)."""
+    """jinja2 for one package's `templates/` (the site report's, the fleet index's).
+
+    A name `other.package:file` is that package's template: a wing's part of the report
+    (auditor.report.section.HtmlPart).
+    """
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
+        loader=jinja2.ChoiceLoader(
+            [jinja2.PackageLoader(package, "templates"), jinja2.FunctionLoader(_qualified)]
+        ),
         autoescape=True,  # every string is escaped unless the template says otherwise
         undefined=jinja2.StrictUndefined,  # a misspelt field fails the tests, not the reader
         trim_blocks=True,
@@ -50,9 +55,17 @@ def html_environment(package: str) -> jinja2.Environment:
     return environment
 
 
+def _qualified(name: str) -> str | None:
+    """The text of `package:file`, a file of the package's `templates/` (None: no such name)."""
+    package, colon, file = name.partition(":")
+    if not colon:
+        return None
+    return resources.files(package).joinpath("templates", file).read_text("utf-8")
+
+
 @cache
-def _environment() -> jinja2.Environment:
-    return html_environment("auditor.report")
+def _environment(package: str) -> jinja2.Environment:
+    return html_environment(package)
 
 
 @cache
@@ -80,6 +93,16 @@ def _hash(source: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode()}'"
 
 
+def render_page(package: str, template: str, view: object) -> str:
+    """One page of ours: `package`'s template, rendered from `view`, our CSS and script inline.
+
+    The site report's (`render_html`), and the fleet's index (auditor.fleet.index_html).
+    """
+    assets = report_assets()
+    page = _environment(package).get_template(template)
+    return page.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
+
+
 def render_html(view: ReportView) -> str:
     """The report as one HTML document."""
     assets = report_assets()
@@ -87,31 +110,43 @@ def render_html(view: ReportView) -> str:
     return template.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
 
 
+def write_page(path: Path, page: str) -> None:
+    """A rendered page, published atomically (blocking: in a thread, or out of any event loop).
+
+    A lone surrogate (an undecodable file name) cannot be UTF-8: it is shown as "?".
+    """
+    write_atomically(path, page.encode("utf-8", "replace"))
+
+
 # The report's template compiled ahead (jinja2 compiles a template to Python each time it is
-# loaded: a tenth of a second, every run). Made by `compiled_template`; a test keeps it in step
-# with the template, and a run reads the template itself when it is not (another jinja2).
-COMPILED_MODULE = "auditor.report.compiled_report"
-COMPILED_PATH = Path(__file__).with_name("compiled_report.py")
+# loaded: a tenth of a second, every run), kept beside it as Python source in a data file (it is
+# generated, not one of our modules). Made by `compiled_template`; a test keeps it in step with
+# the template, and a run reads the template itself when it is not (another jinja2).
+COMPILED_PATH = Path(__file__).parent / "templates" / f"{TEMPLATE}.compiled"
 
 
 @cache
 def _template() -> jinja2.Template:
-    environment = _environment()
+    environment = _environment("auditor.report")
     source = _template_source()
     try:
-        compiled = importlib.import_module(COMPILED_MODULE)
-    except ImportError:  # pragma: no cover - shipped with the package
-        compiled = None
-    if (
-        compiled is not None
-        and getattr(compiled, "JINJA2", None) == jinja2.__version__
-        and getattr(compiled, "SOURCE_SHA256", None) == hashlib.sha256(source).hexdigest()
-    ):
-        namespace = vars(compiled)
-        return environment.template_class.from_module_dict(
-            environment, namespace, environment.make_globals(None)
-        )
-    return environment.get_template(TEMPLATE)
+        compiled = COMPILED_PATH.read_text("utf-8")
+    except OSError:  # pragma: no cover - shipped with the package
+        compiled = ""
+    stamp = _stamp(source)
+    if compiled[: len(stamp) + 512].find(stamp) < 0:
+        return environment.get_template(TEMPLATE)
+    namespace: dict[str, object] = {"__name__": "auditor.report.compiled_report"}
+    exec(compile(compiled, str(COMPILED_PATH), "exec"), namespace)  # noqa: S102 - our own file
+    return environment.template_class.from_module_dict(
+        environment, namespace, environment.make_globals(None)
+    )
+
+
+def _stamp(source: bytes) -> str:
+    """What the compiled file says it was made from: this jinja2, this template."""
+    digest = hashlib.sha256(source).hexdigest()
+    return f"JINJA2 = {jinja2.__version__!r}\nSOURCE_SHA256 = {digest!r}\n"
 
 
 def _template_source() -> bytes:
@@ -120,23 +155,19 @@ def _template_source() -> bytes:
 
 
 def compiled_template() -> str:
-    """The Python module of the report's template, as `COMPILED_PATH` holds it.
+    """The report's template compiled to Python source, as `COMPILED_PATH` holds it.
 
     Written by `python -c "from auditor.report.html_writer import write_compiled_template as w;
     w()"` after the template changes (CONTRIBUTING.md, "The HTML report's template").
     """
-    environment = _environment()
+    environment = _environment("auditor.report")
     source = _template_source()
     code = environment.compile(
         source.decode("utf-8"), TEMPLATE, TEMPLATE, raw=True, defer_init=True
     )
     head = (
-        "# type: ignore\n"
-        f'"""The HTML report\'s template ({TEMPLATE}) compiled by jinja2: generated, never'
-        " edited.\n\nauditor.report.html_writer reads it; `compiled_template` writes it.\n"
-        '"""\n\n'
-        f"JINJA2 = {jinja2.__version__!r}\n"
-        f"SOURCE_SHA256 = {hashlib.sha256(source).hexdigest()!r}\n"
+        f"# The HTML report's template ({TEMPLATE}) compiled by jinja2: generated, never edited.\n"
+        "# auditor.report.html_writer reads it; `compiled_template` writes it.\n\n" + _stamp(source)
     )
     return head + code + "\n"
 
@@ -158,5 +189,4 @@ async def write_html(path: Path, view: ReportView) -> None:
 
 
 def _render_and_replace(path: Path, view: ReportView) -> None:
-    # A lone surrogate (an undecodable file name) cannot be UTF-8: it is shown as "?".
-    write_atomically(path, render_html(view).encode("utf-8", "replace"))
+    write_page(path, render_html(view))

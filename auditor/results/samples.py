@@ -14,10 +14,8 @@ from itertools import islice
 
 from auditor.codes import Code, Severity
 from auditor.models import (
-    Checked,
     Finding,
     Indexability,
-    Listed,
     NotIndexable,
     Redirect,
     SitemapKind,
@@ -25,6 +23,7 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
+from auditor.sitemap.plain_urls import Checked, Listed
 
 EXAMPLES_PER_CODE = 50
 SITEMAP_ROWS = 1_000

@@ -6,23 +6,17 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from auditor.models import (
-    Checked,
-    CrawlSummary,
-    Listed,
-    Relisted,
-    RunFindings,
-    SitemapRecord,
-    UrlRecord,
-)
-from auditor.results.acceptance import NO_RULES, AcceptRules
+from auditor.codes import Code
+from auditor.models import Relisted, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
+from auditor.sitemap.plain_urls import Checked, Listed
 
 # Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
 # sink: a slow disk slows the parsers, and memory stays flat.
@@ -106,8 +100,27 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
+class Marks(Protocol):
+    """What marks known issues as the sink takes each record (--accept-file's rules)."""
+
+    def mark_url(self, record: UrlRecord) -> None:
+        """Mark the URL's findings (and its check's) in place."""
+
+    def mark_sitemap(self, record: SitemapRecord) -> tuple[SitemapRecord, Counter[Code]]:
+        """The document marked; the codes of its omitted findings that are accepted, counted."""
+        ...
+
+    def mark_run(self, item: RunFindings) -> tuple[RunFindings, Counter[Code]]:
+        """The run's findings marked; the accepted ones of those omitted, counted."""
+        ...
+
+    def mark_target(self, record: TargetRecord) -> TargetRecord:
+        """A target marked."""
+        ...
+
+
 Urls = Sequence[UrlRecord | Listed | Checked]
-SinkItem = Urls | SitemapRecord | Relisted | RunFindings | CrawlSummary | None
+SinkItem = Urls | SitemapRecord | Relisted | RunFindings | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -124,14 +137,14 @@ async def run_sink(
     dedup: UrlDedup[Any],
     samples: Samples,
     observers: Sequence[Observer] = (),
-    accept: AcceptRules = NO_RULES,
+    marks: Marks | None = None,
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
-    Known issues (`accept`) are marked first, so that every output says which they are.
+    Known issues are marked first (`marks`), so that every output says which they are.
     Relistings wait for the end: the URL's check may finish after its duplicate was read.
     """
-    sink = _Sink(writer, summary, dedup, samples, observers, accept)
+    sink = _Sink(writer, summary, dedup, samples, observers, marks)
     relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
         match item:
@@ -141,8 +154,6 @@ async def run_sink(
                 relisted.append(item)
             case RunFindings():
                 sink.add_run_findings(item)
-            case CrawlSummary():
-                summary.crawl = item
             case _:
                 sink.add_urls(item)
         await writer.flush_if_full()
@@ -162,11 +173,11 @@ class _Sink:
     dedup: UrlDedup[Any]
     samples: Samples
     observers: Sequence[Observer]
-    accept: AcceptRules
+    marks: Marks | None
 
     def add_sitemap(self, item: SitemapRecord) -> None:
-        if self.accept:
-            item, omitted = self.accept.mark_sitemap(item)
+        if self.marks is not None:
+            item, omitted = self.marks.mark_sitemap(item)
             self.summary.accepted.update(omitted)
         self.summary.add_sitemap(item)
         self.samples.add_sitemap(item)
@@ -175,8 +186,8 @@ class _Sink:
             observer.add_sitemap(item)
 
     def add_run_findings(self, item: RunFindings) -> None:
-        if self.accept:
-            item, omitted = self.accept.mark_run(item)
+        if self.marks is not None:
+            item, omitted = self.marks.mark_run(item)
             self.summary.accepted.update(omitted)
         self.summary.add_findings(item.findings)
         self.summary.by_code.update(item.omitted)
@@ -184,10 +195,10 @@ class _Sink:
         self.writer.add_run_findings(item)
 
     def add_urls(self, records: Urls) -> None:
-        accept, summary, writer = self.accept, self.summary, self.writer
-        # Tuples with nothing to say are counted as they are; a history and observers read
-        # records (docs/explanation/design.md#engine).
-        plain = summary.last_known is None and not self.observers
+        marks, summary, writer = self.marks, self.summary, self.writer
+        # Tuples with nothing to say are counted as they are; observers read records
+        # (docs/explanation/design.md#engine).
+        plain = not self.observers
         for item in records:
             if plain and isinstance(item, Checked):
                 summary.add_checked(item)
@@ -199,8 +210,8 @@ class _Sink:
                 writer.add_url(item)
                 continue
             record = item if isinstance(item, UrlRecord) else item.record()
-            if accept:
-                accept.mark_url(record)
+            if marks is not None:
+                marks.mark_url(record)
             summary.add_url(record)
             writer.add_url(record)
             for observer in self.observers:

@@ -14,8 +14,10 @@ from dataclasses import replace
 from typing import cast
 
 from auditor.codes import Code
-from auditor.models import Finding, Listed, RootFound, SitemapKind, UrlRecord, finding
+from auditor.models import Finding, SitemapKind, UrlRecord, finding
 from auditor.sitemap.document_tally import DocumentTally
+from auditor.sitemap.parse.events import RootFound
+from auditor.sitemap.plain_urls import Listed
 from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.tree_rules import Job
 from auditor.sitemap.validated_entries import (

@@ -10,11 +10,12 @@ from typing import Protocol
 from auditor.clock import Clock
 from auditor.config import AuditConfig
 from auditor.discovery.robots_fetch import RobotsCache
-from auditor.models import FoundBy, Listed, Relisted, SitemapRecord, UrlRecord
+from auditor.models import FoundBy, Relisted, SitemapRecord, UrlRecord
 from auditor.net.opener import Opener
 from auditor.sitemap.document_tally import DocumentTally
-from auditor.sitemap.hreflang_store import LinkStore
+from auditor.sitemap.extensions.hreflang import Cluster
 from auditor.sitemap.parsers import InProcessParsers, Parsers
+from auditor.sitemap.plain_urls import Listed
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import Job, SitemapTree
 
@@ -45,6 +46,15 @@ class Lister:
         if first.url == self.url:
             return True
         return self.probed_for is None or first.probed_for != self.probed_for
+
+
+class Clusters(Protocol):
+    """Where the readers put each entry's hreflang cluster, judged run-wide at the end."""
+
+    async def add(
+        self, digest: int, loc: str, sitemap: str, cluster: Cluster, *, again: bool = False
+    ) -> None:
+        """One listing's cluster; `again`: the URL was listed before (links of both count)."""
 
 
 class Listings(Protocol):
@@ -79,7 +89,7 @@ class ReadServices:
     emit_sitemap: EmitSitemap
     state: StateStore | None = None  # --state: sitemaps' validators and kept bodies
     parsers: Parsers = field(default_factory=InProcessParsers)  # helpers: --workers, --no-check
-    links: LinkStore | None = None  # hreflang clusters, judged run-wide at the end
+    links: Clusters | None = None  # hreflang clusters, judged run-wide at the end
     # The documents probes found: (target, fingerprint) -> the first probe's URL.
     probed: dict[tuple[int, str], str] = field(default_factory=dict)
 

@@ -17,17 +17,12 @@ from datetime import datetime
 from typing import TYPE_CHECKING, NamedTuple, cast
 
 from auditor.limits import MAX_LOC_CHARS
-from auditor.models import (
-    ExtensionFacts,
-    Finding,
-    ParseEvent,
-    RootFound,
-    SitemapEntry,
-    SitemapKind,
-    UrlEntry,
-)
+from auditor.models import ExtensionFacts, Finding, SitemapKind
 from auditor.sitemap.body_stream import DocumentStream
 from auditor.sitemap.dates import plain_lastmod_s
+from auditor.sitemap.extensions import validate_extensions
+from auditor.sitemap.extensions.hreflang import Cluster
+from auditor.sitemap.parse.events import ParseEvent, RootFound, SitemapEntry, UrlEntry
 from auditor.sitemap.validate import (
     EntryContext,
     plain_locs,
@@ -205,7 +200,6 @@ class DocumentValidator:
                 url is not None,
                 waivable,
             )
-        from auditor.sitemap.extensions import validate_extensions  # noqa: PLC0415
 
         context = self._context
         judged = validate_extensions(
