@@ -481,7 +481,7 @@ def main() -> int:
     rows, skipped = runnable(ROWS, args.only, args.auditor)
     if args.base_auditor is not None:
         rows += based(rows, args.base_auditor)
-    chosen = QUICK if args.quick else FULL
+    chosen: tuple[Task, ...] = QUICK if args.quick else FULL
     if args.tasks:
         known = {task.name: task for task in (*FULL, *QUICK)}
         if unknown := set(args.tasks) - set(known):
