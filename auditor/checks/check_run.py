@@ -70,8 +70,8 @@ class CheckRun:
     """One URL's check: its steps' state, from its robots.txt to its outcome (`then`)."""
 
     __slots__ = (
-        "_answer", "_body", "_fetch", "_found", "_robots", "engine", "follow", "key", "loc",
-        "origin", "page", "page_bytes", "then", "validators",
+        "_answer", "_body", "_fetch", "_found", "_robots", "canonical", "engine", "follow", "key",
+        "loc", "origin", "page", "page_bytes", "then", "validators",
     )  # fmt: skip
 
     def __init__(
@@ -101,6 +101,7 @@ class CheckRun:
         self.follow = follow
         self.page_bytes = page_bytes
         self.page: PageBody | None = None
+        self.canonical: str | None = None  # where the page's canonical leads, if elsewhere
         self._found: list[Finding] = []
         self._robots: RobotsTxt | None = None
         self._fetch: Fetch[Answer] | None = None
@@ -301,7 +302,12 @@ class CheckRun:
         slow = slow_finding(fetch.elapsed_s, url=loc, slow_s=engine.slow_s)
         if slow is not None:
             found.append(slow)
+        self.canonical = target
         if target is not None and self.follow:
+            if self.key is not None:  # its own verdict first: pages naming each other never wait
+                own = self._result(fetch, answer)
+                own.not_indexable = not_indexable(own)
+                engine.judged(self.key, own)
             engine.canonical_verdict(target, self._canonical_known)
             return
         self._end(self._result(fetch, answer))

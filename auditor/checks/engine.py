@@ -15,13 +15,14 @@ import functools
 import logging
 from collections import deque
 from collections.abc import Awaitable, Callable
-from typing import Generic, TypeVar
+from typing import Generic, Protocol, TypeVar
 
 from auditor.checks.answer_read import MAX_PAGE_BYTES, bounded, last_modified_of
-from auditor.checks.canonical_targets import CanonicalTargets, KnownVerdict, Verdict
+from auditor.checks.canonical_targets import CanonicalTargets
 from auditor.checks.check_run import CheckRun, Outcome, PageBody
 from auditor.checks.page_head import PageHead, read_head
 from auditor.checks.plain_lane import PlainLane
+from auditor.checks.visits import KnownVerdict, Verdict
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
@@ -33,7 +34,18 @@ from auditor.sitemap.plain_urls import Clean
 from auditor.urls import origin_of
 
 log = logging.getLogger(__name__)
-K = TypeVar("K")
+
+
+class Keyed(Protocol):
+    """What a queued check is for: a record, known by its URL's digest."""
+
+    @property
+    def digest(self) -> int:
+        """The URL's digest (auditor.checks.visits.url_key)."""
+        ...
+
+
+K = TypeVar("K", bound=Keyed)
 # Checks waiting for a place (the window is `--concurrency`): enough to keep it full while a
 # reader parses its next piece, few enough that memory does not depend on the URL count. A
 # full queue takes more once it is down to half: the reader wakes once per many URLs.
@@ -130,10 +142,15 @@ class CheckEngine(Generic[K]):
     def _pump(self) -> None:
         """Start queued checks while the window and the sink have room."""
         queue, window, out, checked = self._queue, self._window, self._out, self.checked
-        send = self._lane.send
+        send, canonicals = self._lane.send, self._canonicals
+        kept, targeting, flying = canonicals.kept, canonicals.targeting, canonicals.flying
         while queue and self._in_flight < window and len(out) < OUT_LIMIT:
             key, loc, origin, validators = queue.popleft()
             self._in_flight += 1
+            digest = key.digest
+            if (kept or targeting) and validators is None and canonicals.owned(key, loc):
+                continue  # requested already, or now, as a canonical target
+            flying.add(digest)
             if validators is not None or not send(key, loc, origin):
                 CheckRun(self, key, loc, origin, checked, validators=validators).start()
         room = self._room
@@ -145,8 +162,16 @@ class CheckEngine(Generic[K]):
         """A queued check's end (its CheckRun's `then`)."""
         self.finished(run.key, outcome)
 
+    def judged(self, key: object, outcome: Outcome) -> None:
+        """A queued check's page judged, before its canonical is followed: its verdict is known."""
+        flying = self._canonicals.flying
+        if key is not None and key.digest in flying:  # type: ignore[attr-defined]
+            self._canonicals.judged(key.digest, outcome)  # type: ignore[attr-defined]
+
     def finished(self, key: object, outcome: Outcome) -> None:
         """A queued check's outcome, for `key`: on to `emit` in a batch; the next one starts."""
+        if key.digest in self._canonicals.flying:  # type: ignore[attr-defined]
+            self._canonicals.judged(key.digest, outcome)  # type: ignore[attr-defined]
         self._in_flight -= 1
         out = self._out
         out.append((key, outcome))  # type: ignore[arg-type]  # the key it was queued with

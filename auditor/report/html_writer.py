@@ -136,7 +136,10 @@ def _template() -> jinja2.Template:
     stamp = _stamp(source)
     if compiled[: len(stamp) + 512].find(stamp) < 0:
         return environment.get_template(TEMPLATE)
-    namespace: dict[str, object] = {"__name__": "auditor.report.compiled_report"}
+    namespace: dict[str, object] = {
+        "__name__": "auditor.report.compiled",
+        "__file__": str(COMPILED_PATH),
+    }
     exec(compile(compiled, str(COMPILED_PATH), "exec"), namespace)  # noqa: S102 - our own file
     return environment.template_class.from_module_dict(
         environment, namespace, environment.make_globals(None)

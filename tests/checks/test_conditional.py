@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
+from typing import Any
 
 import pytest
 from aiohttp import web
@@ -68,7 +69,7 @@ class Conditional:
 @asynccontextmanager
 async def page_checker(
     routes: dict[str, Route], method: Method = Method.GET
-) -> AsyncIterator[tuple[CheckEngine[object], str]]:
+) -> AsyncIterator[tuple[CheckEngine[Any], str]]:
     """A checker of the test's engine, and the root URL of a server of `routes`."""
     async with serve(lambda _base: routes) as served:
         config = AuditConfig(

@@ -18,7 +18,7 @@ import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.check_run import PageBody
@@ -65,7 +65,7 @@ class Crawler:
     """One crawl of a site; `run()` reads it, `seen` then says what it reached."""
 
     def __init__(
-        self, checker: CheckEngine[object], *, robots: RobotsOf, store: CrawlStore, plan: CrawlPlan
+        self, checker: CheckEngine[Any], *, robots: RobotsOf, store: CrawlStore, plan: CrawlPlan
     ) -> None:
         self._checker = checker
         self._robots = robots
