@@ -185,7 +185,8 @@ class CheckEngine(Generic[K]):
         news = self._news
         if news is not None:
             self._news = None
-            news.set_result(None)
+            if not news.done():  # cancelled: `run` was stopped (a signal, a full disk)
+                news.set_result(None)
 
     async def close(self) -> None:
         """No more checks: `run` ends once every check queued is over and handed on."""

@@ -20,7 +20,7 @@ from auditor.models import Finding, finding
 
 _SHOWN_CHARS = 200
 # What is read from a page's headers and head, which a page robots.txt blocks shows nobody:
-# `page_findings`' codes, and where its canonical leads (auditor.checks.checker).
+# `page_findings`' codes, and where its canonical leads (auditor.checks.check_run).
 PAGE_CODES = frozenset(
     {Code.URL_NOINDEX, Code.URL_UNAVAILABLE_AFTER, Code.URL_CANONICAL_ELSEWHERE}
     | {Code.URL_CANONICAL_CONFLICT, Code.URL_CANONICAL_NOT_INDEXABLE, Code.REDIRECT_META_REFRESH}

@@ -309,7 +309,7 @@ CORE: tuple[Option, ...] = (
     Option(
         "workers",
         _G.PROCESSES,
-        "processes for checks, or parsing with --no-check (the cores: %(default)s)",
+        "helper processes that parse with --no-check (the cores: %(default)s)",
         Kind.NUMBER,
         metavar="N",
         default_factory=cores,

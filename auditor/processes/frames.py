@@ -1,7 +1,7 @@
 """Frames between the audit's process and its helpers: a 4-byte length, then a pickle.
 
-Both kinds of helper (checker processes, `check_pool`; parse helpers, `parse_pool`) talk over
-their stdin and stdout this way. Only our own processes' frames are ever unpickled. Reading them
+The parse helpers (`parse_pool`, with `--no-check`) talk over their stdin and stdout this
+way. Only our own processes' frames are ever unpickled. Reading them
 from an asyncio stream is `frame_stream`'s: a parse helper blocks on its stdin and does without
 asyncio (3 MB of RSS each).
 """
