@@ -99,6 +99,9 @@ RANGES = MappingProxyType(
         "deep_clicks": NumberRange(0, 10_000, "clicks"),
         # outputs
         "keep": NumberRange(1, 100_000, "reports"),
+        # access logs (docs/how-to/server-logs.md)
+        "log_days": NumberRange(1, 3_650, "days"),
+        "log_error_rate": NumberRange(0.0, 100.0, "percent"),
         # big sites (docs/how-to/big-sites.md): a budget of 0 requests carries every verdict
         "budget": NumberRange(0, 1_000_000_000, "requests"),
         "budget_time_s": NumberRange(0.001, 30 * 86_400.0, _SECONDS),
@@ -112,12 +115,16 @@ RANGES = MappingProxyType(
 )
 
 
+_UNIT_IN_FLAG = frozenset({"log_days"})  # `--log-days`, not `--log`
+
+
 def option_name(key: str) -> str:
     """How a setting is named to the user: `--timeout` for `timeout_s`; a library one by name."""
     number_range = RANGES.get(key)
     if number_range is not None and not number_range.option:
         return key
-    return "--" + key.removesuffix("_days").removesuffix("_s").replace("_", "-")
+    flag = key if key in _UNIT_IN_FLAG else key.removesuffix("_days").removesuffix("_s")
+    return "--" + flag.replace("_", "-")
 
 
 def out_of_range(key: str, value: object) -> str | None:
@@ -314,6 +321,13 @@ class AuditConfig:
     crawl_starts: tuple[str, ...] = ()  # start pages beside the targets' home pages
     crawl_nofollow: bool = False  # follow rel="nofollow" links too
     deep_clicks: int = 3  # coverage.deep: a listed URL more clicks than this from a start page
+    # Access logs (auditor.server_logs.log_settings, docs/how-to/server-logs.md).
+    access_logs: tuple[Path, ...] = ()
+    log_format: str = "auto"
+    log_fields: tuple[tuple[str, str], ...] = ()
+    log_days: int = 30
+    log_error_rate: float = 10.0
+    crawler_ranges: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""

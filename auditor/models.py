@@ -341,6 +341,23 @@ class CrawlFacts(NamedTuple):
     requested: bool  # the crawl requested it (its check is the URL's)
 
 
+class LogFacts(NamedTuple):
+    """What the access logs (`--access-log`) say of a URL: a NamedTuple, one per URL.
+
+    `hits`: Google Search's verified hits in the logs' window; `last`: the last one's Unix time
+    (an earlier run's, with --history, when these logs have none), `last_status` its status;
+    `bots`: the verified crawlers that came; `bing_hits`: Bingbot's verified hits in the window;
+    `errors`: Google Search's hits in the window that got a 5xx (or gave up: nginx's 499).
+    """
+
+    hits: int
+    last: int | None
+    last_status: int | None
+    bots: tuple[str, ...]
+    bing_hits: int
+    errors: int
+
+
 @dataclass(slots=True)  # not frozen, as CheckResult: two are made per URL checked
 class UrlRecord:
     """One entry of the report's `urls[]`: a distinct URL and what was found about it."""
@@ -357,6 +374,7 @@ class UrlRecord:
     extensions: ExtensionFacts | None = None  # hreflang, image, video, news: what it said
     alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
     crawl: CrawlFacts | None = None  # the crawl reached it (with `sitemaps` empty: only the crawl)
+    crawl_log: LogFacts | None = None  # what the access logs say of it (--access-log)
 
     @property
     def listed(self) -> bool:
@@ -393,6 +411,7 @@ class UrlRecord:
             self.extensions,
             self.alternate_of,
             self.crawl,
+            self.crawl_log,
         )
 
 

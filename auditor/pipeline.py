@@ -70,6 +70,7 @@ if TYPE_CHECKING:
     from auditor.history.plan import HistoryPlan
     from auditor.history.store import HistoryStore, RunStart
     from auditor.monitoring.store import Comparison
+    from auditor.server_logs.access_logs import AccessLogs
 
 log = logging.getLogger(__name__)
 PROGRESS_INTERVAL_S = 0.25
@@ -140,6 +141,9 @@ async def audit(
         if comparison is not None:
             await stack.enter_async_context(comparison)
         history = await _history(config, started_at, stack)
+        logs = await _access_logs(config, started_at, history, stop)
+        if logs is not None:
+            stack.callback(logs.discard)
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
         writer, csv = await open_outputs(config, json_path)
@@ -158,6 +162,7 @@ async def audit(
             state=state,
             accept=accept,
             history=history,
+            logs=logs,
         )
         records = [item for item in (writer, csv, comparison, junit) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
@@ -300,6 +305,21 @@ async def _history(
     return store, start
 
 
+async def _access_logs(
+    config: AuditConfig,
+    started_at: datetime,
+    history: tuple[HistoryStore, RunStart] | None,
+    stop: asyncio.Event | None,
+) -> AccessLogs | None:
+    """`--access-log`: every log read and tallied before the sitemaps (AccessLogError: exit 2)."""
+    if not config.access_logs:
+        return None
+    from auditor.server_logs.access_logs import AccessLogs  # noqa: PLC0415 - only with logs
+
+    store = history[0] if history is not None else None
+    return await AccessLogs.open(config, started_at=started_at, history=store, stop=stop)
+
+
 async def _comparison(
     config: AuditConfig, json_path: Path, accept: AcceptRules
 ) -> Comparison | None:
@@ -329,10 +349,11 @@ class _Run:
         state: StateStore | None,
         accept: AcceptRules = NO_RULES,
         history: tuple[HistoryStore, RunStart] | None = None,
+        logs: AccessLogs | None = None,
     ) -> None:
         """`observers`: fed by the sink too (--junit); `state`: --state; `accept`: known issues.
 
-        `history`: --history, open, and this run begun in it.
+        `history`: --history, open, and this run begun in it; `logs`: --access-log, read.
         """
         self.config = config
         self.clock = clock
@@ -344,6 +365,7 @@ class _Run:
         self._state = state
         self.accept = accept
         self._history = history
+        self._logs = logs
         self.targets: tuple[TargetRecord, ...] = ()
         self.behind = BehindPages()  # lastmod.behind_page, judged once every page is checked
 
@@ -429,12 +451,23 @@ class _Run:
                     await crawl.finish(walked=finished, emit_summary=queue.put)
                 if plan is not None:
                     plan.complete = finished
-            # What needs every URL checked: deploys' Last-Modified, where alternates lead.
-            for found in (self.behind.findings(), await alternates.findings()):
-                if found is not None:
-                    await queue.put(found)
-            await queue.put(None)
+            await self._last_items(queue, alternates)
+        if self._logs is not None:
+            await self._logs.close()
         return finished
+
+    async def _last_items(self, queue: SinkQueue, alternates: AlternateTargets) -> None:
+        """The sink's last items, then its end.
+
+        What needs every URL checked (deploys' Last-Modified, where alternates lead), then what
+        needs every record in (the access logs' findings and section).
+        """
+        for found in (self.behind.findings(), await alternates.findings()):
+            if found is not None:
+                await queue.put(found)
+        if self._logs is not None:
+            await queue.put(self._logs.late())
+        await queue.put(None)
 
     def _sink(
         self, queue: SinkQueue, writer: RecordWriter, dedup: UrlDedup[Lister]
@@ -448,6 +481,7 @@ class _Run:
             samples=self.samples,
             observers=self._observers,
             accept=self.accept,
+            marks=(self._logs.join,) if self._logs is not None else (),
         )
 
     @contextlib.asynccontextmanager

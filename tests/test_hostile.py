@@ -150,9 +150,14 @@ async def test_the_top_of_every_range_runs(tmp_path: Path, engine: Engine) -> No
         listed = urlset([url(f"{base}{path}") for path in pages])
         return {"/sitemap.xml": xml_page(listed), **pages}
 
+    log = tmp_path / "access.log"  # --log-days and --log-error-rate need logs
+    time = "[10/Oct/2025:13:55:36 +0000]"
+    log.write_text(f'66.249.66.1 - - {time} "GET /p1 HTTP/1.1" 200 9 "-" "Googlebot/2.1"\n')
     async with serve(routes) as site:
         history = ("--history", str(tmp_path / "h.sqlite"))  # --budget and --max-age need it
-        argv = quiet(report_path, "--engine", engine, *tops, *history, f"{site.base}/sitemap.xml")
+        logs = ("--access-log", str(log))
+        argv = quiet(report_path, "--engine", engine, *tops, *history, *logs)
+        argv.append(f"{site.base}/sitemap.xml")
         run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
     assert "Traceback" not in run.stderr, run.stderr
     assert run.peak_rss_mb < MAX_RSS_MB

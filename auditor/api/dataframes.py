@@ -8,7 +8,7 @@ indexability ordered categoricals (`frame[frame.worst_severity >= "warning"]`).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +40,10 @@ URL_FRAME_COLUMNS = (
     "indexability_reason",
     "checked_at",
     "carried",
+    "googlebot_hits",  # with --access-log: Google Search's verified hits in the window
+    "googlebot_last",  # ... the last one's time (UTC), and its status
+    "googlebot_last_status",
+    "crawlers",  # ... the verified crawlers that came, space-separated
 )
 FINDING_FRAME_COLUMNS = (
     "code",
@@ -63,7 +67,10 @@ CHANGE_FRAME_COLUMNS = (
     "resolved_codes",
     "regression",
 )
-_WHOLE_NUMBERS = ("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings")
+_WHOLE_NUMBERS = (
+    *("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings"),
+    *("googlebot_hits", "googlebot_last_status"),
+)
 # Ordered from mildest to worst, and in the verdict's precedence: comparisons read naturally.
 SEVERITIES = tuple(reversed(Severity))
 INDEXABILITY = (Indexability.INDEXABLE, Indexability.NOT_INDEXABLE, Indexability.NOT_CHECKED)
@@ -146,7 +153,8 @@ def _chunks(
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     pd = pandas()
     frame = frame.astype(dict.fromkeys(_WHOLE_NUMBERS, "Int64"))
-    frame["lastmod"] = pd.to_datetime(frame["lastmod"], utc=True, errors="coerce", format="ISO8601")
+    for name in ("lastmod", "googlebot_last"):
+        frame[name] = pd.to_datetime(frame[name], utc=True, errors="coerce", format="ISO8601")
     frame["priority"] = pd.to_numeric(frame["priority"], errors="coerce").astype("float64")
     ordered = (
         ("worst_severity", SEVERITIES),
@@ -184,4 +192,13 @@ def _row(url: ReportedUrl) -> tuple[object, ...]:
         url.not_indexable.value if url.not_indexable is not None else None,
         url.checked_at,
         url.carried,
+        *_log_cells(url.crawl_log),
     )
+
+
+def _log_cells(crawl_log: Mapping[str, Any] | None) -> tuple[object, object, object, object]:
+    """googlebot_hits, googlebot_last, googlebot_last_status, crawlers (None: no logs)."""
+    if crawl_log is None:
+        return None, None, None, None
+    bots = " ".join(str(bot) for bot in crawl_log.get("bots") or ()) or None
+    return crawl_log.get("hits"), crawl_log.get("last"), crawl_log.get("last_status"), bots

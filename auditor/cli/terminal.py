@@ -226,6 +226,11 @@ def coverage_line(result: AuditResult) -> str | None:
     return line
 
 
+def section_lines(result: AuditResult) -> list[str]:
+    """What features' report sections say (the access logs' Googlebot), a few lines each."""
+    return [line for section in result.summary.sections for line in section.terminal_lines()]
+
+
 def diff_lines(result: AuditResult) -> list[str]:
     """What changed since the baseline (--baseline), in two lines; none without one."""
     diff = result.diff
@@ -277,6 +282,7 @@ def plain_lines(
         lines.insert(2 if extensions_line(result) else 1, indexable)
     if (coverage := coverage_line(result)) is not None:
         lines.insert(1, coverage)
+    lines += section_lines(result)
     codes = code_lines(result)
     count = fitting(codes, height=height)
     for line in codes[:count]:
@@ -319,6 +325,7 @@ def rich_summary(
         parts.append(Text(indexable))
     if (coverage := coverage_line(result)) is not None:
         parts.append(Text(coverage))
+    parts += [Text(line) for line in section_lines(result)]
     parts.append(findings)
     if codes:
         parts.append(_table(codes[:count]))

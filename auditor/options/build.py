@@ -20,7 +20,8 @@ from typing import Any
 from auditor.config import AuditConfig, Engine, EventLoop, FailOn, Method, Target
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
-from auditor.options.table import OPTIONS
+from auditor.options.table import OPTIONS, Group
+from auditor.server_logs.log_settings import log_field
 from auditor.urls import parse_http_url
 
 STDOUT = Path("-")  # `--json -`, `--markdown -`
@@ -85,6 +86,12 @@ def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConf
         sitemap_timeout_s=values["sitemap_timeout"],
         max_depth=values["max_depth"],
         max_sitemaps=values["max_sitemaps"],
+        access_logs=tuple(values["access_log"]),
+        log_format=values["log_format"],
+        log_fields=tuple(log_field(text) for text in values["log_field"]),
+        log_days=values["log_days"],
+        log_error_rate=values["log_error_rate"],
+        crawler_ranges=tuple(values["crawler_ranges"]),
     )
     given = {
         "user_agent": values["user_agent"],
@@ -114,6 +121,17 @@ def _check_values(values: Values) -> None:
         except re.error as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from exc
     _check_crawl(values)
+    _check_logs(values)
+
+
+def _check_logs(values: Values) -> None:
+    """UsageError for an access logs' option without access logs."""
+    if values["access_log"]:
+        return
+    for option in OPTIONS:
+        given = values[option.dest] != option.default_value()
+        if option.group is Group.LOGS and option.dest != "access_log" and given:
+            raise UsageError(f"{option.flag} needs --access-log (the logs it reads)")
 
 
 def _check_crawl(values: Values) -> None:

@@ -25,6 +25,7 @@ from auditor.config import (
     Method,
     NumberRange,
 )
+from auditor.server_logs.log_formats import LogFormat
 
 
 class Place(StrEnum):
@@ -59,6 +60,7 @@ class Group(StrEnum):
     PROCESSES = "processes"
     MONITORING = "monitoring"
     BIG_SITES = "big sites"
+    LOGS = "access logs (Googlebot)"
     FLEET = "fleet"
 
 
@@ -575,6 +577,53 @@ OPTIONS: tuple[Option, ...] = (
         setting="max_age_days",
     ),
     Option("resume", _G.BIG_SITES, "continue the history's interrupted run", Kind.FLAG),
+    # --- access logs: what Googlebot crawled (docs/how-to/server-logs.md)
+    Option(
+        "access-log",
+        _G.LOGS,
+        "a server access log: a file, a folder, a glob or - (stdin); .gz read as a stream",
+        Kind.PATH,
+        metavar="PATH",
+        repeat=True,
+    ),
+    Option(
+        "log-format",
+        _G.LOGS,
+        "combined, common, vhost-combined, json (nginx's names), caddy; auto: each file's own",
+        Kind.CHOICE,
+        default=LogFormat.AUTO.value,
+        choices=_choices(LogFormat),
+    ),
+    Option(
+        "log-field",
+        _G.LOGS,
+        "a JSON lines' key for a field (ip, time, request, method, target, status, ua, host)",
+        metavar="NAME=KEY",
+        repeat=True,
+    ),
+    Option(
+        "log-days",
+        _G.LOGS,
+        "the window: logs.not_crawled when not crawled in N days (30)",
+        Kind.NUMBER,
+        default=30,
+        metavar="N",
+    ),
+    Option(
+        "log-error-rate",
+        _G.LOGS,
+        "logs.crawler_errors above this share of a URL's hits, percent (10)",
+        Kind.NUMBER,
+        default=10.0,
+        metavar="PERCENT",
+    ),
+    Option(
+        "crawler-ranges",
+        _G.LOGS,
+        "newer crawler ranges: a file of ours, or googlebot=FILE, bingbot=FILE as published",
+        metavar="FILE",
+        repeat=True,
+    ),
     # --- fleet
     Option(
         "fleet",

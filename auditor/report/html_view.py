@@ -36,6 +36,7 @@ from auditor.results.samples import (
     Samples,
     clip,
 )
+from auditor.results.sections import ReportSection
 from auditor.results.summary import Summary
 from auditor.results.verdict import Verdict, run_counts
 
@@ -76,6 +77,7 @@ class ReportView:
     sitemap_cap: int
     extensions: ExtensionsView | None  # None: no entry uses a sitemap extension
     coverage: CoverageView | None  # None: no crawl (--crawl)
+    sections: tuple[ReportSection, ...]  # features' parts (the access logs'), each its own HTML
     problems: tuple[CodeGroup, ...]
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
@@ -127,6 +129,7 @@ def build_view(
         sitemap_cap=samples.row_cap,
         extensions=extensions_view(summary, samples),
         coverage=coverage_view(summary, samples),
+        sections=tuple(summary.sections),
         problems=code_groups(summary, samples),
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,

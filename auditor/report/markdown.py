@@ -52,6 +52,7 @@ def markdown_summary(
     ]
     if diff is not None:
         parts.append(_changes(diff))
+    parts += ["\n".join(section.markdown_lines()) for section in summary.sections]
     parts.append(_codes(summary, examples, new=_new_codes(diff)))
     parts.append(f"Full reports: {text(where.html)} (HTML), {text(where.json)} (JSON).")
     return "\n\n".join(part for part in parts if part) + "\n"

@@ -96,9 +96,19 @@ def metrics_registry(
         _coverage_gauges(gauge, summary, target)
     if run.regressions is not None:
         gauge("regressions", "Regressions since the baseline.").labels(target).set(run.regressions)
+    _section_gauges(gauge, summary, target)
     if summary.history is not None and summary.last_known is not None:
         _history_gauges(gauge, target, summary)
     return registry
+
+
+def _section_gauges(gauge: Callable[..., Gauge], summary: Summary, target: str) -> None:
+    """Features' gauges, from their report sections (the access logs')."""
+    for section in summary.sections:
+        for values in section.gauges():
+            series = gauge(values.name, values.doc, *values.labels)
+            for labels, value in values.samples:
+                series.labels(target, *labels).set(value)
 
 
 def _history_gauges(gauge: Callable[..., Gauge], target: str, summary: Summary) -> None:

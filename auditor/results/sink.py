@@ -6,7 +6,7 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -14,6 +14,7 @@ from auditor.models import CrawlSummary, Relisted, RunFindings, SitemapRecord, U
 from auditor.results.acceptance import NO_RULES, AcceptRules
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
+from auditor.results.sections import ReportSection
 from auditor.results.summary import Summary
 
 # Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
@@ -76,7 +77,25 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
-SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | CrawlSummary | None
+class RecordMark(Protocol):
+    """A feature that adds to each URL's record before it is counted (the access logs)."""
+
+    def mark_url(self, record: UrlRecord) -> None:
+        """Add to `record` (a field of its own, findings on its listing)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Late:
+    """What a feature adds once every record before this item has passed the sink.
+
+    `make` gives its run findings and its report section (auditor.results.sections): made at
+    the sink's turn, they count what every record before them said.
+    """
+
+    make: Callable[[], Awaitable[Sequence[RunFindings | ReportSection]]]
+
+
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | CrawlSummary | Late | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -94,13 +113,15 @@ async def run_sink(
     samples: Samples,
     observers: Sequence[Observer] = (),
     accept: AcceptRules = NO_RULES,
+    marks: Sequence[RecordMark] = (),
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
-    Known issues (`accept`) are marked first, so that every output says which they are.
-    Relistings wait for the end: the URL's check may finish after its duplicate was read.
+    Features' marks (`marks`) come first, then known issues (`accept`), so that every output
+    says which findings are known. Relistings wait for the end: the URL's check may finish
+    after its duplicate was read.
     """
-    sink = _Sink(writer, summary, dedup, samples, observers, accept)
+    sink = _Sink(writer, summary, dedup, samples, observers, accept, marks)
     relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
         match item:
@@ -112,6 +133,8 @@ async def run_sink(
                 sink.add_run_findings(item)
             case CrawlSummary():
                 summary.crawl = item
+            case Late():
+                sink.add_late(await item.make())
             case _:
                 sink.add_urls(item)
         await writer.flush_if_full()
@@ -132,6 +155,7 @@ class _Sink:
     samples: Samples
     observers: Sequence[Observer]
     accept: AcceptRules
+    marks: Sequence[RecordMark]
 
     def add_sitemap(self, item: SitemapRecord) -> None:
         if self.accept:
@@ -142,6 +166,14 @@ class _Sink:
         self.writer.add_sitemap(item)
         for observer in self.observers:
             observer.add_sitemap(item)
+
+    def add_late(self, made: Sequence[RunFindings | ReportSection]) -> None:
+        """A feature's late items: run findings as any, its section to the summary."""
+        for item in made:
+            if isinstance(item, RunFindings):
+                self.add_run_findings(item)
+            else:
+                self.summary.sections.append(item)
 
     def add_run_findings(self, item: RunFindings) -> None:
         if self.accept:
@@ -154,7 +186,10 @@ class _Sink:
 
     def add_urls(self, records: list[UrlRecord]) -> None:
         accept, summary, writer, dedup = self.accept, self.summary, self.writer, self.dedup
+        marks = self.marks
         for record in records:
+            for mark in marks:
+                mark.mark_url(record)
             if accept:
                 accept.mark_url(record)
             summary.add_url(record)

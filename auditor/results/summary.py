@@ -25,6 +25,7 @@ from auditor.models import (
 )
 from auditor.results.dedup import Outcome
 from auditor.results.last_known import HistoryCounts, LastKnown
+from auditor.results.sections import ReportSection
 
 # The report's `summary.extensions`, in this order.
 EXTENSION_COUNTS = ("hreflang_urls", "hreflang_links", "images", "videos", "news")
@@ -87,6 +88,8 @@ class Summary:
         self.listed_crawled = 0
         self.listed_reached = 0
         self.only_crawled = 0  # URL records of pages only the crawl found
+        # Features' parts of the report (the access logs), each under its key.
+        self.sections: list[ReportSection] = []
 
     def keep_history(self, counts: HistoryCounts, *, now_s: float) -> None:
         """Count the site as last known too (`summary.history`), fed by `add_url`."""
@@ -213,6 +216,7 @@ class Summary:
             "duration_s": round(duration_s, 3),
             "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,
             **({"coverage": self.coverage_json()} if self.crawl is not None else {}),
+            **{section.key: section.to_json() for section in self.sections},
         }
 
     def coverage_json(self) -> dict[str, object]:

@@ -77,6 +77,7 @@ class RunCounts:
     # Known issues (--accept-file), by severity: reported, never failing the run.
     accepted: Mapping[Severity, int] = field(default_factory=dict)
     not_indexable: int = 0  # listed URLs a search engine cannot index
+    clauses: tuple[str, ...] = ()  # what features' sections add (auditor.results.sections)
 
     def gating(self) -> dict[Severity, int]:
         """The findings that may fail the run: all but the accepted ones."""
@@ -96,6 +97,7 @@ def run_counts(summary: Summary, samples: Samples) -> RunCounts:
         urls_with_errors=samples.urls_with_errors,
         accepted=by_severity(summary.accepted),
         not_indexable=summary.indexability[Indexability.NOT_INDEXABLE],
+        clauses=tuple(c for section in summary.sections if (c := section.verdict_clause())),
     )
 
 
@@ -159,7 +161,7 @@ def _pass(counts: RunCounts, fail_on: FailOn, regressions: int | None) -> str:
         text = f"{scope}, no findings"
     else:
         text = f"{scope}, no {fail_on.value}s; {found}"
-    text += _not_indexable(counts) + _accepted(counts)
+    text += _not_indexable(counts) + _clauses(counts) + _accepted(counts)
     return text if regressions is None else f"{text}; no regressions since the baseline"
 
 
@@ -178,7 +180,7 @@ def _failure(counts: RunCounts, fail_on: FailOn, regressions: int) -> str:
     milder = {s: n for s, n in counts.gating().items() if s not in tripping}
     if any(milder.values()):
         parts.append(_counts(milder))
-    return "; ".join(parts) + _not_indexable(counts) + _accepted(counts)
+    return "; ".join(parts) + _not_indexable(counts) + _clauses(counts) + _accepted(counts)
 
 
 def _not_indexable(counts: RunCounts) -> str:
@@ -186,6 +188,11 @@ def _not_indexable(counts: RunCounts) -> str:
     if not counts.not_indexable:
         return ""
     return f"; {counts.not_indexable:,} of {counts.urls:,} listed URLs cannot be indexed"
+
+
+def _clauses(counts: RunCounts) -> str:
+    """`; Googlebot crawled 61 % of listed indexable URLs in 30 days`: the sections' words."""
+    return "".join(f"; {clause}" for clause in counts.clauses)
 
 
 def _accepted(counts: RunCounts) -> str:

@@ -1,0 +1,204 @@
+"""The access logs' bytes: files, folders, globs and stdin, gzip read as a stream.
+
+Each file's format is found from its first lines before any file is read through, so that a
+file that is no log is said at once (AccessLogError, exit 2, naming it). A gzip file (its magic
+bytes, whatever its name) is inflated as it is read, member after member; one that ends early
+(a rotation caught mid-write) or breaks off is read up to there and said to be truncated.
+Blocking: the run calls `read_logs` in a thread.
+"""
+
+from __future__ import annotations
+
+import glob
+import re
+import sys
+import threading
+import zlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import ExitStack
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from auditor.errors import UsageError
+from auditor.server_logs.log_feed import FileStats, LogFeed, LogRun
+from auditor.server_logs.log_formats import SNIFF_LINES, LogFormat, sniff_format
+from auditor.server_logs.log_settings import STDIN
+
+CHUNK_BYTES = 1 << 20  # read (and inflated) at a time
+SNIFF_BYTES = 1 << 20  # a file's format is judged on its lines within this much
+_GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952 §2.3.1
+_GLOB = re.compile(r"[*?\[]")
+
+
+class AccessLogError(UsageError):
+    """An `--access-log` that cannot be read as one: missing, unreadable, or not a log."""
+
+
+class StopReading(Exception):  # noqa: N818 - a signal, not an error
+    """The run was stopped while its logs were read."""
+
+
+@dataclass(frozen=True, slots=True)
+class LogSource:
+    """One file to read; `path` None for stdin."""
+
+    label: str
+    path: Path | None
+
+
+def expand_sources(given: Sequence[Path]) -> list[LogSource]:
+    """The files each `--access-log` names, in order, each once (AccessLogError: none)."""
+    sources: list[LogSource] = []
+    seen: set[Path] = set()
+    for path in given:
+        if path == STDIN:
+            sources.append(LogSource("-", None))
+            continue
+        if path.is_dir():
+            found = sorted(p for p in path.iterdir() if p.is_file() and not p.name.startswith("."))
+            what = "a folder with no file in it"
+        elif path.is_file():
+            found = [path]
+        elif _GLOB.search(str(path)):
+            # glob.glob, not Path.glob: the pattern may be absolute (/var/log/nginx/*.gz)
+            found = sorted(Path(p) for p in glob.glob(str(path)) if Path(p).is_file())  # noqa: PTH207
+            what = "a pattern that matches no file"
+        else:
+            raise AccessLogError(f"--access-log {path}: no such file, folder or pattern")
+        if not found:
+            raise AccessLogError(f"--access-log {path}: {what}")
+        for file in found:
+            if file.resolve() not in seen:
+                seen.add(file.resolve())
+                sources.append(LogSource(str(file), file))
+    return sources
+
+
+class Inflated:
+    """A file's bytes in pieces of at most CHUNK_BYTES: inflated when they are gzip's."""
+
+    def __init__(self, raw: BinaryIO) -> None:
+        self._raw = raw
+        self.truncated = False
+
+    def __iter__(self) -> Iterator[bytes]:
+        first = self._raw.read(CHUNK_BYTES)
+        if not first.startswith(_GZIP_MAGIC):
+            yield first
+            yield from iter(lambda: self._raw.read(CHUNK_BYTES), b"")
+            return
+        yield from self._inflate(first)
+
+    def _inflate(self, first: bytes) -> Iterator[bytes]:
+        inflate, started = zlib.decompressobj(wbits=31), False
+        data = first
+        while True:
+            while data:
+                try:
+                    out = inflate.decompress(data, CHUNK_BYTES)
+                except zlib.error:
+                    # Junk after a whole member (padding, a second file glued on) ends the file;
+                    # a member that breaks off midway is truncated.
+                    self.truncated = started
+                    return
+                started = True
+                if out:
+                    yield out
+                if inflate.eof:
+                    data, inflate, started = (
+                        inflate.unused_data,
+                        zlib.decompressobj(wbits=31),
+                        False,
+                    )
+                else:
+                    data = inflate.unconsumed_tail
+            data = self._raw.read(CHUNK_BYTES)
+            if not data:
+                self.truncated = started and not inflate.eof
+                return
+
+
+def read_logs(
+    sources: Sequence[LogSource],
+    run: LogRun,
+    *,
+    given: LogFormat,
+    stop: threading.Event,
+    spool: Callable[[list[tuple[int, str]]], None],
+    stats: list[FileStats],
+) -> None:
+    """Read every source into `run`, each file's stats into `stats` (AccessLogError: no log).
+
+    `spool` takes the keys of pages Google Search hit first, a block at a time.
+    """
+    with ExitStack() as stack:
+        opened = []
+        for source in sources:  # every format found first: a bad file is said before any work
+            inflated = Inflated(_open(source, stack))
+            chunks = iter(inflated)
+            head, lines = _head(chunks, source)
+            found = sniff_format(lines, given=given) if lines else given  # empty: nothing to read
+            if found is None:
+                wanted = "an access log" if given is LogFormat.AUTO else f"a {given.value} log"
+                raise AccessLogError(
+                    f"--access-log {source.label}: not {wanted} (its first lines are none)"
+                )
+            opened.append((found, head, inflated, chunks))
+        for (found, head, inflated, chunks), source in zip(opened, sources, strict=True):
+            feed = LogFeed(run, FileStats(source.label, found))
+            stats.append(feed.stats)
+            _feed_all(feed, head, chunks, run=run, stop=stop, spool=spool)
+            feed.close(truncated=inflated.truncated)
+
+
+def _open(source: LogSource, stack: ExitStack) -> BinaryIO:
+    if source.path is None:
+        return sys.stdin.buffer
+    try:
+        return stack.enter_context(source.path.open("rb"))
+    except OSError as exc:
+        raise AccessLogError(
+            f"--access-log {source.label}: cannot read it ({exc.strerror})"
+        ) from None
+
+
+def _head(chunks: Iterator[bytes], source: LogSource) -> tuple[bytes, list[bytes]]:
+    """The file's first bytes, and the non-empty lines among them (SNIFF_LINES at most)."""
+    head = b""
+    try:
+        for chunk in chunks:
+            head += chunk
+            if head.count(b"\n") > SNIFF_LINES or len(head) >= SNIFF_BYTES:
+                break
+    except OSError as exc:
+        raise AccessLogError(
+            f"--access-log {source.label}: cannot read it ({exc.strerror})"
+        ) from None
+    whole = head[: head.rfind(b"\n") + 1] if b"\n" in head else head
+    lines = [line for line in whole.split(b"\n") if line.strip()][:SNIFF_LINES]
+    return head, lines
+
+
+def _feed_all(
+    feed: LogFeed,
+    head: bytes,
+    chunks: Iterator[bytes],
+    *,
+    run: LogRun,
+    stop: threading.Event,
+    spool: Callable[[list[tuple[int, str]]], None],
+) -> None:
+    data: bytes | None = head
+    while data is not None:
+        if stop.is_set():
+            raise StopReading
+        feed.feed(data)
+        if run.new_keys:
+            spool(run.new_keys)
+            run.new_keys = []
+        try:
+            data = next(chunks, None)
+        except OSError:  # the disk failed under the file: what was read counts, the rest not
+            feed.stats.truncated = True
+            return

@@ -1,0 +1,317 @@
+"""The report's "Googlebot" part: what the access logs said, as every output shows it.
+
+A typed, frozen record (auditor.results.sections.ReportSection): the JSON summary's `logs`,
+the verdict's clause, the terminal's and Markdown's lines, the metrics' gauges; its HTML part
+is drawn by auditor.server_logs.log_view. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from auditor.results.last_known import utc_text
+from auditor.results.sections import GaugeValues
+from auditor.server_logs.crawler_ranges import RangeSource
+from auditor.server_logs.log_tally import DAY_S
+
+SECTION_KEY = "logs"
+
+
+@dataclass(frozen=True, slots=True)
+class FileLine:
+    """One log file as read."""
+
+    source: str
+    format: str
+    lines: int
+    bad: int
+    truncated: bool
+
+
+@dataclass(frozen=True, slots=True)
+class BadExample:
+    """A bad line, kept as an example."""
+
+    source: str
+    line: int
+    reason: str
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimLine:
+    """The lines one crawler's user agent named, by what their address was."""
+
+    crawler: str
+    verified: int
+    outside: int
+    private: int
+    not_an_address: int
+
+
+@dataclass(frozen=True, slots=True)
+class Judgement:
+    """Whether `logs.not_crawled` was said, and why not when it was not."""
+
+    judged: bool
+    why_not: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class GooglebotCounts:
+    """Google Search's verified hits in the window, and the listed URLs they reached."""
+
+    hits: int
+    hits_listed: int
+    hits_unlisted: int
+    before_window: int  # verified hits older than the window
+    no_page: int  # verified hits whose request named no page
+    by_status_class: tuple[tuple[str, int], ...]
+    per_day: tuple[tuple[int, int], ...]  # (days since 1970, hits) of every day of the window
+    listed: int
+    listed_crawled: int
+    indexable: int
+    indexable_crawled: int
+    not_crawled: int
+    not_listed_pages: int
+    not_listed_hits: int
+    not_listed_top: tuple[tuple[str, int], ...]  # (URL, hits), most hit first
+
+
+@dataclass(frozen=True, slots=True)
+class LogsSection:
+    """What the access logs said (`--access-log`): the report's `summary.logs`."""
+
+    files: tuple[FileLine, ...]  # the first files read (files_total says how many)
+    files_total: int
+    lines: int
+    bad: int
+    bad_examples: tuple[BadExample, ...]
+    window_days: int
+    window_start_s: int
+    window_end_s: int
+    first_s: int | None  # the span the logs cover (with --history, the runs' together)
+    last_s: int | None
+    judgement: Judgement
+    claims: tuple[ClaimLine, ...]
+    spoofers: tuple[tuple[str, int], ...]  # (address, lines) of the most false claims
+    spoofer_addresses: int
+    spoofed_lines: int
+    googlebot: GooglebotCounts
+    bing_hits: int
+    bing_listed: int
+    ranges: tuple[RangeSource, ...]
+    # Draws the HTML part (auditor.server_logs.log_view.section_html, given by the run): the
+    # record stays pure, its view is the run's.
+    drawn: Callable[[LogsSection], str] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def key(self) -> str:
+        """`summary.logs`."""
+        return SECTION_KEY
+
+    @property
+    def title(self) -> str:
+        """The HTML part's heading."""
+        return "Googlebot"
+
+    def crawled_share(self) -> tuple[int, int, str] | None:
+        """(crawled, of, what) of the listed URLs the verdict speaks of; None: none listed."""
+        counts = self.googlebot
+        if counts.indexable:
+            return counts.indexable_crawled, counts.indexable, "listed indexable URLs"
+        if counts.listed:
+            return counts.listed_crawled, counts.listed, "listed URLs"
+        return None
+
+    def verdict_clause(self) -> str:
+        """`Googlebot crawled 61 % of listed indexable URLs in 30 days`."""
+        share = self.crawled_share()
+        if share is None:
+            return ""
+        crawled, total, what = share
+        return f"Googlebot crawled {percent(crawled, total)} of {what} in {self.window_days:,} days"
+
+    def to_json(self) -> dict[str, object]:
+        """The report's `summary.logs` (docs/reference/report.md)."""
+        counts = self.googlebot
+        share = self.crawled_share()
+        return {
+            "files": [
+                {
+                    "source": f.source,
+                    "format": f.format,
+                    "lines": f.lines,
+                    "bad": f.bad,
+                    "truncated": f.truncated,
+                }
+                for f in self.files
+            ],
+            "files_total": self.files_total,
+            "lines": self.lines,
+            "bad_lines": self.bad,
+            "bad_examples": [
+                {"source": b.source, "line": b.line, "reason": b.reason, "text": b.text}
+                for b in self.bad_examples
+            ],
+            "window": {
+                "days": self.window_days,
+                "start": utc_text(self.window_start_s),
+                "end": utc_text(self.window_end_s),
+            },
+            "first_line": utc_text(self.first_s) if self.first_s is not None else None,
+            "last_line": utc_text(self.last_s) if self.last_s is not None else None,
+            "not_crawled_judged": self.judgement.judged,
+            "not_judged_because": self.judgement.why_not,
+            "claims": {
+                c.crawler: {
+                    "verified": c.verified,
+                    "outside": c.outside,
+                    "private": c.private,
+                    "not_an_address": c.not_an_address,
+                }
+                for c in self.claims
+            },
+            "spoofed": {
+                "lines": self.spoofed_lines,
+                "addresses": self.spoofer_addresses,
+                "top": [{"address": a, "lines": n} for a, n in self.spoofers],
+            },
+            "googlebot": {
+                "hits": counts.hits,
+                "hits_listed": counts.hits_listed,
+                "hits_unlisted": counts.hits_unlisted,
+                "before_window": counts.before_window,
+                "no_page": counts.no_page,
+                "by_status_class": dict(counts.by_status_class),
+                "per_day": [
+                    {"day": utc_text(day * DAY_S)[:10], "hits": n} for day, n in counts.per_day if n
+                ],
+                "listed": counts.listed,
+                "listed_crawled": counts.listed_crawled,
+                "indexable": counts.indexable,
+                "indexable_crawled": counts.indexable_crawled,
+                "crawled_share": round(share[0] / share[1], 4) if share else None,
+                "not_crawled": counts.not_crawled,
+                "not_listed_pages": counts.not_listed_pages,
+                "not_listed_hits": counts.not_listed_hits,
+                "not_listed_top": [{"url": u, "hits": n} for u, n in counts.not_listed_top],
+            },
+            "bingbot": {"hits": self.bing_hits, "listed_crawled": self.bing_listed},
+            "ranges": [
+                {
+                    "crawler": r.family.value,
+                    "created": r.creation_time,
+                    "origin": r.origin,
+                    "prefixes": r.prefixes,
+                }
+                for r in self.ranges
+            ],
+        }
+
+    def terminal_lines(self) -> Sequence[str]:
+        """Two lines: what Googlebot crawled; who claimed to be a crawler."""
+        counts = self.googlebot
+        first = f"googlebot: {counts.hits:,} verified hits in {self.window_days:,} days"
+        share = self.crawled_share()
+        if share is not None:
+            crawled, whole, what = share
+            first += f", {percent(crawled, whole)} of {what} crawled ({crawled:,} of {whole:,})"
+        first += f", {counts.hits_unlisted:,} hits on unlisted URLs"
+        if not self.judgement.judged and self.judgement.why_not:
+            first += f" (logs.not_crawled not judged: {self.judgement.why_not})"
+        claims = ", ".join(
+            f"{c.crawler} {c.verified:,} verified" + (f" {c.outside:,} false" if c.outside else "")
+            for c in self.claims
+        )
+        logs = f"logs: {self.files_total:,} files, {self.lines:,} lines, {self.bad:,} bad"
+        return [first, f"{logs}; {claims or 'no crawler named'}"]
+
+    def markdown_lines(self) -> Sequence[str]:
+        """The Markdown summary's lines (numbers only: nothing from the network)."""
+        counts = self.googlebot
+        lines = [f"### Googlebot in the access logs ({self.window_days:,} days)"]
+        clause = self.verdict_clause()
+        if clause:
+            lines.append(f"{clause}.")
+        lines.append(
+            f"{counts.hits:,} verified hits: {counts.hits_listed:,} on listed URLs, "
+            f"{counts.hits_unlisted:,} on others "
+            f"({counts.not_listed_pages:,} pages no sitemap lists); "
+            f"{self.spoofed_lines:,} lines claimed a crawler from outside its ranges; "
+            f"{self.lines:,} lines read, {self.bad:,} bad."
+        )
+        return lines
+
+    def gauges(self) -> Sequence[GaugeValues]:
+        """Its gauges for `--metrics`."""
+        counts = self.googlebot
+        found = [
+            GaugeValues(
+                "log_lines",
+                "Access log lines read (--access-log), and of them bad ones.",
+                ("kind",),
+                ((("read",), self.lines), (("bad",), self.bad)),
+            ),
+            GaugeValues(
+                "crawler_claims",
+                "Log lines naming a crawler, by crawler and what their address was.",
+                ("crawler", "address"),
+                tuple(
+                    ((c.crawler, kind), value)
+                    for c in self.claims
+                    for kind, value in (
+                        ("verified", c.verified),
+                        ("outside", c.outside),
+                        ("private", c.private),
+                        ("not_an_address", c.not_an_address),
+                    )
+                ),
+            ),
+            GaugeValues(
+                "googlebot_hits",
+                "Google Search's verified hits in the window, on listed and other URLs.",
+                ("urls",),
+                ((("listed",), counts.hits_listed), (("unlisted",), counts.hits_unlisted)),
+            ),
+            GaugeValues(
+                "googlebot_listed_urls",
+                "Listed URLs, and of them those Google Search crawled in the window.",
+                ("kind",),
+                tuple(
+                    ((kind,), value)
+                    for kind, value in (
+                        ("listed", counts.listed),
+                        ("listed_crawled", counts.listed_crawled),
+                        ("indexable", counts.indexable),
+                        ("indexable_crawled", counts.indexable_crawled),
+                    )
+                ),
+            ),
+        ]
+        share = self.crawled_share()
+        if share is not None:
+            found.append(
+                GaugeValues(
+                    "googlebot_crawled_ratio",
+                    "The share of listed (indexable, when checked) URLs crawled in the window.",
+                    (),
+                    (((), share[0] / share[1]),),
+                )
+            )
+        return found
+
+    def html(self) -> str:
+        """The HTML report's part (drawn by auditor.server_logs.log_view)."""
+        return self.drawn(self) if self.drawn is not None else ""
+
+
+def percent(part: int, whole: int) -> str:
+    """`61 %`; `<1 %` for a share above zero that rounds to it."""
+    if not whole:
+        return "0 %"
+    share = 100 * part / whole
+    if 0 < share < 1:
+        return "<1 %"
+    return f"{share:.0f} %"
