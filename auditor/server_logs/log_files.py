@@ -27,6 +27,7 @@ from auditor.server_logs.log_settings import STDIN
 
 CHUNK_BYTES = 1 << 20  # read (and inflated) at a time
 SNIFF_BYTES = 1 << 20  # a file's format is judged on its lines within this much
+_INFLATE_BYTES = 64 * 1024  # compressed bytes inflated at a time: a break loses less
 _GZIP_MAGIC = b"\x1f\x8b"  # RFC 1952 §2.3.1
 _GLOB = re.compile(r"[*?\[]")
 
@@ -91,32 +92,32 @@ class Inflated:
         yield from self._inflate(first)
 
     def _inflate(self, first: bytes) -> Iterator[bytes]:
-        inflate, started = zlib.decompressobj(wbits=31), False
+        inflate, member = zlib.decompressobj(wbits=31), True  # a member is under way
         data = first
         while True:
             while data:
+                piece, data = data[:_INFLATE_BYTES], data[_INFLATE_BYTES:]
                 try:
-                    out = inflate.decompress(data, CHUNK_BYTES)
+                    out = inflate.decompress(piece, CHUNK_BYTES)
+                    while inflate.unconsumed_tail and not inflate.eof:  # output capped: go on
+                        yield out
+                        out = inflate.decompress(inflate.unconsumed_tail, CHUNK_BYTES)
                 except zlib.error:
                     # Junk after a whole member (padding, a second file glued on) ends the file;
                     # a member that breaks off midway is truncated.
-                    self.truncated = started
+                    self.truncated = member
                     return
-                started = True
                 if out:
                     yield out
                 if inflate.eof:
-                    data, inflate, started = (
-                        inflate.unused_data,
-                        zlib.decompressobj(wbits=31),
-                        False,
-                    )
-                else:
-                    data = inflate.unconsumed_tail
+                    data = inflate.unused_data + data
+                    inflate = zlib.decompressobj(wbits=31)
+                    member = data.startswith(_GZIP_MAGIC) if data else False
             data = self._raw.read(CHUNK_BYTES)
             if not data:
-                self.truncated = started and not inflate.eof
+                self.truncated = member and not inflate.eof
                 return
+            member = member or not inflate.eof
 
 
 def read_logs(
