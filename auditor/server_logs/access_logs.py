@@ -126,11 +126,14 @@ class AccessLogs:
     async def _finish(self) -> Sequence[RunFindings | ReportSection]:
         unlisted = self.join.unlisted()
         keys = await asyncio.to_thread(self._spool.find, {digest for digest, _ in unlisted.top})
-        top = [
-            (self.join.url_of(keys[digest], self.join.host_ordinal(digest)), hits)
-            for digest, hits in unlisted.top
-            if digest in keys
-        ]
+        top = sorted(
+            (
+                (self.join.url_of(keys[digest], self.join.host_ordinal(digest)), hits)
+                for digest, hits in unlisted.top
+                if digest in keys
+            ),
+            key=lambda pair: (-pair[1], pair[0]),
+        )
         found = run_findings(self._run, unlisted, top)
         section = logs_section(
             self._run,

@@ -19,6 +19,7 @@ from auditor.server_logs.log_tally import HOSTLESS, LISTED, REMEMBERED, Span
 from auditor.urls import digest_of_stored, stored_digest
 
 READ_ROWS = 10_000
+_LAST = (1 << 63) - 1  # the largest stored digest
 KEEP_SPANS = 400  # runs' spans kept (a year of nightly runs)
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS log_hits (
@@ -40,11 +41,11 @@ def _has_tables(db: sqlite3.Connection) -> bool:
     return bool(found) and found[0] == 2
 
 
-def _read_hits(db: sqlite3.Connection, *, after: int) -> list[tuple[object, ...]]:
+def _read_hits(db: sqlite3.Connection, *, start: int) -> list[tuple[object, ...]]:
     return db.execute(
-        "SELECT digest, last, status, hostless FROM log_hits WHERE digest > ? "
+        "SELECT digest, last, status, hostless FROM log_hits WHERE digest >= ? "
         "ORDER BY digest LIMIT ?",
-        (after, READ_ROWS),
+        (start, READ_ROWS),
     ).fetchall()
 
 
@@ -56,9 +57,9 @@ def load_history(store: HistoryStore, run: LogRun) -> list[Span]:
     """The last hits earlier runs kept, into `run`'s tally; the spans their logs covered."""
     if not store.run_on(_has_tables, write=False):
         return []
-    after = stored_digest(0) - 1
+    start = stored_digest(0)
     while True:
-        rows = store.run_on(functools.partial(_read_hits, after=after), write=False)
+        rows = store.run_on(functools.partial(_read_hits, start=start), write=False)
         for digest, last, status, hostless in rows:
             if isinstance(digest, int) and isinstance(last, int) and isinstance(status, int):
                 flags = HOSTLESS if hostless else 0
@@ -67,9 +68,9 @@ def load_history(store: HistoryStore, run: LogRun) -> list[Span]:
                 run.by_path = run.by_path or bool(hostless)
                 run.by_host = run.by_host or not hostless
         last_digest = rows[-1][0] if rows else None
-        if len(rows) < READ_ROWS or not isinstance(last_digest, int):
+        if len(rows) < READ_ROWS or not isinstance(last_digest, int) or last_digest >= _LAST:
             break
-        after = last_digest
+        start = last_digest + 1
     spans = store.run_on(_read_spans, write=False)
     return [
         (first, last) for first, last in spans if isinstance(first, int) and isinstance(last, int)

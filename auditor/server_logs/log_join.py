@@ -21,6 +21,7 @@ from auditor.server_logs.crawler_names import bits_names
 from auditor.server_logs.log_feed import LogRun
 from auditor.server_logs.log_tally import DAY_S, HOSTLESS, LISTED, PAGE, Window
 from auditor.server_logs.log_targets import listed_keys
+from auditor.urls import authority_of
 
 TOP_URLS = 10  # pages no sitemap lists, kept by their hits
 # A listed URL Googlebot should not spend its crawl on: its check says where it leads or why it
@@ -71,8 +72,9 @@ class LogJoin:
     error_rate: float  # --log-error-rate, percent of a URL's hits
     judged: bool  # whether `logs.not_crawled` may be said (the logs cover the window)
     counts: JoinCounts = field(default_factory=JoinCounts)
-    # The listed URLs' hosts, as the logs' ordinals, and each one's scheme (for links).
-    schemes: dict[int, str] = field(default_factory=dict)
+    # The listed URLs' hosts, as the logs' ordinals (-1: a host the logs never named), and the
+    # origin of each (`https://host:port`, for links).
+    origins: dict[int, str] = field(default_factory=dict)
     origin: str | None = None  # the first listed URL's origin: the page of a log without hosts
 
     def mark_url(self, record: UrlRecord) -> None:
@@ -91,9 +93,10 @@ class LogJoin:
         if not record.listed:
             return
         ordinal = run.hosts.get(keys.host)
-        self.schemes.setdefault(ordinal if ordinal is not None else -1, keys.scheme)
+        if (ordinal if ordinal is not None else -1) not in self.origins:
+            self.origins[ordinal if ordinal is not None else -1] = authority_of(record.loc)
         if self.origin is None:
-            self.origin = f"{keys.scheme}://{keys.host}"
+            self.origin = authority_of(record.loc)
         if index is not None and not hits.flags[index] & LISTED:
             hits.flags[index] |= LISTED
             self.counts.hits_listed += facts.hits
@@ -158,7 +161,7 @@ class LogJoin:
             self.run.hits.status,
             self.run.hits.host,
         )
-        hosts = set(self.schemes)
+        hosts = set(self.origins)
         total = pages = page_hits = 0
         top: list[tuple[int, int]] = []
         for digest, index in self.run.hits.rows():
@@ -183,7 +186,9 @@ class LogJoin:
         """A spooled key (`host/path`, or `/path` from a log without hosts) as a URL."""
         if key.startswith("/"):
             return f"{self.origin or ''}{key}"
-        return f"{self.schemes.get(host_ordinal, 'https')}://{key}"
+        origin = self.origins.get(host_ordinal)
+        path = key[key.find("/") :] if "/" in key else "/"
+        return f"{origin}{path}" if origin is not None else f"https://{key}"
 
     def host_ordinal(self, digest: int) -> int:
         """The host ordinal of a row (for `url_of`)."""

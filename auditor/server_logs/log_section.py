@@ -213,20 +213,21 @@ class LogsSection:
     def terminal_lines(self) -> Sequence[str]:
         """Two lines: what Googlebot crawled; who claimed to be a crawler."""
         counts = self.googlebot
-        first = f"googlebot: {counts.hits:,} verified hits in {self.window_days:,} days"
+        first = f"googlebot: {_n(counts.hits, 'verified hit')} in {_n(self.window_days, 'day')}"
         share = self.crawled_share()
         if share is not None:
             crawled, whole, what = share
             first += f", {percent(crawled, whole)} of {what} crawled ({crawled:,} of {whole:,})"
-        first += f", {counts.hits_unlisted:,} hits on unlisted URLs"
-        if not self.judgement.judged and self.judgement.why_not:
-            first += f" (logs.not_crawled not judged: {self.judgement.why_not})"
+        first += f", {_n(counts.hits_unlisted, 'hit')} on unlisted URLs"
         claims = ", ".join(
-            f"{c.crawler} {c.verified:,} verified" + (f" {c.outside:,} false" if c.outside else "")
+            f"{c.crawler} {c.verified:,} verified" + (f", {c.outside:,} false" if c.outside else "")
             for c in self.claims
         )
-        logs = f"logs: {self.files_total:,} files, {self.lines:,} lines, {self.bad:,} bad"
-        return [first, f"{logs}; {claims or 'no crawler named'}"]
+        logs = f"logs: {_n(self.files_total, 'file')}, {_n(self.lines, 'line')}, {self.bad:,} bad"
+        lines = [first, f"{logs}; {claims or 'no crawler named'}"]
+        if not self.judgement.judged and self.judgement.why_not:
+            lines.append(f"logs.not_crawled not judged: {self.judgement.why_not}")
+        return lines
 
     def markdown_lines(self) -> Sequence[str]:
         """The Markdown summary's lines (numbers only: nothing from the network)."""
@@ -305,6 +306,10 @@ class LogsSection:
     def html(self) -> str:
         """The HTML report's part (drawn by auditor.server_logs.log_view)."""
         return self.drawn(self) if self.drawn is not None else ""
+
+
+def _n(count: int, noun: str) -> str:
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def percent(part: int, whole: int) -> str:

@@ -153,6 +153,43 @@ async def test_a_clean_site_passes_in_a_browser(tmp_path: Path) -> None:
     await look_at(audited.result.html_path, tmp_path, expect="PASS")
 
 
+LOGS = """(() => {
+  const part = document.querySelector("#logs");
+  const box = part.getBoundingClientRect();
+  const chart = part.querySelector("svg[aria-label^='Googlebot']");
+  return {
+    visible: box.height > 0 && box.width > 300,
+    toc: document.querySelector("nav.toc a[href='#logs']") !== null,
+    columns: chart.querySelectorAll("rect").length,
+    chartWidth: chart.getBoundingClientRect().width,
+    unlisted: [...part.querySelectorAll("#logs-not-listed + .tablebox a.url")].map((a) => a.href),
+    share: part.querySelector(".card .value").textContent.trim(),
+  };
+})()"""
+
+
+async def test_the_googlebot_section_in_a_browser(tmp_path: Path) -> None:
+    from tests.server_logs.log_lines import FORMATS, write_log  # noqa: PLC0415
+    from tests.server_logs.test_access_logs import hits, routes  # noqa: PLC0415
+
+    log = write_log(tmp_path / "access.log", [FORMATS["combined"](hit) for hit in hits("x")])
+    async with serve(routes) as served:
+        audited = await run_audit(
+            tmp_path, f"{served.base}/sitemap.xml", no_check=False, access_logs=(log,)
+        )
+
+    async def section(page: Page, _javascript: bool) -> None:
+        part = await page.evaluate(LOGS)
+        assert part["visible"]
+        assert part["toc"]
+        assert part["columns"] == 31  # a column a day of the window with hits
+        assert part["chartWidth"] > 300
+        assert part["unlisted"] == [f"{served.base}/unlisted"]
+        assert part["share"] == "75 %"
+
+    await look_at(audited.result.html_path, tmp_path, expect="FAIL", extra=section)
+
+
 async def test_an_interrupted_run_says_so_at_the_top(tmp_path: Path) -> None:
     stop = asyncio.Event()
     stop.set()  # stopped before anything was read
