@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import threading
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
@@ -60,6 +61,7 @@ class _Read:
     files: list[FileStats]
     spans: list[Span]
     interrupted: bool
+    seconds: float = 0.0  # reading the logs took this long
 
 
 class AccessLogs:
@@ -101,12 +103,13 @@ class AccessLogs:
         run = LogRun(ranges, window, dict(settings.fields))
         spans = await asyncio.to_thread(load_history, history, run) if history is not None else []
         spool = await asyncio.to_thread(UrlSpool)
+        began = time.monotonic()
         try:
             read = await _read_logs(settings, run, spool, stop)
         except BaseException:
             spool.close()
             raise
-        read.spans = spans
+        read.spans, read.seconds = spans, time.monotonic() - began
         run.hits.freeze()
         return cls(run, read, settings=settings, spool=spool, history=history)
 
@@ -144,6 +147,7 @@ class AccessLogs:
             top=top,
             judged=self._judged,
             spans=self._spans(),
+            read_s=self._read.seconds,
         )
         return [*([RunFindings(found)] if found else []), section]
 
@@ -177,7 +181,15 @@ async def _read_logs(
         sources = expand_sources(settings.sources)
         files: list[FileStats] = []
         try:
-            read_logs(sources, run, given=settings.format, stop=halt, spool=spool.add, stats=files)
+            read_logs(
+                sources,
+                run,
+                given=settings.format,
+                stop=halt,
+                spool=spool.add,
+                stats=files,
+                helpers=settings.helpers,
+            )
         except StopReading:
             return _Read(files, [], interrupted=True)
         return _Read(files, [], interrupted=False)

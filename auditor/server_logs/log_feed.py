@@ -23,6 +23,7 @@ from auditor.server_logs.log_formats import (
     Field,
     LogFormat,
     Path,
+    TextPattern,
     json_object,
 )
 from auditor.server_logs.log_tally import (
@@ -35,7 +36,14 @@ from auditor.server_logs.log_tally import (
     UrlHits,
     Window,
 )
-from auditor.server_logs.log_targets import host_of, is_page, request_target, target_key
+from auditor.server_logs.log_targets import (
+    Target,
+    host_of,
+    is_page,
+    page_key,
+    request_target,
+    target_key,
+)
 from auditor.server_logs.log_times import ClfTimes, json_seconds
 
 # A line a block's plain lines left (they leave empty lines, as blank lines are).
@@ -46,6 +54,11 @@ MAX_LINE_BYTES = 64 * 1024  # a line longer than this is never held whole: a bad
 BAD_EXAMPLES = 3  # bad lines kept as examples
 EXAMPLE_CHARS = 160  # of each
 SPOOLED = 16  # a row flag: its key was handed to the spool (`new_keys`)
+
+
+def clean_block(pattern: TextPattern, block: bytes) -> tuple[bytes, int]:
+    """`block` with its plain lines emptied, and how many: LogFeed.clean, here or a helper's."""
+    return pattern.clean.subn(b"", block)
 
 
 @dataclass(slots=True)
@@ -93,12 +106,23 @@ class LogFeed:
         self._text = TEXT_PATTERNS.get(fmt)
         self._fields = PRESETS.get(fmt, PRESETS[LogFormat.JSON]).overridden(run.fields)
 
+    @property
+    def text(self) -> bool:
+        """Whether its lines are of a text format (their plain lines are emptied by `clean`)."""
+        return self._text is not None
+
     def feed(self, data: bytes) -> None:
         """Some bytes of the file (any split)."""
+        for block in self.blocks(data):
+            self.take(block)
+
+    def blocks(self, data: bytes) -> list[bytes]:
+        """The whole lines `data` ends, as blocks for `take` (a line begun is kept for later)."""
+        found: list[bytes] = []
         if self._skipping:
             end = data.find(b"\n")
             if end < 0:
-                return
+                return found
             self._skipping = False
             self.stats.lines += 1
             data = data[end + 1 :]
@@ -108,19 +132,19 @@ class LogFeed:
             if not first:
                 self._carry += data
             else:
-                line, self._carry = self._carry + data[:first], b""
-                self._block(line, 0, len(line))
-                start = first
+                found.append(self._carry + data[:first])
+                self._carry, start = b"", first
         cut = data.rfind(b"\n") + 1
         if cut > start:
             self._carry = data[cut:]
-            self._block(data, start, cut)
+            found.append(data[start:cut] if start or cut < len(data) else data)
         elif start or not self._carry:
             self._carry = data[start:]
         if len(self._carry) > MAX_LINE_BYTES:
             self._run.counts.lines += 1
             self._bad(self._carry, "overlong", self.stats.lines + 1)
             self._carry, self._skipping = b"", True
+        return found
 
     def close(self, *, truncated: bool = False) -> None:
         """The file is over (`truncated`: it ended before its compressed stream did)."""
@@ -133,8 +157,7 @@ class LogFeed:
                 self._run.counts.lines += 1
                 self._bad(carry, "truncated", self.stats.lines)
             else:
-                line = carry + b"\n"
-                self._block(line, 0, len(line))
+                self.take(carry + b"\n")
         self.stats.truncated = self.stats.truncated or truncated
         for seconds in (self.stats.first_s, self.stats.last_s):
             if seconds is not None:
@@ -142,17 +165,24 @@ class LogFeed:
 
     # --- a block of whole lines ---
 
-    def _block(self, data: bytes, start: int, end: int) -> None:
-        """The whole lines of `data[start:end]` (it ends with a line's end)."""
+    def clean(self, block: bytes) -> tuple[bytes, int]:
+        """A text block with its plain lines emptied in one call, and how many there were.
+
+        A plain line is valid and holds no claim in its user agent; what is left is the claims
+        and the bad lines. What a helper process does for a block (log_helpers).
+        """
+        assert self._text is not None
+        return clean_block(self._text, block)
+
+    def take(self, block: bytes, cleaned: tuple[bytes, int] | None = None) -> None:
+        """The whole lines of `block` (it ends with a line's end), `cleaned` when it was."""
         if not self._started:
             self._started = True
-            self.stats.first_s = self._line_time(data[start : data.find(b"\n", start)])
+            self.stats.first_s = self._line_time(block[: block.find(b"\n")])
         if self._text is None:
-            self._json_block(data[start:end])
+            self._json_block(block)
             return
-        # Every plain line (valid, no claim in its user agent) is emptied in one call; what is
-        # left is the claims and the bad lines, read one by one.
-        left, plain = self._text.clean.subn(b"", memoryview(data)[start:end])
+        left, plain = cleaned if cleaned is not None else self.clean(block)
         lines = left.count(b"\n")
         kept = len(_KEPT_LINE.findall(left))
         counts = self._run.counts
@@ -164,7 +194,7 @@ class LogFeed:
             self._bad_lines(left, bad)
         if rows and self._text.groups[5]:
             self._claims(rows, left)
-        last = self._line_time(data[data.rfind(b"\n", start, end - 1) + 1 : end - 1])
+        last = self._line_time(block[block.rfind(b"\n", 0, len(block) - 1) + 1 : -1])
         self.stats.last_s = last if last is not None else self.stats.last_s
         self.stats.lines += lines
 
@@ -235,8 +265,8 @@ class LogFeed:
             else:
                 claims[crawler].verified += 1
                 host = host_of(row[vhost].decode("ascii", "replace")) if vhost else None
-                target = request_target(row[request_at])
-                self._hit(crawler, seconds, int(row[status_at]), target, host)
+                key = page_key(row[request_at], host)
+                self._hit(crawler, seconds, int(row[status_at]), key, host)
 
     def _judge(self, agent: bytes, address: bytes) -> tuple[Crawler | None, Address]:
         """Who a user agent claims to be, and what its address is for that (remembered)."""
@@ -265,9 +295,9 @@ class LogFeed:
                 claims.verified += 1
 
     def _hit(
-        self, crawler: Crawler, seconds: int, status: int, target: bytes | None, host: str | None
+        self, crawler: Crawler, seconds: int, status: int, key: Target | None, host: str | None
     ) -> None:
-        """One verified hit: the window's counts, and the page's row."""
+        """One verified hit on the page `key` names: the window's counts, and the page's row."""
         run = self._run
         in_window = seconds >= run.window.start_s
         search = crawler in SEARCH
@@ -278,7 +308,6 @@ class LogFeed:
                 counts.by_status[status // 100] += 1
             else:
                 counts.before_window += 1
-        key = target_key(target, host) if target is not None else None
         if key is None:
             run.counts.no_page += 1
             return
@@ -353,7 +382,8 @@ class LogFeed:
             found = request_target(request.encode()) if isinstance(request, str) else None
             target = found.decode("utf-8", "replace") if found is not None else None
         hosted = host_of(host) if isinstance(host, str) else None
-        self._hit(crawler, seconds, status, target.encode() if target else None, hosted)
+        key = target_key(target.encode(), hosted) if target else None
+        self._hit(crawler, seconds, status, key, hosted)
 
 
 def _status(value: object) -> int | None:

@@ -9,7 +9,9 @@ Blocking: the run calls `read_logs` in a thread.
 
 from __future__ import annotations
 
+import contextlib
 import glob
+import queue
 import re
 import sys
 import threading
@@ -23,6 +25,7 @@ from typing import BinaryIO
 from auditor.errors import UsageError
 from auditor.server_logs.log_feed import FileStats, LogFeed, LogRun
 from auditor.server_logs.log_formats import SNIFF_LINES, LogFormat, sniff_format
+from auditor.server_logs.log_helpers import HELPED_BYTES, LineHelpers
 from auditor.server_logs.log_settings import STDIN
 
 CHUNK_BYTES = 1 << 20  # read (and inflated) at a time
@@ -82,10 +85,12 @@ class Inflated:
     def __init__(self, raw: BinaryIO) -> None:
         self._raw = raw
         self.truncated = False
+        self.gzipped = False  # known once its first bytes are read
 
     def __iter__(self) -> Iterator[bytes]:
         first = self._raw.read(CHUNK_BYTES)
-        if not first.startswith(_GZIP_MAGIC):
+        self.gzipped = first.startswith(_GZIP_MAGIC)
+        if not self.gzipped:
             yield first
             yield from iter(lambda: self._raw.read(CHUNK_BYTES), b"")
             return
@@ -128,10 +133,12 @@ def read_logs(
     stop: threading.Event,
     spool: Callable[[list[tuple[int, str]]], None],
     stats: list[FileStats],
+    helpers: int = 0,
 ) -> None:
     """Read every source into `run`, each file's stats into `stats` (AccessLogError: no log).
 
-    `spool` takes the keys of pages Google Search hit first, a block at a time.
+    `spool` takes the keys of pages Google Search hit first, a block at a time; `helpers`:
+    processes that check a big file's plain lines beside this one (auditor.server_logs.log_helpers).
     """
     with ExitStack() as stack:
         opened = []
@@ -146,10 +153,14 @@ def read_logs(
                     f"--access-log {source.label}: not {wanted} (its first lines are none)"
                 )
             opened.append((found, head, inflated, chunks))
+        pools = _Pools(helpers)
+        stack.callback(pools.close)
         for (found, head, inflated, chunks), source in zip(opened, sources, strict=True):
             feed = LogFeed(run, FileStats(source.label, found))
             stats.append(feed.stats)
-            _feed_all(feed, head, chunks, run=run, stop=stop, spool=spool)
+            pool = pools.get(found) if feed.text and _big(source, inflated) else None
+            ahead = _read_ahead(chunks, stop)
+            _feed_all(feed, head, ahead, run=run, stop=stop, spool=spool, pool=pool)
             feed.close(truncated=inflated.truncated)
 
 
@@ -189,17 +200,100 @@ def _feed_all(
     run: LogRun,
     stop: threading.Event,
     spool: Callable[[list[tuple[int, str]]], None],
+    pool: LineHelpers | None,
 ) -> None:
     data: bytes | None = head
-    while data is not None:
-        if stop.is_set():
-            raise StopReading
-        feed.feed(data)
-        if run.new_keys:
-            spool(run.new_keys)
-            run.new_keys = []
-        try:
+    try:
+        while data is not None:
+            if stop.is_set():
+                raise StopReading
+            for block in feed.blocks(data):
+                if pool is None:
+                    feed.take(block)
+                else:
+                    pool.put(block, feed.take)
+            if run.new_keys:
+                spool(run.new_keys)
+                run.new_keys = []
             data = next(chunks, None)
-        except OSError:  # the disk failed under the file: what was read counts, the rest not
-            feed.stats.truncated = True
-            return
+    except OSError:  # the disk failed under the file: what was read counts, the rest not
+        feed.stats.truncated = True
+    finally:
+        if pool is not None:
+            pool.drain(feed.take)
+    if run.new_keys:
+        spool(run.new_keys)
+        run.new_keys = []
+
+
+def _big(source: LogSource, inflated: Inflated) -> bool:
+    """Whether a file is worth helpers: stdin (its size unknown), or some megabytes of lines."""
+    if source.path is None:
+        return True
+    try:
+        size = source.path.stat().st_size
+    except OSError:
+        return False
+    return size * (8 if inflated.gzipped else 1) >= HELPED_BYTES  # gzip: about 8 to 1
+
+
+class _Pools:
+    """The run's helper processes, for one text format at a time; none without `count`."""
+
+    def __init__(self, count: int) -> None:
+        self._count = count
+        self._helpers: LineHelpers | None = None
+
+    def get(self, fmt: LogFormat) -> LineHelpers | None:
+        if not self._count:
+            return None
+        if self._helpers is not None and self._helpers.format is not fmt:
+            self.close()
+        if self._helpers is None:
+            self._helpers = LineHelpers(fmt, self._count)
+        return self._helpers
+
+    def close(self) -> None:
+        if self._helpers is not None:
+            helpers, self._helpers = self._helpers, None
+            helpers.close()
+
+
+_AHEAD = 4  # pieces read (and inflated) ahead of the reading
+
+
+def _read_ahead(chunks: Iterator[bytes], stop: threading.Event) -> Iterator[bytes]:
+    """The pieces of `chunks`, read and inflated in a thread of their own, a few ahead.
+
+    Reading and inflating release the GIL: the file's next megabytes come while its last ones
+    are read through. An OSError of the reading is raised here, at its turn.
+    """
+    pieces: queue.Queue[bytes | OSError | None] = queue.Queue(maxsize=_AHEAD)
+    done = threading.Event()  # the reading is over, or its reader went away
+
+    def hand(piece: bytes | OSError | None) -> bool:
+        while not (stop.is_set() or done.is_set()):
+            with contextlib.suppress(queue.Full):
+                pieces.put(piece, timeout=0.2)
+                return True
+        return False
+
+    def read() -> None:
+        try:
+            for chunk in chunks:
+                if not hand(chunk):
+                    return
+            hand(None)
+        except OSError as exc:
+            hand(exc)
+
+    reader = threading.Thread(target=read, name="sitemap-audit-log-reader", daemon=True)
+    reader.start()
+    try:
+        while (piece := pieces.get()) is not None:
+            if isinstance(piece, OSError):
+                raise piece
+            yield piece
+    finally:
+        done.set()
+        reader.join()

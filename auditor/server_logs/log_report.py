@@ -108,6 +108,7 @@ def logs_section(
     top: Sequence[tuple[str, int]],
     judged: Judgement,
     spans: Sequence[Span],
+    read_s: float = 0.0,
     drawn: Callable[[LogsSection], str] | None = None,
 ) -> LogsSection:
     """The report's `summary.logs`."""
@@ -143,6 +144,7 @@ def logs_section(
         bing_hits=sum(hits for hits in run.hits.bing),
         bing_listed=join.counts.bing_listed,
         ranges=run.ranges.sources,
+        read_s=read_s,
         drawn=drawn,
     )
 

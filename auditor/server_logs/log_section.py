@@ -102,6 +102,7 @@ class LogsSection:
     bing_hits: int
     bing_listed: int
     ranges: tuple[RangeSource, ...]
+    read_s: float  # reading the logs took this long (before the sitemaps were read)
     # Draws the HTML part (auditor.server_logs.log_view.section_html, given by the run): the
     # record stays pure, its view is the run's.
     drawn: Callable[[LogsSection], str] | None = field(default=None, compare=False, repr=False)
@@ -150,6 +151,7 @@ class LogsSection:
             ],
             "files_total": self.files_total,
             "lines": self.lines,
+            "read_s": round(self.read_s, 3),
             "bad_lines": self.bad,
             "bad_examples": [
                 {"source": b.source, "line": b.line, "reason": b.reason, "text": b.text}

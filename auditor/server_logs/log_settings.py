@@ -38,6 +38,7 @@ class LogsConfig:
     days: int
     error_rate: float  # percent
     ranges: tuple[RangesFile, ...]
+    helpers: int = 0  # processes checking big logs' plain lines beside the run's (--workers)
 
 
 def logs_config(config: AuditConfig) -> LogsConfig | None:
@@ -56,6 +57,7 @@ def logs_config(config: AuditConfig) -> LogsConfig | None:
         days=config.log_days,
         error_rate=config.log_error_rate,
         ranges=tuple(ranges_file(text) for text in config.crawler_ranges),
+        helpers=config.workers - 1,
     )
 
 

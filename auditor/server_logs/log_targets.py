@@ -12,6 +12,9 @@ path and query are normalised as the sitemaps' URLs are (auditor.urls: RFC 3986 
 from __future__ import annotations
 
 import re
+
+# hashlib's own blake2b, as auditor.urls imports it: digest64 inlined in page_key (a hot path).
+from _blake2 import blake2b
 from typing import NamedTuple
 
 from auditor.limits import MAX_FIELD_CHARS
@@ -44,6 +47,22 @@ def request_target(request: bytes) -> bytes | None:
     if len(parts) not in (2, 3) or not parts[0].isalpha():
         return None
     return parts[1]
+
+
+def page_key(request: bytes, host: str | None) -> Target | None:
+    """The key of the page a request line names (`GET /a HTTP/1.1`), or None: none.
+
+    `request_target` and `target_key` in one call: this runs once a verified hit.
+    """
+    parts = request.split(b" ")
+    if len(parts) not in (2, 3) or not parts[0].isalpha():
+        return None
+    target = parts[1]
+    plain = target[:1] == b"/" and target[-1:] != b"?" and b"/." not in target
+    if plain and len(target) <= MAX_FIELD_CHARS and _PLAIN_TARGET.fullmatch(target):
+        key = host.encode() + target if host else target
+        return int.from_bytes(blake2b(key, digest_size=8).digest(), "little") or 1, key
+    return target_key(target, host)
 
 
 def target_key(target: bytes, host: str | None) -> Target | None:

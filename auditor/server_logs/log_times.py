@@ -37,25 +37,25 @@ LATEST_S = 2**32 - 1  # a time the tally can keep (unsigned 32-bit seconds: unti
 
 
 class ClfTimes:
-    """Common Log Format times (`DD/Mon/YYYY:HH:MM:SS +ZZZZ`), each minute's start remembered."""
+    """Common Log Format times (`DD/Mon/YYYY:HH:MM:SS +ZZZZ`), each hour's start remembered."""
 
     def __init__(self) -> None:
         self._days: dict[bytes, int | None] = {}
-        self._minutes: dict[bytes, int] = {}
+        self._hours: dict[bytes, int] = {}
 
     def seconds(self, text: bytes) -> int | None:
         """Unix seconds of a `%t` time (without its brackets); None when it is not one."""
-        minute = self._minutes.get(text[:17] + text[20:])
-        if minute is not None and len(text) == 26 and text[18:20].isdigit():
-            second = int(text[18:20])
-            if second <= 60:  # 60: a leap second (ISO 8601)
-                return minute + second
+        hour = self._hours.get(text[:14] + text[20:])
+        if hour is not None and len(text) == 26:
+            minute, second = text[15:17], text[18:20]
+            if minute.isdigit() and second.isdigit() and minute < b"60" and second <= b"60":
+                return hour + int(minute) * 60 + int(second)  # 60: a leap second (ISO 8601)
         found = self._seconds(text)
         if found is not None:
-            minutes = self._minutes
-            if len(minutes) >= _KEPT:
-                minutes.clear()
-            minutes[text[:17] + text[20:]] = found - int(text[18:20])
+            hours = self._hours
+            if len(hours) >= _KEPT:
+                hours.clear()
+            hours[text[:14] + text[20:]] = found - int(text[15:17]) * 60 - int(text[18:20])
         return found
 
     def _seconds(self, text: bytes) -> int | None:

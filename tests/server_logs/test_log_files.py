@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import gzip
 import threading
+from dataclasses import replace
 from datetime import timedelta
 from pathlib import Path
 
 import pytest
 
+from auditor.server_logs import log_files
 from auditor.server_logs.crawler_names import Crawler
 from auditor.server_logs.crawler_ranges import CrawlerRanges
 from auditor.server_logs.log_feed import FileStats, LogRun
@@ -20,7 +22,18 @@ from auditor.server_logs.log_files import (
 )
 from auditor.server_logs.log_formats import LogFormat
 from tests.server_logs.conftest import START, new_run
-from tests.server_logs.log_lines import FORMATS, GOOGLEBOT_IP, Hit, write_log
+from tests.server_logs.log_lines import (
+    BINGBOT_IP,
+    BINGBOT_UA,
+    BROWSER_UA,
+    FORMATS,
+    GOOGLEBOT_IP,
+    GOOGLEBOT_IP6,
+    SPOOFER_IP,
+    Hit,
+    combined,
+    write_log,
+)
 
 DAY = timedelta(days=1)
 
@@ -158,3 +171,56 @@ def test_a_stop_ends_the_reading_between_two_blocks(ranges: CrawlerRanges, tmp_p
             spool=lambda keys: None,
             stats=[],
         )
+
+
+def _mixed(count: int) -> list[str]:
+    """Googlebot (IPv4 and IPv6), a spoofer, Bingbot, a browser, and some bad lines, mixed."""
+    kinds = [
+        Hit(GOOGLEBOT_IP, START, "/p"),
+        Hit(GOOGLEBOT_IP6, START, "/q", status=503),
+        Hit(SPOOFER_IP, START, "/s"),
+        Hit(BINGBOT_IP, START, "/b", agent=BINGBOT_UA),
+        Hit(SPOOFER_IP, START, "/u", agent=BROWSER_UA),
+    ]
+    found = []
+    for n in range(count):
+        if n % 97 == 0:
+            found.append(f"not a log line {n}")
+            continue
+        kind = kinds[n % len(kinds)]
+        found.append(
+            combined(replace(kind, path=f"{kind.path}{n % 50}", when=START + n * DAY / 10))
+        )
+    return found
+
+
+@pytest.mark.parametrize("gzipped", [False, True])
+def test_helper_processes_give_the_tally_one_process_gives(
+    ranges: CrawlerRanges, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, gzipped: bool
+) -> None:
+    path = write_log(tmp_path / "access.log", _mixed(3000), gzipped=gzipped)
+    monkeypatch.setattr(log_files, "CHUNK_BYTES", 4096)  # many blocks, several in flight
+    monkeypatch.setattr(log_files, "HELPED_BYTES", 0)  # any file is worth helpers
+
+    def tally(helpers: int) -> tuple[object, ...]:
+        run = new_run(ranges)
+        stats: list[FileStats] = []
+        keys: list[tuple[int, str]] = []
+        read_logs(
+            expand_sources([path]),
+            run,
+            given=LogFormat.AUTO,
+            stop=threading.Event(),
+            spool=keys.extend,
+            stats=stats,
+            helpers=helpers,
+        )
+        rows = sorted(
+            (digest, run.hits.hits[i], run.hits.last[i], run.hits.errors[i], run.hits.bing[i])
+            for digest, i in run.hits.rows()
+        )
+        return run.counts, stats, sorted(keys), rows
+
+    alone = tally(0)
+    assert alone[0].lines == 3000  # type: ignore[attr-defined]
+    assert tally(2) == alone
