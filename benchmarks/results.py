@@ -348,6 +348,12 @@ def logs_targets(runs: Sequence[Run], task: str) -> list[Target]:
             Bound.AT_MOST,
             150,
         ),
+        Target(
+            f"{task}: auditor --workers 1 peak RSS MB",
+            _median(values(cells_of(runs, task, f"{LOGS_ROW} w1"), "peak_rss_mb")),
+            Bound.AT_MOST,
+            150,
+        ),
     ]
 
 

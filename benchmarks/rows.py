@@ -471,7 +471,11 @@ def judge_bare_links(measured: Measured, ctx: Context) -> Verdict:
 
 
 def logs_command(ctx: Context) -> list[str]:
-    """The tree's sitemaps read (no checks) and joined with the month of logs."""
+    """The tree's sitemaps read (no checks) and joined with the month of logs.
+
+    At the default --workers (the cores): one helper reads the logs beside the run's process,
+    then the sitemaps' parse helpers start. The "w1" row is the same in one process alone.
+    """
     flags = [flag for path in ctx.logs for flag in ("--access-log", str(path))]
     return auditor_command(ctx, "--no-check", *flags)
 
@@ -671,6 +675,14 @@ ROWS = (
         judge_logs,
         ("bare log loop", "goaccess"),
         ("--access-log",),
+    ),
+    Row(
+        "auditor --access-log w1",
+        TaskKind.LOGS,
+        lambda ctx: [*logs_command(ctx), "--workers", "1"],
+        judge_logs,
+        ("bare log loop", "auditor --access-log"),
+        ("--access-log", "--workers"),
     ),
     Row("goaccess", TaskKind.LOGS, goaccess_command, judge_goaccess, ("bare log loop",)),
     Row("auditor sequential", TaskKind.FLEET, sequential_command, judge_sequential),
