@@ -32,6 +32,7 @@ from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
 from auditor.results.last_known import HistoryCounts
 from auditor.results.summary import Summary
+from auditor.server_logs.log_section import ClaimLine, GooglebotCounts, Judgement, LogsSection
 
 ROOT = Path(__file__).resolve().parent.parent
 # The benchmarks' own table code; their modules import each other by name, as scripts do.
@@ -242,7 +243,36 @@ def _one_of_each() -> Summary:
     assert summary.last_known is not None
     summary.last_known.oldest_s = 0.0
     summary.crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
+    summary.sections.append(_logs_section())
     return summary
+
+
+def _logs_section() -> LogsSection:
+    """An access logs section (`--access-log`) with a crawler's claims and listed URLs."""
+    counts = GooglebotCounts(1, 1, 0, 0, 0, (("2xx", 1),), ((0, 1),), 1, 1, 1, 1, 0, 0, 0, ())
+    claims = (ClaimLine("Googlebot", 1, 0, 0, 0),)
+    return LogsSection(
+        (),
+        1,
+        1,
+        0,
+        (),
+        1,
+        0,
+        1,
+        0,
+        1,
+        Judgement(judged=True),
+        claims,
+        (),
+        0,
+        0,
+        counts,
+        0,
+        0,
+        (),
+        0.0,
+    )
 
 
 def metric_rows(registry: Any) -> list[tuple[str, list[str], str]]:

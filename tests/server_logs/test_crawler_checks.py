@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import io
 import json
+import urllib.request
 from pathlib import Path
 
 import pytest
 
+from auditor.server_logs import refresh_ranges
 from auditor.server_logs.access_logs import SHIPPED_RANGES, load_ranges
 from auditor.server_logs.crawler_names import Crawler, CrawlerNames, Family, bits_names
 from auditor.server_logs.crawler_ranges import (
@@ -168,3 +171,43 @@ def test_a_ranges_file_that_is_none_is_refused(text: str, tmp_path: Path) -> Non
 def test_a_missing_ranges_file_is_a_usage_error(tmp_path: Path) -> None:
     with pytest.raises(AccessLogError, match="cannot read"):
         load_ranges((ranges_file(str(tmp_path / "missing.json")),))
+
+
+def test_the_refresh_script_writes_a_snapshot_the_run_reads(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No network: the two official URLs answered by stand-ins, as Google and Bing publish."""
+    bodies = {
+        refresh_ranges.SOURCES[Family.GOOGLE]: published("198.51.100.0/24", "2001:db8::/32"),
+        refresh_ranges.SOURCES[Family.BING]: published("192.0.2.0/24"),
+    }
+    asked: list[str] = []
+
+    def urlopen(request: urllib.request.Request, timeout: float) -> io.BytesIO:
+        asked.append(request.full_url)
+        return io.BytesIO(bodies[request.full_url].encode())
+
+    monkeypatch.setattr(refresh_ranges.urllib.request, "urlopen", urlopen)
+    out = tmp_path / "ranges.json"
+    assert refresh_ranges.main(["--out", str(out)]) == 0
+    assert sorted(asked) == sorted(bodies)
+    ranges = load_ranges((ranges_file(str(out)),))
+    assert ranges.check(b"198.51.100.9", Family.GOOGLE) is Address.VERIFIED
+    assert ranges.check(b"2001:db8::1", Family.GOOGLE) is Address.VERIFIED
+    assert ranges.check(b"192.0.2.1", Family.BING) is Address.VERIFIED
+    assert ranges.check(b"66.249.66.1", Family.GOOGLE) is Address.OUTSIDE
+    written = json.loads(out.read_text())["crawlers"]
+    assert written["googlebot"]["creationTime"] == "2099-01-01T00:00:00.000000"
+    assert written["bingbot"]["source"] == "https://www.bing.com/toolbox/bingbot.json"
+
+
+def test_the_refresh_script_writes_nothing_when_a_file_is_no_ranges_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def urlopen(request: urllib.request.Request, timeout: float) -> io.BytesIO:
+        return io.BytesIO(b"<html>moved</html>")
+
+    monkeypatch.setattr(refresh_ranges.urllib.request, "urlopen", urlopen)
+    out = tmp_path / "ranges.json"
+    assert refresh_ranges.main(["--out", str(out)]) == 1
+    assert not out.exists()
