@@ -177,6 +177,7 @@ def prepare_crawl(data: Path, pages: int, taken: set[int]) -> Tree:
     return Tree(directory, port, no_tree(pages), crawl=counts)
 
 
+LOGS_FLOOR_LINES_PER_S = 8_000  # the slowest row's rate on a busy machine, halved: its time bound
 LOGS_STALE_S = 86_400  # logs older than this are made again: their month ends at the run
 
 
@@ -290,6 +291,8 @@ def measure_row(
     timeout_s = args.run_timeout * (8 if task.kind is TaskKind.NIGHTS else 1)
     if task.kind is TaskKind.CRAWL:  # Scrapy reads some 50 pages a second: 100k take half an hour
         timeout_s = max(timeout_s, task.urls / CRAWL_FLOOR_PAGES_PER_S)
+    if task.kind is TaskKind.LOGS:  # GoAccess reads some 17k lines a second on a busy machine
+        timeout_s = max(timeout_s, task.urls / LOGS_FLOOR_LINES_PER_S)
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=timeout_s, server_pids=server.pids
     )

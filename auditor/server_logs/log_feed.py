@@ -48,7 +48,6 @@ from auditor.server_logs.log_times import ClfTimes, json_seconds
 
 # A line a block's plain lines left (they leave empty lines, as blank lines are).
 _LEFT = re.compile(rb"^(?!\r?$)[^\n]+", re.MULTILINE)
-_KEPT_LINE = re.compile(rb"^(?!\r?$)", re.MULTILINE)
 _JUDGED = 65_536  # (user agent, address) pairs remembered: a crawler's are few
 MAX_LINE_BYTES = 64 * 1024  # a line longer than this is never held whole: a bad line (overlong)
 BAD_EXAMPLES = 3  # bad lines kept as examples
@@ -57,8 +56,13 @@ SPOOLED = 16  # a row flag: its key was handed to the spool (`new_keys`)
 
 
 def clean_block(pattern: TextPattern, block: bytes) -> tuple[bytes, int]:
-    """`block` with its plain lines emptied, and how many: LogFeed.clean, here or a helper's."""
-    return pattern.clean.subn(b"", block)
+    """`block` with its plain lines emptied, and how many: LogFeed.clean, here or a helper's.
+
+    Each match is a line's end and a plain line (TextPattern.clean), replaced by the line's
+    end: the block is given a line's end before its first line, taken off the result.
+    """
+    left, plain = pattern.clean.subn(b"\n", b"\n" + block)
+    return left[1:], plain
 
 
 @dataclass(slots=True)
@@ -184,7 +188,7 @@ class LogFeed:
             return
         left, plain = cleaned if cleaned is not None else self.clean(block)
         lines = left.count(b"\n")
-        kept = len(_KEPT_LINE.findall(left))
+        kept = len(_LEFT.findall(left))  # it skips a kept line whole: ^ alone would try each byte
         counts = self._run.counts
         counts.lines += plain + kept
         counts.blank += lines - plain - kept

@@ -187,7 +187,7 @@ def test_the_refresh_script_writes_a_snapshot_the_run_reads(
         asked.append(request.full_url)
         return io.BytesIO(bodies[request.full_url].encode())
 
-    monkeypatch.setattr(refresh_ranges.urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
     out = tmp_path / "ranges.json"
     assert refresh_ranges.main(["--out", str(out)]) == 0
     assert sorted(asked) == sorted(bodies)
@@ -207,7 +207,7 @@ def test_the_refresh_script_writes_nothing_when_a_file_is_no_ranges_file(
     def urlopen(request: urllib.request.Request, timeout: float) -> io.BytesIO:
         return io.BytesIO(b"<html>moved</html>")
 
-    monkeypatch.setattr(refresh_ranges.urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
     out = tmp_path / "ranges.json"
     assert refresh_ranges.main(["--out", str(out)]) == 1
     assert not out.exists()
