@@ -56,6 +56,7 @@ class Code(StrEnum):
     SITEMAP_BAD_NAMESPACE = "sitemap.bad_namespace"
     SITEMAP_NAMESPACE_HTTPS = "sitemap.namespace_https"
     SITEMAP_EMPTY = "sitemap.empty"
+    SITEMAP_URLS_DROPPED = "sitemap.urls_dropped"
     SITEMAP_TOO_MANY_URLS = "sitemap.too_many_urls"
     SITEMAP_INVALID_TEXT_LINE = "sitemap.invalid_text_line"
     XML_MALFORMED = "xml.malformed"

@@ -1,8 +1,8 @@
 """The audit's configuration: one frozen record, checked once when it is made.
 
 Field names are the long option names (docs/reference/options.md) with `_` for `-` (units added
-where a flag has none: `timeout` is `timeout_s`, `max-age` is `max_age_days`); RANGES holds
-every numeric setting's range.
+where a flag has none: `timeout` is `timeout_s`, `max-age` is `max_age_days`). A setting's
+default and range are declared once, on its field (`ranged`); RANGES is read from the fields.
 Pure: no I/O.
 """
 
@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
+from typing import TypeVar
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.codes import Severity
 from auditor.errors import ConfigError
 from auditor.limits import MAX_SITEMAP_BYTES
@@ -23,25 +25,20 @@ from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 _NEED_HISTORY = ("budget", "budget_time_s", "max_age_days", "resume")
-_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
-_DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
 # "Googlebot crawls the first 2MB of a supported file type" (Search Central, "Googlebot").
 CRAWL_PAGE_BYTES = 2 * 1024 * 1024
 _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a token
-# RFC 9110 §5.5: a field value never holds CR, LF or NUL (one would end the line and start a
-# header of the user's value's choosing on the wire: libcurl sends it as written).
+# RFC 9110 §5.5: no CR, LF or NUL in a field value (libcurl sends a line break as written).
 _NOT_IN_HEADER = re.compile(r"[\r\n\0]")
 
 
-# --- the range of every numeric setting -----------------------------------------------------
-# One table, applied by the command line's parser (at parse time), by the `--config` and fleet
-# file readers, and by AuditConfig (the library). Each range is what a real use needs, and no
-# more: past it a value only costs memory (every request in flight holds some) or breaks a
-# library (libcurl's timeout is a C long of milliseconds).
+# --- the range of every numeric setting: declared with its default on the setting's field,
+# applied by the command line's parser, the `--config` and fleet file readers, and AuditConfig
+# (the library). Each range is what a real use needs: past it a value only costs memory (every
+# request in flight holds some) or breaks a library (libcurl's timeout is a C long of ms).
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,53 +66,23 @@ class NumberRange:
         return f"from {_number(self.least)} to {_number(self.most)} {self.unit}"
 
 
+T = TypeVar("T")
 _SECONDS = "seconds"
-# Keys: AuditConfig's field names (the fleet's own options: their argparse names). The option
-# is the key with `-` for `_`, less a unit suffix: `timeout_s` is `--timeout` (`option_name`).
-RANGES = MappingProxyType(
-    {
-        # politeness and requests
-        "concurrency": NumberRange(1, 10_000, "requests in flight"),
-        "per_host": NumberRange(1, 10_000, "requests in flight"),
-        "rate": NumberRange(0.001, 10_000.0, "requests per second"),
-        "timeout_s": NumberRange(0.001, 3_600.0, _SECONDS),
-        "retries": NumberRange(0, 100, "retries"),
-        "max_redirects": NumberRange(0, 100, "hops"),
-        "sample": NumberRange(1, 1_000_000, "URLs"),
-        "slow_s": NumberRange(0.001, 3_600.0, _SECONDS),
-        # sitemaps
-        "sitemap_concurrency": NumberRange(1, 1_000, "documents"),
-        "sitemap_timeout_s": NumberRange(0.001, 86_400.0, _SECONDS),
-        "max_depth": NumberRange(0, 100, "levels"),
-        "max_sitemaps": NumberRange(1, 10_000_000, "documents"),
-        # processes
-        "workers": NumberRange(1, 1_024, "processes"),
-        "fleet_workers": NumberRange(1, 1_024, "processes"),
-        "fleet_concurrency": NumberRange(1, 100_000, "sites"),
-        # the crawl (docs/how-to/coverage.md)
-        "crawl_max": NumberRange(1, 100_000_000, "URLs"),
-        "crawl_depth": NumberRange(0, 10_000, "clicks"),
-        "crawl_page_bytes": NumberRange(1, 8 * CRAWL_PAGE_BYTES, "bytes"),
-        "deep_clicks": NumberRange(0, 10_000, "clicks"),
-        # outputs
-        "keep": NumberRange(1, 100_000, "reports"),
-        # access logs (docs/how-to/server-logs.md)
-        "log_days": NumberRange(1, 3_650, "days"),
-        "log_error_rate": NumberRange(0.0, 100.0, "percent"),
-        # big sites (docs/how-to/big-sites.md): a budget of 0 requests carries every verdict
-        "budget": NumberRange(0, 1_000_000_000, "requests"),
-        "budget_time_s": NumberRange(0.001, 30 * 86_400.0, _SECONDS),
-        "max_age_days": NumberRange(1, 3_650, "days"),
-        # the library's alone
-        "max_sitemap_bytes": NumberRange(1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False),
-        "findings_per_sitemap": NumberRange(0, 100_000, "findings", option=False),
-        "backoff_base_s": NumberRange(0.0, 60.0, _SECONDS, option=False),
-        "max_retry_after_s": NumberRange(0.0, 3_600.0, _SECONDS, option=False),
-    }
-)
+_RANGE = "range"  # the metadata key of a field's range
 
 
-_UNIT_IN_FLAG = frozenset({"log_days"})  # `--log-days`, not `--log`
+def ranged(default: T, least: float, most: float, unit: str, *, option: bool = True) -> T:
+    """A numeric setting's default and range, declared once, together, on its AuditConfig field."""
+    number_range = NumberRange(least, most, unit, option)
+    return field(default=default, metadata={_RANGE: number_range})
+
+
+# The command's own numbers, no run's configuration: the fleet's, and --keep's.
+COMMAND_RANGES = {
+    "fleet_workers": NumberRange(1, 1_024, "processes"),
+    "fleet_concurrency": NumberRange(1, 100_000, "sites"),
+    "keep": NumberRange(1, 100_000, "reports"),
+}
 
 
 def option_name(key: str) -> str:
@@ -123,8 +90,9 @@ def option_name(key: str) -> str:
     number_range = RANGES.get(key)
     if number_range is not None and not number_range.option:
         return key
-    flag = key if key in _UNIT_IN_FLAG else key.removesuffix("_days").removesuffix("_s")
-    return "--" + flag.replace("_", "-")
+    if key == "log_days":  # its unit is in its name: `--log-days`, not `--log`
+        return "--log-days"
+    return "--" + key.removesuffix("_days").removesuffix("_s").replace("_", "-")
 
 
 def out_of_range(key: str, value: object) -> str | None:
@@ -263,16 +231,16 @@ class AuditConfig:
     csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
     markdown: Path | None = None  # a summary in Markdown, for a CI job summary
     no_check: bool = False
-    concurrency: int = 128
-    per_host: int = 8
+    concurrency: int = ranged(128, 1, 10_000, "requests in flight")
+    per_host: int = ranged(8, 1, 10_000, "requests in flight")
     # Processes for the CPU-heavy work (the CLI: cores): checkers, or with no_check, parse
     # helpers (parse_helpers) beside this one; 1: everything in the audit's own process.
-    workers: int = 1
+    workers: int = ranged(1, 1, 1_024, "processes")
     loop: EventLoop = EventLoop.AUTO
-    rate: float | None = None
-    timeout_s: float = 15.0
-    retries: int = 2
-    max_redirects: int = 10
+    rate: float | None = ranged(None, 0.001, 10_000.0, "requests per second")
+    timeout_s: float = ranged(15.0, 0.001, 3_600.0, _SECONDS)
+    retries: int = ranged(2, 0, 100, "retries")
+    max_redirects: int = ranged(10, 0, 100, "hops")
     method: Method = Method.GET
     engine: Engine = Engine.CURL
     user_agent: str = DEFAULT_USER_AGENT
@@ -280,10 +248,14 @@ class AuditConfig:
     headers: tuple[tuple[str, str], ...] = ()
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    sample: int | None = None
+    sample: int | None = ranged(None, 1, 1_000_000, "URLs")
     fail_on: FailOn = FailOn.ERROR
     # What is new since the baseline fails the run from this severity on (NEVER: it never does).
     fail_on_new: FailOn = FailOn.ERROR
+    # A sitemap whose baseline URLs are listed nowhere now, more than this share of them and more
+    # than this many, regresses (sitemap.urls_dropped; docs/explanation/rules.md#urls-dropped).
+    max_drop: float = ranged(10.0, 0.0, 100.0, "percent of its URLs")  # the baseline listed in it
+    max_drop_urls: int = ranged(100, 0, 1_000_000_000, "URLs")
     accept_file: Path | None = None  # known issues: reported, never failing the run
     baseline: Path | None = None
     metrics: Path | None = None
@@ -293,41 +265,49 @@ class AuditConfig:
     allow_private: bool = False
     ca_file: Path | None = None  # also trust this CA (a staging site's own), beside the system's
     insecure: bool = False  # verify no certificate; a target's failing one is still a finding
-    slow_s: float = 3.0  # url.slow: an answer slower than this (docs/explanation/rules.md#slow)
+    # url.slow: an answer slower than this (docs/explanation/rules.md#slow)
+    slow_s: float = ranged(3.0, 0.001, 3_600.0, _SECONDS)
     # The sitemap side (docs/explanation/design.md#safety): every read is bounded.
-    sitemap_concurrency: int = 4
-    sitemap_timeout_s: float = 300.0  # a whole sitemap download; `timeout_s` bounds each silence
-    max_depth: int = 5
-    max_sitemaps: int = 100_000
-    max_sitemap_bytes: int = MAX_SITEMAP_BYTES
-    findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
-    backoff_base_s: float = 0.5
-    max_retry_after_s: float = 60.0
-    # Big sites (auditor.history, docs/how-to/big-sites.md): every URL's last verdict kept in
+    sitemap_concurrency: int = ranged(4, 1, 1_000, "documents")
+    # A whole sitemap download; `timeout_s` bounds each silence.
+    sitemap_timeout_s: float = ranged(300.0, 0.001, 86_400.0, _SECONDS)
+    max_depth: int = ranged(5, 0, 100, "levels")
+    max_sitemaps: int = ranged(100_000, 1, 10_000_000, "documents")
+    max_sitemap_bytes: int = ranged(
+        MAX_SITEMAP_BYTES, 1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False
+    )
+    # Findings kept in the report per sitemap; all are counted.
+    findings_per_sitemap: int = ranged(1_000, 0, 100_000, "findings", option=False)
+    backoff_base_s: float = ranged(0.5, 0.0, 60.0, _SECONDS, option=False)
+    max_retry_after_s: float = ranged(60.0, 0.0, 3_600.0, _SECONDS, option=False)
+    # A run that does not move this long is stuck and ends (auditor.processes.watchdog); None:
+    # the watchdog's own window, from the timeouts and pauses above (tests set a short one).
+    stall_s: float | None = ranged(None, 0.01, 86_400.0, _SECONDS, option=False)
+    # Big sites (auditor.wings.history, docs/how-to/big-sites.md): every URL's last verdict kept in
     # `history` between runs; at most `budget` requests a run, or `budget_time_s` seconds of
     # requests; every URL requested at least every `max_age_days`; `resume`: continue the
     # history's interrupted run.
     history: Path | None = None
-    budget: int | None = None
-    budget_time_s: float | None = None
-    max_age_days: int | None = None
+    budget: int | None = ranged(None, 0, 1_000_000_000, "requests")  # 0: every verdict carried
+    budget_time_s: float | None = ranged(None, 0.001, 30 * 86_400.0, _SECONDS)
+    max_age_days: int | None = ranged(None, 1, 3_650, "days")
     resume: bool = False
     # The crawl (docs/how-to/coverage.md): the site read link by link, held against its sitemaps.
     crawl: bool = False
-    crawl_max: int = 100_000  # URLs it takes in to request
-    crawl_depth: int = 100  # clicks from a start page
-    crawl_page_bytes: int = CRAWL_PAGE_BYTES
+    crawl_max: int = ranged(100_000, 1, 100_000_000, "URLs")  # URLs it takes in to request
+    crawl_depth: int = ranged(100, 0, 10_000, "clicks")  # clicks from a start page
+    crawl_page_bytes: int = ranged(CRAWL_PAGE_BYTES, 1, 8 * CRAWL_PAGE_BYTES, "bytes")
     crawl_hosts: tuple[str, ...] = ()  # hosts beside the targets' (and their www. aliases)
     crawl_starts: tuple[str, ...] = ()  # start pages beside the targets' home pages
     crawl_nofollow: bool = False  # follow rel="nofollow" links too
-    deep_clicks: int = 3  # coverage.deep: a listed URL more clicks than this from a start page
-    # Access logs (auditor.server_logs.log_settings, docs/how-to/server-logs.md).
-    access_logs: tuple[Path, ...] = ()
-    log_format: str = "auto"
-    log_fields: tuple[tuple[str, str], ...] = ()
-    log_days: int = 30
-    log_error_rate: float = 10.0
-    crawler_ranges: tuple[str, ...] = ()
+    # coverage.deep: a listed URL more clicks than this from a start page.
+    deep_clicks: int = ranged(3, 0, 10_000, "clicks")
+    access_logs: tuple[Path, ...] = ()  # files, folders, globs, - (auditor.wings.logs)
+    log_format: str = "auto"  # each file's own, or one of the formats the wing reads
+    log_fields: tuple[str, ...] = ()  # `NAME=KEY`: a JSON lines' key for a field
+    log_days: int = ranged(30, 1, 3_650, "days")  # the window: logs.not_crawled
+    log_error_rate: float = ranged(10.0, 0.0, 100.0, "percent")  # logs.crawler_errors above it
+    crawler_ranges: tuple[str, ...] = ()  # newer crawler ranges: FILE, googlebot=FILE, ...
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""
@@ -336,10 +316,15 @@ class AuditConfig:
         for setting in fields(self):
             value = getattr(self, setting.name)
             problem = None if value is None else out_of_range(setting.name, value)
+            if isinstance(value, Path) and "\0" in str(value):  # no file name holds one
+                problem = "holds a NUL character"
             if problem is not None:
                 raise ConfigError(f"{option_name(setting.name)} {problem}")
+        check_field_value("--user-agent", self.user_agent)
         for name, value in self.headers:
-            _check_header(name, value)
+            if not _HEADER_NAME.fullmatch(name):
+                raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
+            check_field_value(f"--header {name}", value)
         self._check_history()
         if self.crawl and not self.crawl_starts and all(t.path is not None for t in self.targets):
             raise ConfigError("--crawl needs a site to start from: a URL target, or --crawl-start")
@@ -356,6 +341,17 @@ class AuditConfig:
         if self.history is not None and self.crawl:
             # The crawl requests every page it reaches, past any budget, and keeps no verdict.
             raise ConfigError("--crawl or --history, not both: a crawl requests every page")
+
+
+# Every numeric setting's range, by AuditConfig's field name (the command's own: its argparse
+# name). The option is the key with `-` for `_`, less a unit suffix: `timeout_s` is `--timeout`
+# (`option_name`).
+RANGES: Mapping[str, NumberRange] = MappingProxyType(
+    {
+        **{item.name: item.metadata[_RANGE] for item in fields(AuditConfig) if item.metadata},
+        **COMMAND_RANGES,
+    }
+)
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:
@@ -395,19 +391,7 @@ def _share(total: int, parts: int, index: int) -> int:
     return total // parts + (index < total % parts)
 
 
-def _check_header(name: str, value: str) -> None:
-    if not _HEADER_NAME.fullmatch(name):
-        raise ConfigError(f"--header name {name!r} is not a token (RFC 9110 §5.1)")
+def check_field_value(option: str, value: str) -> None:
+    """ConfigError if a header value holds CR, LF or NUL: the check of every value sent."""
     if _NOT_IN_HEADER.search(value):
-        raise ConfigError(f"--header {name}: a value holds no CR, LF or NUL (RFC 9110 §5.5)")
-
-
-def parse_duration(text: str) -> float:
-    """`--budget-time`'s value in seconds: `3600`, `90s`, `45m`, `8h`, `1d`, `1h30m`.
-
-    ValueError when it is none of these.
-    """
-    compact = text.strip().lower().replace(" ", "")
-    if not compact or not _DURATION.fullmatch(compact):
-        raise ValueError(f"wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")
-    return sum(float(number) * _UNIT_S[unit] for number, unit in _DURATION_PART.findall(compact))
+        raise ConfigError(f"{option}: a header value holds no CR, LF or NUL (RFC 9110 §5.5)")

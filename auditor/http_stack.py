@@ -27,11 +27,13 @@ from auditor.clock import Clock
 from auditor.config import AuditConfig, Engine
 from auditor.discovery.robots import RobotsFetch, RobotsTxt
 from auditor.discovery.robots_fetch import RobotsCache, fetch_robots
+from auditor.files import read_input
+from auditor.limits import MAX_CA_FILE_BYTES
 from auditor.net.address_guard import Reach
 from auditor.net.host_gate import HostGate
 from auditor.net.opener import FetchPolicy, Opener
 from auditor.net.pacer import Pacer
-from auditor.net.transport import Timeouts, Transport
+from auditor.net.transport import ConnectionPolicy, Timeouts, Transport
 from auditor.urls import parse_http_url
 
 if TYPE_CHECKING:  # imported when made: a checker process on libcurl never loads aiohttp,
@@ -66,11 +68,12 @@ def usable_engine(config: AuditConfig) -> AuditConfig:
     return config
 
 
-def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
-    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
-    from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
+def connection_policy(config: AuditConfig, *, reach: Reach, spare: int) -> ConnectionPolicy:
+    """How the run's transports connect, one record for aiohttp's and libcurl's alike.
 
-    return HttpClient(
+    `spare`: connections beyond the check limits (the sitemap readers', robots.txt's).
+    """
+    return ConnectionPolicy(
         user_agent=config.user_agent,
         headers=config.headers,
         header_hosts=target_hosts(config),
@@ -82,6 +85,13 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
         ca_file=config.ca_file,
         insecure=config.insecure,
     )
+
+
+def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
+    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
+    from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
+
+    return HttpClient(connection_policy(config, reach=reach, spare=spare))
 
 
 @asynccontextmanager
@@ -126,18 +136,8 @@ async def _curl_transport(
     # CURLOPT_CAINFO replaces libcurl's CAs: the system's and the extra one, in one file.
     bundle = await asyncio.to_thread(_ca_bundle, config.ca_file) if config.ca_file else None
     try:
-        async with curl_client.CurlTransport(
-            user_agent=config.user_agent,
-            headers=config.headers,
-            header_hosts=target_hosts(config),
-            origin_headers=origin_headers(config),
-            concurrency=config.concurrency,
-            per_host=config.per_host,
-            spare=spare,
-            reach=reach,
-            ca_file=bundle,
-            insecure=config.insecure,
-        ) as transport:
+        policy = connection_policy(config, reach=reach, spare=spare)
+        async with curl_client.CurlTransport(replace(policy, ca_file=bundle)) as transport:
             yield transport
     finally:
         if bundle is not None:
@@ -149,7 +149,7 @@ def _ca_bundle(extra: Path) -> Path:
     paths = ssl.get_default_verify_paths()
     system = next((Path(p) for p in (paths.cafile, paths.openssl_cafile) if p), None)
     parts = [system.read_bytes()] if system is not None and system.is_file() else []
-    parts.append(extra.read_bytes())
+    parts.append(read_input(extra, max_bytes=MAX_CA_FILE_BYTES))
     handle, name = tempfile.mkstemp(prefix="sitemap-audit-ca-", suffix=".pem")
     with os.fdopen(handle, "wb") as file:
         file.write(b"\n".join(parts))
@@ -211,6 +211,7 @@ class Openers:
     quick: Opener  # cross-submission look-ups
     checks: Opener  # URL checks: the whole request bounded, the host slot held to the end
     robots: RobotsCache
+    gate: HostGate  # what they all wait on: the run's watchdog reads how it moves
 
 
 def openers(
@@ -243,7 +244,7 @@ def openers(
         window_s = config.timeout_s
         return fetch_robots(chosen, url, clock=clock, window_s=window_s, rules=not quick_lookup)
 
-    return Openers(documents, quick, check_opener, RobotsCache(robots))
+    return Openers(documents, quick, check_opener, RobotsCache(robots), gate)
 
 
 def checker(config: AuditConfig, parts: Openers, *, clock: Clock) -> Checker:

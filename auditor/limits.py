@@ -26,3 +26,10 @@ MAX_FIELD_CHARS = 8192
 # An ETag or Last-Modified longer than this is not kept to be sent back (--history): real ones
 # are a few dozen characters.
 MAX_VALIDATOR_CHARS = 256
+# Files the user gives as input, read whole: each far above any real one, far below what would
+# cost the run its memory (`/dev/zero` named as one is refused at once: not a regular file).
+MAX_CONFIG_BYTES = 1 << 20  # --config: a TOML file of options
+MAX_ACCEPT_FILE_BYTES = 4 << 20  # --accept-file: tens of thousands of known issues
+MAX_FLEET_FILE_BYTES = 64 << 20  # --fleet: a million sites, a line each
+MAX_CA_FILE_BYTES = 16 << 20  # --ca-file: PEM certificates
+MAX_FLEET_SUMMARY_BYTES = 256 << 20  # a fleet's --baseline: an earlier fleet summary

@@ -4,7 +4,7 @@
 
 The ceiling a Python log reader can reach: a file read line by line (gzip's by its magic
 bytes, through the standard library's gzip module), each line matched against the combined
-format's pattern (the auditor's own, auditor.server_logs.log_formats), nothing kept. Prints
+format's pattern (the auditor's own, auditor.wings.logs.log_formats), nothing kept. Prints
 {"lines": N, "matched": M} as one JSON line.
 """
 
@@ -15,7 +15,7 @@ import json
 import sys
 from pathlib import Path
 
-from auditor.server_logs.log_formats import TEXT_PATTERNS, LogFormat
+from auditor.wings.logs.log_formats import TEXT_PATTERNS, LogFormat
 
 
 def main() -> None:

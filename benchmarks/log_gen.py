@@ -36,7 +36,7 @@ from site_gen import Kind, kind_of, url_of
 
 FORMAT = 1  # bump when the generated lines change
 DAYS = 31
-RANGES = Path(__file__).resolve().parent.parent / "auditor/server_logs/crawler_ranges.json"
+RANGES = Path(__file__).resolve().parent.parent / "auditor/wings/logs/crawler_ranges.json"
 GOOGLEBOT_UA = (
     "Mozilla/5.0 (Linux; Android 6.0.1; Nexus 5X Build/MMB29P) AppleWebKit/537.36 (KHTML, like "
     "Gecko) Chrome/124.0.6367.201 Mobile Safari/537.36 (compatible; Googlebot/2.1; "

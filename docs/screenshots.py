@@ -21,9 +21,9 @@ from pathlib import Path
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.demo.server import DEMO_CA, serve, serve_demo
 from auditor.demo.site import clean_routes
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from tests.browser import Page, chromium, find_chromium
-from tests.server_logs.log_lines import (
+from tests.wings.logs.log_lines import (
     BINGBOT_IP,
     BINGBOT_UA,
     FORMATS,

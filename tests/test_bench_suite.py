@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 import threading
 from collections import Counter
@@ -9,17 +11,17 @@ from pathlib import Path
 
 import pytest
 
-from auditor.server_logs.access_logs import load_ranges
-from auditor.server_logs.crawler_names import Crawler
-from auditor.server_logs.log_feed import LogRun
-from auditor.server_logs.log_files import expand_sources, read_logs
-from auditor.server_logs.log_formats import LogFormat
-from auditor.server_logs.log_tally import Window
+from auditor.wings.logs.access_logs import load_ranges
+from auditor.wings.logs.crawler_names import Bot
+from auditor.wings.logs.log_feed import LogRun
+from auditor.wings.logs.log_files import expand_sources, read_logs
+from auditor.wings.logs.log_formats import LogFormat
+from auditor.wings.logs.log_tally import Window
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 
 from log_gen import generate
-from results import Run, log_read_ratios, logs_targets, ratios, spread, targets
+from results import Run, log_read_ratios, logs_targets, ratios, spread, table, targets
 from rows import bare_final
 from serve_site import route
 from site_gen import OFF_HOST, Kind, expected_counts, kind_of, url_of
@@ -182,6 +184,16 @@ def test_three_small_nights_are_right() -> None:
     assert found["per_night"][2]["not_modified"] > 0  # the ETags sent back
 
 
+def test_the_journals_full_run_table_is_its_json() -> None:
+    """The performance page shows the kept full run's table: it says what that run's JSON says."""
+    journal = Path(__file__).parent.parent / "benchmarks" / "journal"
+    suite = json.loads((journal / "suite-full.json").read_text("utf-8"))
+    names = {field.name for field in dataclasses.fields(Run)}
+    runs = [Run(**{k: v for k, v in run.items() if k in names}) for run in suite["runs"]]
+    order = [(entry["task"], entry["row"], tuple(entry["vs"])) for entry in suite["summary"]]
+    assert table(runs, order) in (journal / "RESULTS-full.md").read_text("utf-8")
+
+
 def test_the_log_generator_writes_what_the_auditors_reader_counts(tmp_path: Path) -> None:
     """Both copies of the month, plain and rotated, read as the run reads them, give its counts."""
     want = generate(tmp_path, count=20_000, listed=2_000, files=4)
@@ -206,9 +218,9 @@ def test_the_log_generator_writes_what_the_auditors_reader_counts(tmp_path: Path
         claims = run.counts.claims
         assert run.counts.lines == want.lines
         assert run.counts.bad == 0
-        assert claims[Crawler.GOOGLEBOT].verified == want.googlebot
-        assert claims[Crawler.GOOGLEBOT].outside == want.spoofed
-        assert claims[Crawler.BINGBOT].verified == want.bingbot
+        assert claims[Bot.GOOGLEBOT].verified == want.googlebot
+        assert claims[Bot.GOOGLEBOT].outside == want.spoofed
+        assert claims[Bot.BINGBOT].verified == want.bingbot
     assert 0.07 < want.googlebot / want.lines < 0.09
 
 

@@ -6,12 +6,14 @@ folder) is measured on the process.
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import gzip
 import json
 import os
 import signal
 import sys
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,6 +29,7 @@ from tests.fleet.sites import fleet_of
 from tests.helpers import Report, target
 
 MAX_RSS_MB = 200.0
+_IN_OPEN = 0x20  # <sys/inotify.h>: the file was opened
 _HEAD = b'<?xml version="1.0" encoding="UTF-8"?>\n'
 _URLSET = b'<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'
 
@@ -318,13 +321,44 @@ async def _moment(moment: str, out: Path) -> None:
 # --- fleet files ---------------------------------------------------------------------------------
 
 _SITES_ON_ONE_HOST = 10_000
+# Sites of the fleet a Ctrl-C interrupts while it is read: seconds of naming and configuring
+# after the file's open, however fast the machine, for the signal to land in.
+_SITES_WHILE_READ = 100_000
 
 
-def one_host_fleet(path: Path) -> Path:
-    """10,000 sites of one host (named host, host-2, ...), then a line that cannot run."""
-    lines = ["https://shop.example/"] * _SITES_ON_ONE_HOST + ["ftp://nowhere"]
+def one_host_fleet(path: Path, sites: int = _SITES_ON_ONE_HOST) -> Path:
+    """`sites` sites of one host (named host, host-2, ...), then a line that cannot run."""
+    lines = ["https://shop.example/"] * sites + ["ftp://nowhere"]
     path.write_text("\n".join(lines) + "\n")
     return path
+
+
+@contextmanager
+def watched_opens(path: Path) -> Iterator[Callable[[], Awaitable[None]]]:
+    """While the block runs, `opened()` waits for the next time a process opens `path`.
+
+    Linux's inotify (inotify(7), IN_OPEN): the moment itself, not a guess in seconds.
+    """
+    libc = ctypes.CDLL(None, use_errno=True)
+    watch = libc.inotify_init1(os.O_NONBLOCK | os.O_CLOEXEC)
+    if watch < 0:
+        raise OSError(ctypes.get_errno(), "inotify_init1")
+    try:
+        if libc.inotify_add_watch(watch, os.fsencode(path), _IN_OPEN) < 0:
+            raise OSError(ctypes.get_errno(), "inotify_add_watch")
+
+        async def opened() -> None:
+            loop, event = asyncio.get_running_loop(), asyncio.Event()
+            loop.add_reader(watch, event.set)
+            try:
+                await event.wait()
+            finally:
+                loop.remove_reader(watch)
+            os.read(watch, 4096)  # the event, taken
+
+        yield opened
+    finally:
+        os.close(watch)
 
 
 async def test_a_fleet_of_many_sites_on_one_host_is_read_in_linear_time(tmp_path: Path) -> None:
@@ -342,18 +376,23 @@ async def test_ctrl_c_while_a_fleet_file_is_read_is_exit_3_without_a_traceback(
     command: str, tmp_path: Path
 ) -> None:
     """The console script said KeyboardInterrupt with a traceback, exit 130."""
-    fleet = one_host_fleet(tmp_path / "sites.txt")
+    fleet = one_host_fleet(tmp_path / "sites.txt", _SITES_WHILE_READ)
     program = [sys.executable, "-m", "auditor"]
     if command == "sitemap-audit":
         program = [str(Path(sys.executable).with_name("sitemap-audit"))]
-    with (tmp_path / "stderr.txt").open("wb") as stderr:
+    with (tmp_path / "stderr.txt").open("wb") as stderr, watched_opens(fleet) as opened:
         process = await asyncio.create_subprocess_exec(
             *program, "--fleet", str(fleet), "--out", str(tmp_path / "out"), cwd=ROOT,
             stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
         )  # fmt: skip
-        await asyncio.sleep(1.5)  # the imports done (about 0.7 s), the sites being named
-        process.send_signal(signal.SIGINT)
-        code = await asyncio.wait_for(process.wait(), timeout=30)
+        try:
+            await asyncio.wait_for(opened(), timeout=60)  # the file read, the sites named next
+            process.send_signal(signal.SIGINT)
+            code = await asyncio.wait_for(process.wait(), timeout=30)
+        finally:
+            if process.returncode is None:
+                process.kill()
+                await process.wait()
     err = (tmp_path / "stderr.txt").read_text()
     assert "Traceback" not in err, err
     assert (code, len(err.splitlines())) == (ExitCode.FAILED, 1), err

@@ -3,42 +3,51 @@
 Orchestration over `net.opener` (retries, pacing, redirects) and the pure rules of
 `net.redirects`, `answer_rules` (statuses, shields) and `page_head` (noindex, canonicals).
 A check returns a plain CheckResult and adds nothing up: only the sink does (so the stage can
-run in several processes).
+run in several processes). A URL is requested once whatever asks for it: a listed URL's check
+and a canonical target's are one (auditor.checks.visits).
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, replace
+from functools import partial
 
+from auditor.checks.answer_read import (
+    NOT_MODIFIED,
+    bounded_validator,
+    check_result,
+    conditional_headers,
+    last_modified_of,
+    may_have_head,
+    not_modified,
+    read_prefix,
+)
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
-from auditor.checks.canonical import canonical_target, comparable, header_canonicals
+from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import PageHead, read_head
-from auditor.checks.page_rules import page_findings
+from auditor.checks.page_rules import blocked_page, page_findings
+from auditor.checks.visits import KnownVerdict, Visit, Visits, canonical_verdict, url_key
 from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.discovery.robots import RobotsTxt, robots_detail
-from auditor.errors import CompressionError, FetchError
-from auditor.limits import MAX_VALIDATOR_CHARS
+from auditor.errors import FetchError
 from auditor.models import (
     AlreadyRead,
     CheckResult,
     Finding,
-    NotIndexable,
-    Redirect,
     Validators,
     finding,
 )
 from auditor.net.body_pace import Read, floored
-from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
 from auditor.net.redirects import chain_findings
 from auditor.net.transport import Response
-from auditor.urls import parse_http_url
+from auditor.urls import origin_of
 
 log = logging.getLogger(__name__)
 # A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
@@ -50,13 +59,8 @@ MAX_BODY_PREFIX_BYTES = 64 * 1024
 # docs/explanation/rules.md#page-head.
 MAX_PAGE_BYTES = 2 * 1024 * 1024
 DEEP_READS = 4
-MAX_TARGETS_KEPT = 4096  # canonicals whose verdict is kept (most sites name a few)
 _SHOWN_CHARS = 200
 _ERROR_CHARS = 300
-# RFC 9110 §15.4.5: the answer to a conditional request whose condition is false.
-NOT_MODIFIED = 304
-# Content types that have an HTML head; a body without a Content-Type may have one too.
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 RobotsFor = Callable[[str], Awaitable[RobotsTxt | None]]  # origin -> its robots.txt rules
 
@@ -71,6 +75,7 @@ class PageBody:
     robots_tags: tuple[str, ...]  # X-Robots-Tag values (nofollow)
     link_headers: tuple[str, ...] = ()  # Link values (a canonical)
     head: PageHead | None = None  # what the checks read of its head (a canonical, a refresh)
+    canonical: str | None = None  # where its one canonical leads, when not to the page itself
 
 
 class Checker:
@@ -98,8 +103,11 @@ class Checker:
         # The last origin's rules: most URLs follow one of their own host (no await for them).
         self._last_robots: tuple[str, RobotsTxt | None] | None = None
         self._deep_reads = asyncio.Semaphore(DEEP_READS)
-        # Canonicals checked: comparable URL -> (why not indexable, its status), once each.
-        self._targets: dict[str, asyncio.Future[tuple[NotIndexable | None, int | None]]] = {}
+        self._visits = Visits()  # every URL's check, whichever role asks for it
+
+    def learn_from(self, known: KnownVerdict) -> None:
+        """Ask `known` (the crawl's pages) for a canonical's verdict before requesting it."""
+        self._visits.known = known
 
     async def check(
         self,
@@ -111,36 +119,53 @@ class Checker:
     ) -> CheckResult:
         """Request `loc` (an absolute http(s) URL of `origin`) and say what its answer means.
 
-        `follow`: judge where the page's canonical leads too (not for that canonical itself).
-        `validators`: the page's last ETag and Last-Modified, sent as If-None-Match and
-        If-Modified-Since; a 304 then comes back `not_modified`, its page left unread.
+        `follow`: judge where the page's canonical leads too. `validators`: the page's last
+        ETag and Last-Modified, sent as If-None-Match and If-Modified-Since; a 304 then comes
+        back `not_modified`, its page left unread. A URL a canonical led to already was
+        requested then: that check is this one (auditor.checks.visits).
         """
-        result, _ = await self._check(loc, origin, follow=follow, validators=validators)
-        return result
+        make = partial(self._visit_only, loc, origin, validators)
+        key = url_key(loc)
+        visit = await (self._visits.own(key, make) if key is not None else make())
+        return await self._followed(loc, visit, follow=follow)
 
     async def read_page(
-        self, loc: str, *, origin: str, max_bytes: int
+        self, loc: str, *, origin: str, max_bytes: int, follow: bool = True
     ) -> tuple[CheckResult, PageBody | None]:
         """`check`, with a GET whose body is read up to `max_bytes` and handed back (the crawl).
 
         The verdict is judged on the head a check reads, so that a listed URL's check and the
         crawl's visit of it say the same. No body for an answer that is not 2xx, or a shield's
-        page.
+        page. Always requested: a body is read further than a check reads.
         """
-        return await self._check(loc, origin, follow=True, page_bytes=max_bytes)
+        visit, page = await self._visit(loc, origin, page_bytes=max_bytes)
+        return await self._followed(loc, visit, follow=follow), page
 
-    async def _check(
+    async def _followed(self, loc: str, visit: Visit, *, follow: bool) -> CheckResult:
+        """The visit's result; with `follow`, judged where its canonical leads too."""
+        if not follow or visit.canonical is None:
+            return visit.result
+        leads = await self.canonical_leads(loc, visit.canonical)
+        if not leads:
+            return visit.result
+        return replace(visit.result, findings=(*visit.result.findings, *leads))
+
+    async def _visit_only(self, loc: str, origin: str, validators: Validators | None) -> Visit:
+        return (await self._visit(loc, origin, validators=validators))[0]
+
+    async def _visit(
         self,
         loc: str,
         origin: str,
         *,
-        follow: bool,
         validators: Validators | None = None,
         page_bytes: int | None = None,
-    ) -> tuple[CheckResult, PageBody | None]:
+    ) -> tuple[Visit, PageBody | None]:
+        """Request `loc` and judge its answer, all but where its canonical leads."""
         try:
+            # `follow`: the page names where its canonical leads (PageBody.canonical).
             result, page = await self._request(
-                loc, origin, follow=follow, validators=validators, page_bytes=page_bytes
+                loc, origin, follow=True, validators=validators, page_bytes=page_bytes
             )
         except Exception as exc:
             # a bug: report where, and go on (docs/explanation/design.md#findings)
@@ -151,7 +176,8 @@ class Checker:
             )
             page = None
         result.not_indexable = not_indexable(result)
-        return result, page if page_bytes is not None else None
+        canonical = page.canonical if page is not None else None
+        return Visit(result, canonical, canonical_verdict(result)), page
 
     async def _request(
         self,
@@ -168,7 +194,11 @@ class Checker:
         limit = MAX_BODY_PREFIX_BYTES if page_bytes is None else page_bytes
         try:
             opened = await self._opener.open(
-                loc, method=method, headers=_conditional(validators), max_body=limit
+                loc,
+                before_hop=self._robots_of_url,
+                method=method,
+                headers=conditional_headers(validators),
+                max_body=limit,
             )
         except FetchError as error:
             # The host answers nothing at all (docs/explanation/rules.md#robots-status).
@@ -179,7 +209,7 @@ class Checker:
         if isinstance(opened, Refused):
             return self._refused(opened, found), None
         if validators and not opened.redirects and opened.response.status == NOT_MODIFIED:
-            return _not_modified(opened, found), None
+            return not_modified(opened, found), None
         # judged where it lands (docs/explanation/rules.md#robots-blocked)
         if not found and opened.redirects:
             found += await self._blocked_on_the_way(loc, opened)
@@ -192,6 +222,16 @@ class Checker:
         robots = await self._robots(origin)
         self._last_robots = (origin, robots)
         return robots
+
+    async def _robots_of_url(self, url: str) -> None:
+        """Learn the robots.txt of the host `url` is on, before a redirect's hop opens it.
+
+        Asked while no slot is held: once the hop's response holds one of its host's slots,
+        asking for that host's robots.txt could wait for a slot only this check would free.
+        """
+        origin = origin_of(url)
+        if origin is not None:
+            await self._robots_of(origin)
 
     def _blocked(self, loc: str, url: str, robots: RobotsTxt | None) -> list[Finding]:
         """url.blocked_by_robots when `url` (`loc` or where it leads) is disallowed.
@@ -210,11 +250,12 @@ class Checker:
     async def _blocked_on_the_way(self, loc: str, opened: Opened) -> list[Finding]:
         """A listed URL that redirects into a blocked path is blocked.
 
-        See docs/explanation/rules.md#robots-blocked.
+        See docs/explanation/rules.md#robots-blocked. Every host's robots.txt on the way was
+        learnt before its hop opened (`_robots_of_url`): no wait for a slot here.
         """
         steps = [hop.url for hop in opened.redirects[1:]] + [opened.final_url]
         for url in steps:
-            origin = _origin_of(url)
+            origin = origin_of(url)
             found = self._blocked(loc, url, await self._robots_of(origin)) if origin else []
             if found:
                 return found
@@ -256,7 +297,7 @@ class Checker:
         page_body = None
         if 200 <= status < 300 and challenge is None:
             page = None
-            if head and _has_head(content_type):
+            if head and may_have_head(content_type):
                 page = await self._head_of(final_url, body, more=more)
             said = page_findings(
                 loc,
@@ -266,27 +307,27 @@ class Checker:
                 page=page,
                 agents=self._agents,
                 now=self._clock.now(),
+                blocked=blocked_page(found),
             )
             found += said
+            target = None  # judged by the caller (Checker.canonical_leads)
             if follow and any(item.code is Code.URL_CANONICAL_ELSEWHERE for item in said):
                 html, base = (page.canonicals, page.base) if page is not None else ((), None)
                 header = header_canonicals(links)
                 target = canonical_target(final_url, url=loc, header=header, html=html, base=base)
-                if target is not None:
-                    found += await self._canonical_leads(loc, target)
             page_body = PageBody(
-                final_url, body, content_type, tuple(robots_tags), tuple(links), page
+                final_url, body, content_type, tuple(robots_tags), tuple(links), page, target
             )
         slow = slow_finding(opened.elapsed_s, url=loc, slow_s=self._slow_s)
         if slow is not None:
             found.append(slow)
         direct = not chain and 200 <= status < 300
-        result = _result(
+        result = check_result(
             opened,
             status,
             found,
-            last_modified=_last_modified(headers),
-            etag=_bounded(headers.get("ETag")) if direct else None,
+            last_modified=last_modified_of(headers),
+            etag=bounded_validator(headers.get("ETag")) if direct else None,
         )
         return result, page_body
 
@@ -305,50 +346,29 @@ class Checker:
             return read_head(body[:MAX_PAGE_BYTES], self._agents)  # Google reads no further
         return await self._read_on(final_url, page)
 
-    async def _canonical_leads(self, loc: str, target: str) -> list[Finding]:
+    async def canonical_leads(self, loc: str, target: str) -> list[Finding]:
         """url.canonical_not_indexable: the canonical `loc` names is itself not indexable.
 
         Screaming Frog's "Non-Indexable Canonical": Google is pointed at a URL it will not
-        index (docs/explanation/rules.md#canonical-target). The canonical is checked once per
-        run and checker (single flight, bounded).
+        index (docs/explanation/rules.md#canonical-target). The canonical's verdict is its own
+        check's, made once a run whatever else asks for it (auditor.checks.visits).
         """
-        key = comparable(target) or target
-        known = self._targets.get(key)
-        if known is not None:
-            verdict = known.result() if known.done() else await asyncio.shield(known)
-        else:
-            if len(self._targets) >= MAX_TARGETS_KEPT:
-                self._targets = {k: v for k, v in self._targets.items() if not v.done()}
-            future = self._targets[key] = asyncio.get_running_loop().create_future()
-            try:
-                verdict = await self._target_verdict(target)
-            except BaseException:
-                del self._targets[key]
-                future.cancel()
-                raise
-            future.set_result(verdict)
-        reason, status = verdict
+        key, origin = url_key(target), origin_of(target)
+        if key is None or origin is None:
+            return []
+        make = partial(self._visit_only, target, origin, None)
+        reason, status = await self._visits.verdict(key, target, make)
         if reason is None:
             return []
         code, canonical = Code.URL_CANONICAL_NOT_INDEXABLE, target[:_SHOWN_CHARS]
         return [finding(code, url=loc, canonical=canonical, reason=reason.value, status=status)]
-
-    async def _target_verdict(self, target: str) -> tuple[NotIndexable | None, int | None]:
-        """Why `target` is not indexable (None: it is), and its status, from its own check."""
-        origin = _origin_of(target)
-        if origin is None:
-            return None, None
-        result = await self.check(target, origin=origin, follow=False)
-        if any(item.code is Code.INTERNAL_ERROR for item in result.findings):
-            return None, None
-        return result.not_indexable, result.status
 
     async def _read_body(self, response: Response, limit: int) -> tuple[bytes, bool]:
         """At most `limit` bytes of the body, decoded; and whether more may follow."""
         read: Read = response.read
         if response.streamed:  # a body read whole by the transport was bounded there
             read = floored(read, window_s=self._timeout_s, clock=self._clock)
-        return await _read_prefix(read, response.body_encoding, limit=limit)
+        return await read_prefix(read, response.body_encoding, limit=limit)
 
     async def _read_on(self, url: str, page: PageHead) -> PageHead:
         """The head of a page whose first bytes did not end it, read up to MAX_PAGE_BYTES.
@@ -373,99 +393,3 @@ class Checker:
             finally:
                 response.close()
         return read_head(body, self._agents)  # Google reads no further
-
-
-def _result(
-    opened: Opened,
-    status: int,
-    found: list[Finding],
-    *,
-    last_modified: str | None,
-    etag: str | None = None,
-) -> CheckResult:
-    chain: tuple[Redirect, ...] = opened.redirects
-    return CheckResult(
-        chain[0].status if chain else status,
-        final_url=opened.final_url,
-        final_status=status,
-        redirects=chain,
-        elapsed_ms=round(opened.elapsed_s * 1000),
-        method=opened.method.value.upper(),
-        findings=tuple(found),
-        last_modified=last_modified,
-        etag=etag,
-    )
-
-
-def _conditional(validators: Validators | None) -> dict[str, str] | None:
-    """RFC 9110 §13.1.2, §13.1.3: ask for the page only if it changed since these validators."""
-    if validators is None:
-        return None
-    headers = {}
-    if validators.etag is not None:
-        headers["If-None-Match"] = validators.etag
-    if validators.last_modified is not None:
-        headers["If-Modified-Since"] = validators.last_modified
-    return headers or None
-
-
-def _not_modified(opened: Opened, found: list[Finding]) -> CheckResult:
-    """A 304 to a conditional request (RFC 9110 §15.4.5): the page did not change.
-
-    Nothing of the page is read or judged; the history keeps its last verdict. Only what this
-    run judges before asking (robots.txt) and the time it took are this check's own.
-    """
-    opened.response.close()
-    result = _result(opened, NOT_MODIFIED, found, last_modified=None)
-    result.not_modified = True
-    return result
-
-
-def _origin_of(url: str) -> str | None:
-    parsed = parse_http_url(url)
-    return parsed.origin if parsed is not None else None
-
-
-def _has_head(content_type: str | None) -> bool:
-    """Whether a body may hold an HTML head worth reading (no type said: maybe)."""
-    return content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
-
-
-def _last_modified(headers: Mapping[str, str]) -> str | None:
-    """The page's Last-Modified, unless it is the answer's Date: dynamic pages say "now"."""
-    value = headers.get("Last-Modified")
-    return _bounded(value) if value is not None and value != headers.get("Date") else None
-
-
-def _bounded(value: str | None) -> str | None:
-    """A validator kept to be sent back; a longer one is not a validator worth keeping."""
-    return value if value is not None and len(value) <= MAX_VALIDATOR_CHARS else None
-
-
-async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> tuple[bytes, bool]:
-    """At most `limit` bytes of the body, decoded where possible; and whether more may follow.
-
-    A short body is read to its end, so the connection goes back to the pool; a longer one is
-    dropped with its connection when the response closes.
-    """
-    first = await read()
-    if len(first) >= limit or not first:  # a body read whole by the transport: no copy
-        raw: bytes | bytearray = first
-    else:
-        raw = bytearray(first)
-        while len(raw) < limit and (chunk := await read()):
-            raw += chunk
-    more = len(raw) >= limit
-    if not encoding and raw[:2] != b"\x1f\x8b":
-        kept = bytes(raw[:limit]) if len(raw) > limit or isinstance(raw, bytearray) else raw
-        return kept, more
-    decoded = bytearray()
-    try:
-        for piece in BodyDecoder(encoding).feed(bytes(raw)):
-            decoded += piece
-            if len(decoded) >= limit:
-                more = True
-                break
-    except CompressionError:
-        pass  # a page, not a sitemap: a broken encoding only hides its head from us
-    return bytes(decoded[:limit]), more

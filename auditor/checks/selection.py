@@ -1,14 +1,17 @@
 """Which URLs to request: `--include`/`--exclude` patterns and `--sample N`. Pure: no I/O.
 
-Every URL is still validated and reported; these only decide which ones are requested.
+Every URL is still validated and reported; these only decide which ones are requested. The
+patterns are RE2's, searched in time linear in the URL (auditor.checks.url_patterns).
 """
 
 from __future__ import annotations
 
 import random
-import re
 from collections.abc import Sequence
 from typing import Generic, TypeVar
+
+from auditor.checks.url_patterns import UrlPatterns
+from auditor.errors import ConfigError
 
 T = TypeVar("T")
 
@@ -17,8 +20,12 @@ class UrlFilter:
     """`--include` (any may match; none given: all) minus `--exclude` (none may match)."""
 
     def __init__(self, include: Sequence[str], exclude: Sequence[str]) -> None:
-        self._include = [re.compile(pattern) for pattern in include]
-        self._exclude = [re.compile(pattern) for pattern in exclude]
+        """ConfigError for a pattern RE2 does not take (the options' check names it first)."""
+        try:
+            self._include = UrlPatterns(include)
+            self._exclude = UrlPatterns(exclude)
+        except ValueError as exc:
+            raise ConfigError(f"--include or --exclude: a bad pattern ({exc})") from None
 
     @property
     def everything(self) -> bool:
@@ -27,9 +34,9 @@ class UrlFilter:
 
     def wants(self, url: str) -> bool:
         """Whether `url` is to be requested (patterns are searched, as `re.search` does)."""
-        if self._include and not any(pattern.search(url) for pattern in self._include):
+        if self._include and not self._include.search(url):
             return False
-        return not any(pattern.search(url) for pattern in self._exclude)
+        return not (self._exclude and self._exclude.search(url))
 
 
 class Reservoir(Generic[T]):

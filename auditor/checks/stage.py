@@ -29,6 +29,10 @@ RESULT_BATCH = 64
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 K = TypeVar("K")
+# Where answered (key, result) pairs go: a batch handed on (it may wait for room), or kept at
+# once (a stop: nothing may wait then).
+Emit = Callable[[list[tuple[K, CheckResult]]], Awaitable[None]]
+Keep = Callable[[list[tuple[K, CheckResult]]], None]
 # One URL to check: (key, URL, origin, the validators of a conditional request).
 Job = tuple[K, str, str, Validators | None]
 
@@ -60,7 +64,7 @@ class Ask(NamedTuple):
 
 
 class Plan(Protocol):
-    """Which of the wanted URLs are requested, and when (auditor.history: --history)."""
+    """Which of the wanted URLs are requested, and when (auditor.wings.history: --history)."""
 
     async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
         """Of a reader's wanted (record, origin) pairs: those to request now, and those done.
@@ -174,7 +178,8 @@ class CheckStage:
 class CheckLoop(Generic[K]):
     """`workers` tasks in this process checking (key, URL, origin, validators) jobs, queued.
 
-    The (key, result) pairs go on in small batches.
+    The (key, result) pairs go on in small batches. A loop cancelled (the run stopped) drops the
+    checks in flight and hands the answered ones it still holds to `keep`.
     """
 
     def __init__(
@@ -182,11 +187,18 @@ class CheckLoop(Generic[K]):
         checker: Checker,
         *,
         workers: int,
-        emit: Callable[[list[tuple[K, CheckResult]]], Awaitable[None]],
+        emit: Emit[K],
+        keep: Keep[K] | None = None,
     ) -> None:
+        """`emit`: where answers go, a batch at a time; it takes each batch before it waits.
+
+        `keep`: where the answers not handed to `emit` yet go when the loop is cancelled, at
+        once (None: they are dropped).
+        """
         self._checker = checker
         self._workers = workers
         self._emit = emit
+        self._keep = keep
         self._queue: asyncio.Queue[Job[K] | None] = asyncio.Queue(CHECK_QUEUE_RECORDS)
         self._done: list[tuple[K, CheckResult]] = []
         self._waiting = 0  # jobs in the queue (not the end markers)
@@ -205,11 +217,19 @@ class CheckLoop(Generic[K]):
 
     async def run(self) -> None:
         """Run the workers until closed and drained."""
-        async with asyncio.TaskGroup() as group:
-            for _ in range(self._workers):
-                group.create_task(self._work())
-        if self._done:
-            await self._emit(self._done)
+        try:
+            async with asyncio.TaskGroup() as group:
+                for _ in range(self._workers):
+                    group.create_task(self._work())
+        except BaseException:
+            # Answered, whatever stopped the workers: never requested again for want of a batch.
+            batch, self._done = self._done, []
+            if batch and self._keep is not None:
+                self._keep(batch)
+            raise
+        batch, self._done = self._done, []
+        if batch:
+            await self._emit(batch)
 
     async def _work(self) -> None:
         while (job := await self._queue.get()) is not None:

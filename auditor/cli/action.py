@@ -8,7 +8,7 @@ command line, runs it, and writes them back: the tests run it so, with no GitHub
     INPUT_TARGETS       sites, robots.txt or sitemap URLs, or files (space- or line-separated)
     INPUT_ARGS          more options, as on a command line (`--fail-on warning --per-host 4`)
     INPUT_FAIL          "true": the step fails when the audit does (exit 1); usage errors (2)
-                        and runs that did not finish (3) fail it always
+                        and runs that did not finish or reached no target (3) fail it always
     INPUT_OUTPUT        the folder for the reports (default `sitemap-audit`)
     INPUT_JOB_SUMMARY   "true": the Markdown summary goes to the job's summary page
 
@@ -25,7 +25,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from auditor.cli.main import main as command
-from auditor.errors import ExitCode, ReportReadError
+from auditor.errors import ExitCode, ReportReadError, UsageError
+from auditor.files import open_input
 from auditor.report.reader import ReportReader
 
 PROG = "sitemap-audit-action"
@@ -43,23 +44,51 @@ def main(environ: Mapping[str, str] | None = None) -> int:
         "markdown": folder / "summary.md",
         "junit": folder / "junit.xml",
     }
-    targets = env.get("INPUT_TARGETS", "").split()
-    if not targets:
-        print(f"{PROG}: error: the input 'targets' names no site", file=sys.stderr)
+    try:
+        argv = _command_line(env)
+    except UsageError as exc:
+        print(f"{PROG}: error: {exc}", file=sys.stderr)
         _write_outputs(env, {"exit_code": str(int(ExitCode.USAGE))})
         return ExitCode.USAGE
-    argv = [*targets, *shlex.split(env.get("INPUT_ARGS", ""))]
     argv += ["--out", str(folder), "--no-progress", "--no-color"]
     argv += [f"--{name}={path}" for name, path in outputs.items()]
+    before = {name: _identity(path) for name, path in outputs.items()}
     code = command(argv)
-    values = {"exit_code": str(int(code)), "verdict": _verdict(outputs["json"])}
-    values |= {name: str(path) for name, path in outputs.items() if path.exists()}
+    # Only what this run wrote: a file left by an earlier run (a self-hosted runner, a cache)
+    # is no result of this one. Every output is made new and renamed into place, so a file
+    # this run wrote is another file than the one there before (auditor.files).
+    written = {
+        name: path for name, path in outputs.items() if _identity(path) not in (None, before[name])
+    }
+    values = {"exit_code": str(int(code))}
+    values["verdict"] = _verdict(written["json"]) if "json" in written else ""
+    values |= {name: str(path) for name, path in written.items()}
     _write_outputs(env, values)
-    if _true(env.get("INPUT_JOB_SUMMARY", "true")) and outputs["markdown"].exists():
-        _append_summary(env, outputs["markdown"])
+    if _true(env.get("INPUT_JOB_SUMMARY", "true")) and "markdown" in written:
+        _append_summary(env, written["markdown"])
     if code == ExitCode.FINDINGS and not _true(env.get("INPUT_FAIL", "true")):
         return ExitCode.OK
     return code
+
+
+def _command_line(env: Mapping[str, str]) -> list[str]:
+    """The targets and `args`, split as a POSIX shell splits words; UsageError if they cannot be."""
+    targets = env.get("INPUT_TARGETS", "").split()
+    if not targets:
+        raise UsageError("the input 'targets' names no site")
+    try:
+        return [*targets, *shlex.split(env.get("INPUT_ARGS", ""))]
+    except ValueError as exc:  # "No closing quotation", "No escaped character"
+        raise UsageError(f"the input 'args' cannot be split into words: {exc}") from None
+
+
+def _identity(path: Path) -> tuple[int, int, int] | None:
+    """Which file is at `path` (device, inode, change time), or None when none is."""
+    try:
+        found = path.stat()
+    except OSError:
+        return None
+    return (found.st_dev, found.st_ino, found.st_ctime_ns)
 
 
 def run() -> None:
@@ -72,9 +101,7 @@ def _true(text: str) -> bool:
 
 
 def _verdict(report: Path) -> str:
-    """The run's verdict line, read back from its report ("" when there is none)."""
-    if not report.exists():
-        return ""
+    """The run's verdict line, read back from its report ("" when it cannot be)."""
     try:
         return ReportReader(report).decision().verdict.line
     except ReportReadError:
@@ -98,7 +125,8 @@ def _append_summary(env: Mapping[str, str], markdown: Path) -> None:
     path = env.get("GITHUB_STEP_SUMMARY")
     if not path:
         return
-    text = markdown.read_bytes()[:MAX_SUMMARY_BYTES].decode("utf-8", "replace")
+    with open_input(markdown) as source:
+        text = source.read(MAX_SUMMARY_BYTES).decode("utf-8", "replace")
     with Path(path).open("a", encoding="utf-8") as out:
         out.write(text + "\n")
 

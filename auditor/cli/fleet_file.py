@@ -18,16 +18,18 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.cli.parser import given_options
-from auditor.cli.terminal import printable
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigFileError, UsageError
+from auditor.files import not_a_file, read_input
 from auditor.fleet.dask_runner import ClusterSpec
 from auditor.fleet.outputs import read_previous
 from auditor.fleet.run import FleetPlan
 from auditor.fleet.sites import FleetSite, folder_name
+from auditor.limits import MAX_FLEET_FILE_BYTES
 from auditor.options.build import config_from_values, targets_from
-from auditor.options.table import Place, cores
+from auditor.options.row import Place, cores
 from auditor.options.values import option_values
+from auditor.report.section import printable
 from auditor.urls import split_userinfo
 
 SITE_HEADER = re.compile(r"^\s*\[\[\s*site\s*\]\]")
@@ -47,7 +49,7 @@ class FleetEntry:
 def read_fleet_file(path: Path) -> list[FleetEntry]:
     """The file's sites, in order; ConfigFileError naming the line of anything malformed."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_input(path, max_bytes=MAX_FLEET_FILE_BYTES).decode("utf-8")
     except OSError as exc:
         raise ConfigFileError(f"--fleet {path}: cannot read it ({exc.strerror})") from exc
     except UnicodeDecodeError as exc:
@@ -156,8 +158,9 @@ def _check_fleet_args(args: argparse.Namespace) -> None:
         raise UsageError("--fleet-workers sizes the embedded LocalCluster, not a --scheduler's")
     for name in ("json", "html", "metrics", "junit"):
         path = getattr(args, name)
-        if path is not None and path.is_dir():
-            raise UsageError(f"--{name} {path} is a folder; give a file path")
+        kind = None if path is None else not_a_file(path)  # a device would be replaced
+        if kind is not None:
+            raise UsageError(f"--{name} {path} is {kind}; give a file path")
     for name in ("state", "history"):
         folder = getattr(args, name)
         if folder is not None and folder.exists() and not folder.is_dir():

@@ -1,7 +1,7 @@
 """The command: options -> AuditConfig -> audit() -> summary and exit code.
 
 The only module that prints (with the pre-commit hook), reads the environment (NO_COLOR), or
-installs signal handlers.
+installs signal handlers (auditor.cli.signals).
 
 See docs/reference/options.md.
 """
@@ -12,7 +12,6 @@ import asyncio
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -24,20 +23,21 @@ from typing import TextIO
 
 from rich.console import Console
 
-from auditor.cli.parser import PROG, parse_command
+from auditor.cli.parser import PROG, QUIET_ALL, parse_command
+from auditor.cli.signals import stop_on_signals
 from auditor.cli.terminal import Shown, plain_lines, rich_summary
 from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
-from auditor.errors import ExitCode, RunError, UsageError
+from auditor.errors import ExitCode, ReportWriteError, RunError, UsageError
+from auditor.flow.audit import AuditResult, audit
+from auditor.flow.ticker import OnProgress
 from auditor.options.build import STDOUT
-from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped
 from auditor.report.dated import keep_dated, prune
 from auditor.report.publish import report_path
 from auditor.report.schema import schema_text
 
-QUIET_ALL = 2  # -qq: nothing printed at all, the exit code speaks
 STDOUT_CHUNK_BYTES = 1 << 20
 
 
@@ -52,7 +52,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(version_text() + "\n" if args.version else _schema(args.print_schema), end="")
         return ExitCode.OK
     logging.basicConfig(
-        level=logging.DEBUG if args.verbose else logging.WARNING,
+        level=(logging.WARNING, logging.INFO, logging.DEBUG)[args.verbose],
         format=f"{PROG}: %(levelname)s %(name)s: %(message)s",
     )
     # no-color.org: NO_COLOR set to any non-empty value turns colours off.
@@ -68,6 +68,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     with _spool_folder(used=to_stdout) as spool:
         try:
             result = run_in_loop(_run(config, demo=args.demo, look=look, spool=spool), config.loop)
+            if spool is None and args.keep is not None:
+                _keep_history(config, result, keep=args.keep)
         except (UsageError, RunError) as exc:  # auditor.errors says which exit code each one means
             print(f"{PROG}: error: {exc}", file=sys.stderr)
             return exc.exit_code
@@ -77,8 +79,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         shown = Shown(str(result.json_path), str(result.html_path))
         if spool is not None:  # the report, then the summary on stderr: stdout is it alone
             shown = _to_stdout(config, result, spool)
-        elif args.keep is not None:
-            _keep_history(config, result, keep=args.keep)
     out = sys.stderr if to_stdout else sys.stdout
     try:
         _print_summary(
@@ -98,9 +98,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _schema(which: str) -> str:
     """`--print-schema [report|fleet]`: the JSON report's schema, or the fleet summary's."""
     if which == "fleet":
-        from auditor.fleet.outputs import schema_text as fleet_schema  # noqa: PLC0415
+        from auditor.fleet.outputs import FLEET_SCHEMA  # noqa: PLC0415
 
-        return fleet_schema()
+        return schema_text(FLEET_SCHEMA)
     return schema_text()
 
 
@@ -116,7 +116,9 @@ async def _run(config: AuditConfig, *, demo: bool, look: _Look, spool: Path | No
     stop = asyncio.Event()
     if spool is not None:
         config = await _spooled(config, spool)
-    with _stop_on_signals(stop), _progress_bar(look) as on_progress:
+    loop = asyncio.get_running_loop()
+    stopping = stop_on_signals(stop, doing="stopping, writing the report", loop=loop)
+    with stopping, _progress_bar(look) as on_progress:
         if not demo:
             return await audit(config, stop=stop, on_progress=on_progress)
         async with _demo_site() as (urls, ca_file):
@@ -151,13 +153,19 @@ def _to_stdout(config: AuditConfig, result: AuditResult, folder: Path) -> Shown:
 
 
 def _keep_history(config: AuditConfig, result: AuditResult, *, keep: int) -> None:
-    """`--keep`: a dated copy of a report written to a fixed path, in --out; the newest there."""
+    """`--keep`: a dated copy of a report written to a fixed path, in --out; the newest there.
+
+    ReportWriteError (exit 3) when the copy cannot be made: the run's own outputs are whole.
+    """
     label = config.targets[0].label
-    if config.json is not None and result.started_at is not None:
-        stamp = result.started_at.strftime("%Y%m%dT%H%M%SZ")
-        html = result.html_path if result.html_path.exists() else None
-        keep_dated(result.json_path, html, dated=config.out / f"{label}-{stamp}.json")
-    prune(config.out, label, keep=keep)
+    try:
+        if config.json is not None and result.started_at is not None:
+            stamp = result.started_at.strftime("%Y%m%dT%H%M%SZ")
+            html = result.html_path if result.html_path.exists() else None
+            keep_dated(result.json_path, html, dated=config.out / f"{label}-{stamp}.json")
+        prune(config.out, label, keep=keep)
+    except OSError as exc:
+        raise ReportWriteError(f"--keep in {config.out}: {exc.strerror or exc}") from None
 
 
 def _write_to_stdout(path: Path) -> None:
@@ -200,32 +208,6 @@ async def _demo_site() -> AsyncIterator[tuple[tuple[str, ...], Path]]:
         yield urls, server.DEMO_CA
 
 
-class _stop_on_signals:  # noqa: N801 - used as a context manager, named like one
-    """First Ctrl-C or SIGTERM: stop cleanly and write the report; the second one: abort."""
-
-    def __init__(self, stop: asyncio.Event) -> None:
-        self._stop = stop
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def __enter__(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._loop.add_signal_handler(signum, self._signalled, signum)
-
-    def __exit__(self, *exc_info: object) -> None:
-        assert self._loop is not None
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._loop.remove_signal_handler(signum)
-
-    def _signalled(self, signum: int) -> None:
-        if self._stop.is_set():
-            raise KeyboardInterrupt
-        print(
-            f"{PROG}: {signal.Signals(signum).name}: stopping, writing the report", file=sys.stderr
-        )
-        self._stop.set()
-
-
 def _print_summary(
     result: AuditResult,
     *,
@@ -237,11 +219,11 @@ def _print_summary(
 ) -> None:
     """Counts, codes, report paths and the verdict: a table on a terminal, lines otherwise.
 
-    `-q`: nothing when the run passed, the verdict line when it did not; `-qq`: nothing. On
+    `-q`: the verdict line alone, on every run (a job's log, cron's mail); `-qq`: nothing. On
     `out` (default stdout; stderr when stdout carries the JSON report or the Markdown).
     """
     out = out or sys.stdout
-    if quiet >= QUIET_ALL or (quiet and result.exit_code == ExitCode.OK):
+    if quiet >= QUIET_ALL:
         return
     if quiet:
         print(result.verdict.line, file=out)

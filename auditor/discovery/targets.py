@@ -15,6 +15,12 @@ from auditor.config import Target, TargetKind
 from auditor.errors import TargetError
 from auditor.urls import dns_name_problem, parse_http_url, redact_userinfo, split_userinfo
 
+# `host:port` with no scheme: a port says nothing of TLS but for the two well-known ones (RFC 9110
+# §4.2.1, §4.2.2: 80 is http's, 443 https's); any other is asked, never guessed.
+_BARE_PORT = re.compile(
+    r"(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*|\[[0-9A-Fa-f:.]+\]):(\d{1,5})(?:/\S*)?"
+)
+_PORT_SCHEMES = {80: "http", 443: "https"}
 _HOST_LIKE = re.compile(r"[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+(?::\d+)?(?:/\S*)?")
 # What a sitemap file is called (sitemaps.org: XML, gzipped XML, text): never a host name, as no
 # top-level domain is named xml, gz or txt; "sitemap.xml" is a file that is not there
@@ -42,6 +48,11 @@ def _classify(text: str, *, is_file: Callable[[Path], bool]) -> Target:
         return _file_target(text, path, is_file=is_file)
     if _FILE_NAME.fullmatch(text.split("/", 1)[0]):
         raise TargetError(f"{text!r}: no such file (a URL starts with https://)")
+    if (bare := _BARE_PORT.fullmatch(text)) is not None:
+        scheme = _PORT_SCHEMES.get(int(bare[1]))
+        if scheme is None:
+            raise TargetError(f"{text!r} has no scheme: did you mean http://{text} (or https://)?")
+        return _url_target(text, f"{scheme}://{text}")
     if _HOST_LIKE.fullmatch(text):  # "example.com" means its https site
         return _url_target(text, f"https://{text}")
     shown = redact_userinfo(text)

@@ -24,7 +24,13 @@ from auditor.results.verdict import Outcome
 FLEET_SCHEMA_VERSION = 1
 FORMAT = "sitemap-audit-fleet"  # tells a fleet summary from a site's report
 # Worst first: sites that did not run to their end, then failing sites, then passing ones.
-_RANK = {Outcome.FAILED: 0, Outcome.INCOMPLETE: 1, Outcome.FAIL: 2, Outcome.PASS: 3}
+_RANK = {
+    Outcome.FAILED: 0,
+    Outcome.INCOMPLETE: 1,
+    Outcome.UNREACHABLE: 1,
+    Outcome.FAIL: 2,
+    Outcome.PASS: 3,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,6 +73,8 @@ def decide_fleet(outcomes: Sequence[SiteOutcome], *, complete: bool) -> FleetDec
     unfinished = verdicts[Outcome.INCOMPLETE] + verdicts[Outcome.FAILED]
     if unfinished:
         parts.append(f"{unfinished} stopped by an internal error")
+    if verdicts[Outcome.UNREACHABLE]:  # an outage: the site never answered (exit 3)
+        parts.append(f"{verdicts[Outcome.UNREACHABLE]} unreachable")
     if by_status[SiteStatus.FAILED]:
         parts.append(f"{by_status[SiteStatus.FAILED]} failed to run")
     counted = f"{', '.join(parts)}; {_n(sum(r.counts.errors for r in reports), 'error')}"

@@ -7,28 +7,23 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 
 import orjson
 
 from auditor.errors import BaselineError, ReportError, ReportWriteError
-from auditor.files import write_atomically
+from auditor.files import read_input, write_atomically
 from auditor.fleet.fleet_summary import previous_reports
+from auditor.limits import MAX_FLEET_SUMMARY_BYTES
 from auditor.report.encode import Json
+from auditor.report.schema import json_schema
 
-SCHEMA_FILE = "fleet.schema.json"
-
-
-def schema_text() -> str:
-    """The fleet summary's JSON Schema as it ships (`sitemap-audit --print-schema fleet`)."""
-    return resources.files("auditor.fleet").joinpath(SCHEMA_FILE).read_text("utf-8")
+FLEET_SCHEMA = ("auditor.fleet", "fleet.schema.json")  # shipped beside this module
 
 
 def fleet_schema() -> dict[str, object]:
     """The JSON Schema (Draft 2020-12) every fleet summary validates against."""
-    schema: dict[str, object] = json.loads(schema_text())
-    return schema
+    return json_schema(FLEET_SCHEMA)
 
 
 def summary_paths(
@@ -71,7 +66,7 @@ def read_previous(path: Path) -> dict[str, Path]:
     BaselineError (exit 2) when the file cannot be read or is no fleet summary.
     """
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(read_input(path, max_bytes=MAX_FLEET_SUMMARY_BYTES))
     except OSError as exc:
         raise BaselineError(f"--baseline {path}: cannot read it ({exc.strerror})") from exc
     except ValueError as exc:  # not JSON, or not UTF-8

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import io
+import logging
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,19 +28,15 @@ import pycurl
 from auditor.codes import Code
 from auditor.errors import FetchError
 from auditor.net.address_guard import Reach, address_allowed
+from auditor.net.answer_head import head_over_bounds, parse_head
 from auditor.net.body_pace import FLOOR_BYTES_PER_S
 from auditor.net.curl_multi import CurlMulti
 from auditor.net.redirects import encoded_url
-from auditor.net.transport import BufferedResponse, Headers, Timeouts
+from auditor.net.transport import BufferedResponse, ConnectionPolicy, Timeouts
 from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
 
 # What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
 ACCEPT_ENCODING = "gzip, deflate, br"
-# aiohttp's bounds on an answer's head (its parser's defaults), held the same here: a line of at
-# most 8,190 bytes, at most 128 header lines. libcurl's own limits (100 KB a line, 300 KB a head)
-# bound what is buffered before these are judged.
-MAX_HEAD_LINE_BYTES = 8190
-MAX_HEADERS = 128
 DEFAULT_MAX_BODY = 1 << 20  # a caller that gives no cap gets at most this much
 DNS_CACHE_S = 300  # as the aiohttp client's ttl_dns_cache
 MAX_AUTHORITIES = 1024  # hosts whose header decision is kept (most runs check a few)
@@ -63,6 +60,7 @@ _CODES: dict[int, Code] = {
     **dict.fromkeys(_TLS_CODES, Code.NET_TLS),
 }
 
+log = logging.getLogger(__name__)
 Resolve = Callable[[str], Sequence[str] | None]  # a test's name -> addresses (no DNS)
 
 
@@ -183,6 +181,10 @@ class _Slot:
         self.code, self.message = code, message
         self.status = int(curl.getinfo(pycurl.RESPONSE_CODE))
         self.elapsed_s = curl.getinfo(pycurl.TOTAL_TIME_T) / 1e6
+        if log.isEnabledFor(
+            logging.DEBUG
+        ):  # -vv: where the time of a transfer went, as libcurl measured it
+            _trace_transfer(curl, code, self.elapsed_s)
 
     def head_done(self, raw: bytes) -> bool:
         """Whether a final answer's head (`raw`) came whole, its blank line included."""
@@ -198,9 +200,26 @@ class _Slot:
             error = _body_error(code, self.message)
             if code == pycurl.E_BAD_CONTENT_ENCODING:
                 self.body = []  # a page, not a sitemap: a broken encoding only hides its head
-        headers = _parse_head(raw)
+        headers = parse_head(raw)
         body = b"".join(self.body)
         return BufferedResponse(self.status, headers, body, elapsed_s=self.elapsed_s, error=error)
+
+
+def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
+    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
+    phases = {
+        "dns": pycurl.NAMELOOKUP_TIME_T,
+        "connect": pycurl.CONNECT_TIME_T,
+        "tls": pycurl.APPCONNECT_TIME_T,
+        "first byte": pycurl.STARTTRANSFER_TIME_T,
+    }
+    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
+    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
+    url = curl.getinfo(pycurl.EFFECTIVE_URL)
+    log.debug(
+        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
+        url, code, said, total_s * 1000, new_connections,
+    )  # fmt: skip
 
 
 def _text(code: int, message: str) -> str:
@@ -213,7 +232,7 @@ def _failure(slot: _Slot, raw: bytes) -> FetchError:
     code, text = slot.code, _text(slot.code, slot.message)
     if code == pycurl.E_COULDNT_CONNECT and slot.blocked is not None and not slot.opened:
         return FetchError(Code.NET_BLOCKED_ADDRESS, f"{slot.blocked} is a private address")
-    if _head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
+    if head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
         return FetchError(Code.NET_PROTOCOL, f"{text} (an answer head over the bounds)")
     return FetchError(_CODES.get(code, Code.NET_PROTOCOL), text)
 
@@ -230,84 +249,32 @@ def _body_error(code: int, message: str) -> FetchError | None:
     return FetchError(Code.NET_PROTOCOL, text)  # a body that broke off or lied about itself
 
 
-def _head_over_bounds(raw: bytes) -> bool:
-    """Whether a head (whole or cut short) has more lines, or a longer line, than aiohttp takes."""
-    lines = raw.split(b"\n")
-    fields = sum(1 for line in lines if line.strip(b"\r") and not line.startswith(b"HTTP/"))
-    return fields > MAX_HEADERS or any(
-        len(line.rstrip(b"\r")) > MAX_HEAD_LINE_BYTES for line in lines
-    )
-
-
-def _parse_head(raw: bytes) -> Headers:
-    """The last answer's header fields (1xx answers and a proxy's CONNECT answer come first)."""
-    # As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8
-    # Location is a URL to encode, not Latin-1 mojibake).
-    lines = raw.decode("utf-8", "surrogateescape").split("\n")
-    start = 0
-    for number in range(len(lines) - 1, -1, -1):
-        if lines[number].startswith("HTTP/"):
-            start = number + 1
-            break
-    items: list[tuple[str, str]] = []
-    for line in lines[start:]:
-        text = line.rstrip("\r")
-        if len(text) > MAX_HEAD_LINE_BYTES or (len(items) >= MAX_HEADERS and text):
-            raise FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
-        if not text:
-            continue
-        if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space
-            name, value = items[-1]
-            items[-1] = (name, f"{value} {text.strip()}")
-            continue
-        name, colon, value = text.partition(":")
-        if colon:
-            items.append((name.strip(), value.strip()))
-    return Headers(items)
-
-
 class CurlTransport:
     """URL checks on libcurl's multi interface: connection limits, our headers, no cookies."""
 
-    def __init__(
-        self,
-        *,
-        user_agent: str,
-        headers: Sequence[tuple[str, str]] = (),
-        header_hosts: frozenset[str] | None = None,
-        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-        concurrency: int = 128,
-        per_host: int = 8,
-        spare: int = 0,
-        reach: Reach = Reach.ANY,
-        ca_file: Path | None = None,
-        insecure: bool = False,
-        resolve: Resolve | None = None,
-    ) -> None:
-        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+    def __init__(self, policy: ConnectionPolicy, *, resolve: Resolve | None = None) -> None:
+        """`policy`: limits, headers and their hosts, TLS, reach (auditor.net.transport).
 
-        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
-
-        `spare`: connections beyond `concurrency` and `per_host` (robots.txt in a checker process).
-
-        `ca_file`: a PEM bundle that replaces libcurl's (CURLOPT_CAINFO): give the system's CAs
-        and the extra one together (auditor.http_stack builds it). `insecure`: certificates
-        are not verified (--insecure). `resolve`: a test's answers
-        for some names, pinned with CURLOPT_RESOLVE; the guard judges them all the same.
+        Its `ca_file` replaces libcurl's CAs (CURLOPT_CAINFO): the system's and the extra one
+        together (auditor.http_stack builds it). `resolve`: a test's answers for some names,
+        pinned with CURLOPT_RESOLVE; the guard judges them all the same.
         """
-        self._user_agent = user_agent
-        self._lines = _header_lines(headers)
-        self._header_hosts = header_hosts
-        self._by_origin = {o: _header_lines(own) for o, own in (origin_headers or {}).items()}
-        self._reach = reach
-        self._ca_file = ca_file
-        self._insecure = insecure
+        self._user_agent = policy.user_agent
+        self._lines = _header_lines(policy.headers)
+        self._header_hosts = policy.header_hosts
+        self._by_origin = {o: _header_lines(own) for o, own in policy.origin_headers.items()}
+        self._reach = policy.reach
+        self._ca_file = policy.ca_file
+        self._insecure = policy.insecure
         self._resolve = resolve
         self._free: list[_Slot] = []
         # Per `scheme://authority` as written: the header lines its requests get, or why none go.
         self._by_authority: dict[str, list[str] | FetchError] = {}
+        spare = policy.spare
         self._multi = CurlMulti(
-            per_host=per_host + spare, concurrency=concurrency + spare, release=self._free.append
+            per_host=policy.per_host + spare,
+            concurrency=policy.concurrency + spare,
+            release=self._free.append,
         )
         self._slots: list[_Slot] = []
 

@@ -6,8 +6,8 @@ while it sleeps, so that a post is taken at once) and hands finished ones back i
 loop wake-up per batch. Measured against driving the multi from the loop itself (socket and
 timer callbacks on add_reader/call_later): 8-10% more URLs/s with the auditor's work beside it,
 and again later, 15.2 s against 16.7 s for 200k URLs with two checkers
-(docs/performance/journal.md). Only the multi's thread touches the multi; a handle belongs to that
-thread from its post until it comes back.
+(benchmarks/journal/journal.md). Only the multi's thread touches the multi; a handle belongs to
+that thread from its post until it comes back.
 """
 
 from __future__ import annotations

@@ -11,11 +11,14 @@ sees a pause that a 429 set meanwhile. aiohttp's connector keeps the same limit 
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections import deque
 
 from auditor.clock import Clock
 from auditor.net.breaker import GIVE_UP_AFTER, Breaker
 from auditor.net.pacer import Pacer
+
+log = logging.getLogger(__name__)
 
 
 class _Slots:
@@ -43,23 +46,42 @@ class HostGate:
         self._per_host = per_host
         self._clock = clock
         self._hosts: dict[str, _Slots] = {}  # a host's entry goes when its last slot is freed
+        # Slots taken and given back so far: a run whose count stands still is not moving
+        # (auditor.processes.watchdog).
+        self.moves = 0
 
-    async def acquire(self, host: str) -> None:
-        """Take one of the host's slots, then wait as long as the pacer says; `release` after."""
+    async def acquire(self, host: str) -> float:
+        """Take one of the host's slots, then wait as long as the pacer says; `release` after.
+
+        Returns the seconds waited, for a slot and for the pacer (0.0 when none).
+        """
         slots = self._hosts.get(host)
         if slots is None:
             slots = self._hosts[host] = _Slots()
+        waited_s = 0.0
         if slots.busy < self._per_host and not slots.waiters:
             slots.busy += 1
         else:
+            log.debug("waiting for a slot of %s (%d in flight, %d waiting)", host, slots.busy,
+                      len(slots.waiters))  # fmt: skip
+            began = self._clock.monotonic()
             await self._wait_for_slot(host, slots)
+            waited_s = self._clock.monotonic() - began
+        self.moves += 1
         try:
             wait_s = self.pacer.reserve(host, self._clock.monotonic())
             if wait_s > 0:
                 await asyncio.sleep(wait_s)
+                waited_s += wait_s
         except BaseException:
             self.release(host)
             raise
+        return waited_s
+
+    def waiting(self) -> list[tuple[str, int, int]]:
+        """(host, requests in flight, requests waiting for a slot), busiest hosts first."""
+        rows = [(host, slots.busy, len(slots.waiters)) for host, slots in self._hosts.items()]
+        return sorted(rows, key=lambda row: (-row[2], -row[1], row[0]))
 
     async def _wait_for_slot(self, host: str, slots: _Slots) -> None:
         waiter = asyncio.get_running_loop().create_future()
@@ -77,6 +99,7 @@ class HostGate:
 
     def release(self, host: str) -> None:
         """Give back the slot `acquire` took: to the oldest waiter, if any."""
+        self.moves += 1
         slots = self._hosts[host]
         while slots.waiters:
             waiter = slots.waiters.popleft()

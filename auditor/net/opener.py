@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import logging
 import random
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from auditor.clock import Clock
@@ -24,6 +25,7 @@ from auditor.net.retry import RETRY_STATUSES, backoff_s, retry_after_s
 from auditor.net.transport import Response, Timeouts, Transport
 from auditor.urls import netloc_of, parse_http_url
 
+log = logging.getLogger(__name__)
 # A timeout or a reset before any byte of the answer is worth another try; a DNS miss is not.
 RETRY_CODES = frozenset({Code.NET_TIMEOUT, Code.NET_CONNECT})
 # No answer at all from the host: what the breaker counts (auditor.net.breaker).
@@ -66,6 +68,10 @@ class Refused:
 
 
 HopCheck = Callable[[str], Finding | AlreadyRead | None]  # next hop's key -> a reason to stop
+# Awaited with the next hop's URL before it is opened, when no slot of any host is held: what
+# the caller needs of that hop's host (its robots.txt) is fetched then, never while a response
+# holds a slot that the fetch may need (a run whose checks all wait so would never end).
+BeforeHop = Callable[[str], Awaitable[object]]
 
 
 class Opener:
@@ -94,12 +100,14 @@ class Opener:
         self._gate = gate
         self._hold_slots = hold_slots
         self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
+        self._logged = log.isEnabledFor(logging.INFO)  # -v: every request, once a run
 
     async def open(
         self,
         url: str,
         *,
         on_hop: HopCheck | None = None,
+        before_hop: BeforeHop | None = None,
         method: Method = Method.GET,
         headers: Mapping[str, str] | None = None,
         max_body: int | None = None,
@@ -110,6 +118,7 @@ class Opener:
         answer is an error a GET might not give (servers often mishandle HEAD). `headers` go
         with the request for `url` only: conditional ones are about that URL, not where it leads.
         `max_body`: bytes of a GET's body the caller reads at most (None: all, streamed).
+        `before_hop`: awaited with each redirect's target before it is asked (see BeforeHop).
         """
         visited: set[str] = set()  # keys of the chain, made at its first redirect
         chain: list[Redirect] = []
@@ -150,6 +159,8 @@ class Opener:
                 return Refused(veto, tuple(chain), elapsed_s)
             visited.add(hop.key)
             current = hop.url
+            if before_hop is not None:  # the last answer is closed: no slot is held here
+                await before_hop(current)
 
     async def _ask(
         self,
@@ -195,7 +206,7 @@ class Opener:
         while True:
             asked: float | None = None
             held = False  # the open response holds the slot: closing it releases it
-            await self._gate.acquire(host)
+            waited_s = await self._gate.acquire(host)
             try:
                 started = clock.monotonic()
                 self._refuse_given_up(host, started, tried=tried)
@@ -207,10 +218,16 @@ class Opener:
                 if elapsed_s is None:
                     elapsed_s = clock.monotonic() - started
             except FetchError as error:
+                self._trace(
+                    verb, url, error.code, started=started, tries=attempt, waited_s=waited_s
+                )
                 if not self._retryable(host, error) or attempt >= policy.retries:
                     raise
                 tried = error
             else:
+                self._trace(
+                    verb, url, response.status, started=started, tries=attempt, waited_s=waited_s
+                )
                 breaker.answered(host)
                 if response.status in THROTTLE_STATUSES:
                     asked = retry_after_s(response.headers.get("Retry-After"), now=clock.now())
@@ -226,15 +243,35 @@ class Opener:
             finally:
                 if not held:
                     self._gate.release(host)
-            delay = backoff_s(
-                attempt,
-                base_s=policy.backoff_base_s,
-                cap_s=policy.max_retry_after_s,
-                retry_after=asked,
-                jitter=self._rng.random(),
-            )
-            await asyncio.sleep(delay)
+            await asyncio.sleep(self._pause_s(attempt, asked_s=asked))
             attempt += 1
+
+    def _pause_s(self, attempt: int, *, asked_s: float | None) -> float:
+        """How long to wait before try `attempt + 1` (backoff, or the server's Retry-After)."""
+        policy = self._policy
+        return backoff_s(
+            attempt,
+            base_s=policy.backoff_base_s,
+            cap_s=policy.max_retry_after_s,
+            retry_after=asked_s,
+            jitter=self._rng.random(),
+        )
+
+    def _trace(
+        self,
+        verb: str,
+        url: str,
+        outcome: int | str,
+        *,
+        started: float,
+        tries: int,
+        waited_s: float,
+    ) -> None:
+        """-v: one line a request: its answer or failure, time, try, and wait for the host."""
+        if self._logged:
+            took_ms = round((self._clock.monotonic() - started) * 1000)
+            line = "%s %s -> %s in %d ms (try %d, waited %.2f s for the host)"
+            log.info(line, verb, url, outcome, took_ms, tries + 1, waited_s)
 
     def _refuse_given_up(self, host: str, now: float, *, tried: FetchError | None) -> None:
         """Raise GivenUpError when the breaker gave the host up (and this is no probe).

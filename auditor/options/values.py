@@ -13,16 +13,18 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from auditor.config import out_of_range, parse_duration
+from auditor.config import out_of_range
 from auditor.errors import ConfigError, ConfigFileError, UsageError
-from auditor.options.table import BY_DEST, MAX_COUNT, Kind, Option, Place
+from auditor.files import read_input
+from auditor.limits import MAX_CONFIG_BYTES
+from auditor.options.row import MAX_COUNT, Kind, Option, Place, parse_duration
+from auditor.options.table import BY_DEST
 
 
 def read_config_file(path: Path) -> dict[str, object]:
     """The TOML table of `path` (a blocking read: call it before an event loop, or in a thread)."""
     try:
-        with path.open("rb") as source:
-            return tomllib.load(source)
+        return tomllib.loads(read_input(path, max_bytes=MAX_CONFIG_BYTES).decode("utf-8"))
     except OSError as exc:
         raise ConfigFileError(f"cannot read it ({exc.strerror})") from exc
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
@@ -44,8 +46,16 @@ def option_values(
             raise ConfigFileError(f"unknown key {key!r}")
         if place not in option.places:
             raise _not_here(key, option, place)
+        if any("\0" in item for item in _texts(value)):  # no option, no file name takes one
+            raise ConfigFileError(f"key {key!r} holds a NUL character")
         values[option.dest] = _checked(key, option, value, base=base)
     return values
+
+
+def _texts(value: object) -> list[str]:
+    """The strings a key's value holds: itself, or a list's."""
+    items = value if isinstance(value, list) else [value]
+    return [item for item in items if isinstance(item, str)]
 
 
 def _not_here(key: str, option: Option, place: Place) -> UsageError:

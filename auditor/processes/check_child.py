@@ -2,7 +2,8 @@
 
 Started by the audit's process only. It ignores SIGINT and SIGTERM: a Ctrl-C reaches the
 whole process group, and the parent decides how the run ends (it kills its children, or
-closes their stdin, on the way out).
+closes their stdin, on the way out). A stop (check_pool.STOP_SIGNAL) drops the checks in
+flight, sends the answered ones, and ends.
 """
 
 from __future__ import annotations
@@ -12,14 +13,15 @@ import logging
 import os
 import random
 import signal
-from typing import BinaryIO
+from collections.abc import Coroutine
+from typing import Any, BinaryIO
 
 from auditor.checks.stage import CheckLoop
 from auditor.clock import SystemClock
 from auditor.errors import FrameError
 from auditor.http_stack import checker, checker_transport, openers
 from auditor.models import CheckResult
-from auditor.processes.check_pool import CheckerSetup, PackedResult, pack_result
+from auditor.processes.check_pool import STOP_SIGNAL, CheckerSetup, PackedResult, pack_result
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.frame_stream import read_frame
 from auditor.processes.frames import frame, read_frame_blocking
@@ -73,34 +75,52 @@ async def _serve(
             writer.write(frame(unsent))
         unsent.clear()
 
-    async def send(pairs: list[tuple[int, CheckResult]]) -> None:
+    def keep(pairs: list[tuple[int, CheckResult]]) -> None:
         # Results of one turn of the loop leave in one frame, at its end.
         if not unsent:
             loop.call_soon(flush)
         unsent.extend(pack_result(ident, result) for ident, result in pairs)
+
+    async def send(pairs: list[tuple[int, CheckResult]]) -> None:
+        keep(pairs)
         if writer.transport.get_write_buffer_size() > MAX_UNSENT_BYTES:
             await writer.drain()
 
+    stop = asyncio.Event()
+    loop.add_signal_handler(STOP_SIGNAL, stop.set)
     async with checker_transport(config, reach=setup.reach) as requests:
         clock = SystemClock()
         rng = random.Random()  # noqa: S311 - jitter, not secrets
         parts = openers(config, requests, clock=clock, rng=rng)
         checks = CheckLoop(
-            checker(config, parts, clock=clock), workers=config.concurrency, emit=send
+            checker(config, parts, clock=clock), workers=config.concurrency, emit=send, keep=keep
         )
-        async with asyncio.TaskGroup() as group:
-            work = group.create_task(_check_all(reader, checks))
-            # A parent that died (even killed, its end frame sent) ends the work: nobody is
-            # left to read the answers.
-            gone = group.create_task(_parent_gone(parent))
-            await asyncio.wait({work, gone}, return_when=asyncio.FIRST_COMPLETED)
-            (work if gone.done() else gone).cancel()
-        if work.cancelled() or not work.result():
+        if not await _until_done(_check_all(reader, checks), stop=stop, parent=parent):
             return
     flush()
     await writer.drain()  # every answer is out before the process ends
     writer.close()
     await writer.wait_closed()
+
+
+async def _until_done(work: Coroutine[Any, Any, bool], *, stop: asyncio.Event, parent: int) -> bool:
+    """Run `work`: whether its answers are to be sent (all checked, or a stop: those answered).
+
+    A parent that died (even killed, its end frame sent) ends the work: nobody is left to read
+    the answers.
+    """
+    async with asyncio.TaskGroup() as group:
+        working = group.create_task(work)
+        gone = group.create_task(_parent_gone(parent))
+        stopping = group.create_task(stop.wait())
+        await asyncio.wait({working, gone, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        for task in (working, gone, stopping):
+            task.cancel()
+    if gone.done() and not gone.cancelled():
+        return False
+    if stopping.done() and not stopping.cancelled():
+        return True
+    return working.result()
 
 
 async def _parent_gone(parent: int) -> None:

@@ -9,6 +9,8 @@ Each job goes to the child with the fewest unanswered (at most a window each), s
 answers faster is sent more. A child that dies loses only the jobs it held: a new child takes
 its place and its jobs (a job that was in flight in two children that died is answered
 `internal.error`), up to MAX_RESTARTS_PER_CHILD new children a child; past that, the run fails.
+A stop (the pool cancelled) tells each child to drop its checks in flight and send what it
+answered (STOP_SIGNAL), and hands that to `keep` before the children go.
 """
 
 from __future__ import annotations
@@ -16,17 +18,19 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import signal
 import sys
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from auditor.checks.stage import Emit, Keep
 from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import CheckerProcessError, FrameError
 from auditor.models import CheckResult, Finding, NotIndexable, Redirect, Validators, finding
 from auditor.net.address_guard import Reach
-from auditor.processes.frame_stream import read_frame
+from auditor.processes.frame_stream import FrameReader
 from auditor.processes.frames import frame
 
 log = logging.getLogger(__name__)
@@ -40,6 +44,10 @@ CHILD_COMMAND: Sequence[str] = (sys.executable, "-m", "auditor.processes.check_c
 # New children started in place of ones that died, per child of the run: enough for a rare
 # crash, too few to hide a checker that cannot run at all (that fails the run).
 MAX_RESTARTS_PER_CHILD = 2
+# A stop: what tells a child to send the checks it answered and end (it ignores SIGINT and
+# SIGTERM, which reach the whole process group), and how long it has to.
+STOP_SIGNAL = signal.SIGUSR1
+STOP_GRACE_S = 5.0
 
 # One job: (id, URL, origin, validators). One result: (id, then CheckResult's fields in order,
 # up to what a check itself sets: `checked_at` and `carried` are the history's).
@@ -127,6 +135,7 @@ class _Shard(Generic[K]):
     number: int
     config: AuditConfig
     process: asyncio.subprocess.Process
+    frames: FrameReader  # of its stdout
     window: int  # jobs unanswered at most
     refill: int  # once full, jobs answered before it is sent more
     pending: dict[int, _Pending[K]] = field(default_factory=dict)
@@ -143,13 +152,19 @@ class CheckPool(Generic[K]):
         configs: Sequence[AuditConfig],
         *,
         reach: Reach,
-        emit: Callable[[list[tuple[K, CheckResult]]], Awaitable[None]],
+        emit: Emit[K],
+        keep: Keep[K] | None = None,
         command: Sequence[str] | None = None,
     ) -> None:
-        """One child per configuration (`config.checker_configs`); `command` starts a child."""
+        """One child per configuration (`config.checker_configs`); `command` starts a child.
+
+        `emit`: where answers go (it takes each batch before it waits); `keep`: where a stop's
+        go, at once (None: a stop drops them).
+        """
         self._configs = configs
         self._reach = reach
         self._emit = emit
+        self._keep = keep
         self._command = command or CHILD_COMMAND
         self._shards: list[_Shard[K]] = []
         self._started = asyncio.Event()
@@ -223,14 +238,37 @@ class CheckPool(Generic[K]):
             async with asyncio.TaskGroup() as group:
                 for shard in self._shards:
                     group.create_task(self._receive(shard))
+        except BaseException:
+            if self._keep is not None:
+                await self._last_answers(self._keep)
+            raise
         finally:
             for shard in self._shards:
                 await _stop(shard.process)
 
+    async def _last_answers(self, keep: Keep[K]) -> None:
+        """The run stops: each child sends what it answered, and ends; `keep` takes it all.
+
+        Within STOP_GRACE_S: a child that takes longer is killed with what it holds.
+        """
+        for shard in self._shards:
+            if shard.process.returncode is None and not shard.restarting:
+                with contextlib.suppress(ProcessLookupError):
+                    shard.process.send_signal(STOP_SIGNAL)
+        try:
+            async with asyncio.timeout(STOP_GRACE_S):
+                for shard in self._shards:
+                    while (pairs := await self._next_answers(shard)) is not None:
+                        keep(pairs)
+        except TimeoutError:
+            log.warning("checker processes took over %.0f s to stop", STOP_GRACE_S)
+
     async def _start(self, number: int, config: AuditConfig) -> _Shard[K]:
         process = await self._spawn(config)
         window = WINDOW_PER_REQUEST * config.concurrency
-        return _Shard(number, config, process, window=window, refill=config.concurrency)
+        return _Shard(
+            number, config, process, _frames(process), window=window, refill=config.concurrency
+        )
 
     async def _spawn(self, config: AuditConfig) -> asyncio.subprocess.Process:
         process = await asyncio.create_subprocess_exec(
@@ -255,21 +293,23 @@ class CheckPool(Generic[K]):
             await self._restart(shard, code)
 
     async def _answers(self, shard: _Shard[K]) -> None:
-        stdout = shard.process.stdout
-        assert stdout is not None
-        while True:
-            try:
-                packed = await read_frame(stdout)
-            except (EOFError, FrameError):  # a frame broken off: the child died writing it
-                return
-            assert isinstance(packed, list)
-            pending = shard.pending
-            pairs = []
-            for item in packed:
-                ident, result = unpack_result(item)
-                pairs.append((pending.pop(ident).key, result))
+        while (pairs := await self._next_answers(shard)) is not None:
             self._room.set()
             await self._emit(pairs)
+
+    async def _next_answers(self, shard: _Shard[K]) -> list[tuple[K, CheckResult]] | None:
+        """The child's next frame of answers; None once its output ends."""
+        try:
+            packed = await shard.frames.read()
+        except (EOFError, FrameError):  # a frame broken off: the child died writing it
+            return None
+        assert isinstance(packed, list)
+        pending = shard.pending
+        pairs = []
+        for item in packed:
+            ident, result = unpack_result(item)
+            pairs.append((pending.pop(ident).key, result))
+        return pairs
 
     async def _restart(self, shard: _Shard[K], code: int) -> None:
         """A new child in place of `shard`'s, with the jobs the dead one held.
@@ -300,6 +340,7 @@ class CheckPool(Generic[K]):
             (ident, job.loc, job.origin, job.validators) for ident, job in shard.pending.items()
         ]
         shard.process = await self._spawn(shard.config)
+        shard.frames = _frames(shard.process)
         shard.restarting = False
         if self._closing:
             await self._end(shard)
@@ -308,6 +349,11 @@ class CheckPool(Generic[K]):
         self._room.set()
         if given_up:
             await self._emit(given_up)
+
+
+def _frames(process: asyncio.subprocess.Process) -> FrameReader:
+    assert process.stdout is not None
+    return FrameReader(process.stdout)
 
 
 def _lost_twice(loc: str) -> CheckResult:

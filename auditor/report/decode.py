@@ -23,6 +23,7 @@ from auditor.models import (
     SitemapRecord,
     TargetRecord,
 )
+from auditor.results.verdict import KnownCounts
 
 Obj = Mapping[str, Any]
 
@@ -114,6 +115,7 @@ class ReportSummary:
     # Listed URLs by indexability, and the reasons of those that cannot be indexed.
     indexability: Mapping[Indexability, int] = field(default_factory=dict)
     not_indexable: Mapping[NotIndexable, int] = field(default_factory=dict)
+    known: KnownCounts | None = None  # with --history: the site as last known (`history`)
 
 
 def codes_of(findings: Iterable[Finding]) -> tuple[Code, ...]:
@@ -246,6 +248,17 @@ def target_of(obj: Obj) -> TargetRecord:
         raise ReportReadError(f"a targets[] entry this version cannot read ({exc!r})") from None
 
 
+def _known_of(history: Obj | None) -> KnownCounts | None:
+    """`summary.history`'s counts the verdict reads (None without --history)."""
+    if history is None:
+        return None
+    return KnownCounts(
+        not_indexable=int(history["last_known"]["not_indexable"]),
+        requested=int(history["requested"]),
+        never_checked=int(history["never_checked"]),
+    )
+
+
 def summary_of(obj: Obj) -> ReportSummary:
     """The report's `summary` object."""
     try:
@@ -281,6 +294,7 @@ def summary_of(obj: Obj) -> ReportSummary:
             not_indexable={
                 NotIndexable(k): int(n) for k, n in (indexability.get("by_reason") or {}).items()
             },
+            known=_known_of(obj.get("history")),
         )
     except (KeyError, TypeError, ValueError, AttributeError) as exc:
         raise ReportReadError(f"a summary this version cannot read ({exc!r})") from None

@@ -10,8 +10,9 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      summary.alternates and summary.extensions; with --history: urls[].checked_at,
      urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
      (answered 304), summary.history; urls[].crawl and summary.coverage (with --crawl), and
-     urls[] entries of pages only the crawl found (`sitemaps` empty); urls[].crawl_log and
-     summary.logs (with --access-log).
+     urls[] entries of pages only the crawl found (`sitemaps` empty); unreachable (no target
+     answered at all: an outage, never a baseline); urls[].crawl_log and summary.logs (with
+     --access-log).
 
 See docs/reference/report.md.
 """
@@ -21,22 +22,27 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import fields
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 
 import orjson
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.config import AuditConfig, Target
 from auditor.models import ExtensionFacts, Finding, SitemapRecord, TargetRecord, UrlRecord
-from auditor.results.last_known import utc_text
 
 SCHEMA_VERSION = 1
 TOOL = {"name": "sitemap-auditor", "version": __version__}
 REDACTED = "<redacted>"
 
 Json = dict[str, object]
+
+
+def utc_text(seconds: float) -> str:
+    """A Unix time as the report writes times: `2026-11-23T12:00:00Z`."""
+    moment = datetime.fromtimestamp(int(seconds), UTC)
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def dumps(value: object) -> bytes:
@@ -216,12 +222,19 @@ def _plain(value: object) -> object:
             return value
 
 
-def head_json(*, generated_at: datetime, complete: bool, config: AuditConfig) -> Json:
-    """The report's first fields, `schema_version` first (docs/explanation/design.md#report)."""
+def head_json(
+    *, generated_at: datetime, complete: bool, config: AuditConfig, unreachable: bool = False
+) -> Json:
+    """The report's first fields, `schema_version` first (docs/explanation/design.md#report).
+
+    `unreachable`: no target answered at all (auditor.results.reach); such a report is never a
+    baseline.
+    """
     return {
         "schema_version": SCHEMA_VERSION,
         "tool": TOOL,
         "generated_at": generated_at.isoformat().replace("+00:00", "Z"),
         "complete": complete,
+        "unreachable": unreachable,
         "config": config_json(config),
     }

@@ -7,7 +7,10 @@ one for the findings about the run's URLs taken together (hreflang return links)
 on a finding at or above `--fail-on` that is not accepted (`--accept-file`): its failure names
 the code, says what is wrong and how to fix it; the case's `file` is its sitemap and `line` the
 entry's. With `--baseline`, a suite of regressions holds one failing case per regression
-(docs/explanation/design.md#regressions): as many cases as the run has regressions.
+(docs/explanation/design.md#regressions): as many cases as the run has regressions, and a
+subject that regressed fails there alone, so that each regression fails once whatever
+`--fail-on` says (its case in its sitemap's suite passes, its findings in `system-out`). A run
+that reached no target fails its targets' cases whatever `--fail-on` says.
 `--junit-failures-only` keeps the failing cases alone. At a million URLs the cases wait in a
 sqlite file beside the report, grouped by sitemap when the file is written: memory stays flat.
 """
@@ -15,42 +18,34 @@ sqlite file beside the report, grouped by sitemap when the file is written: memo
 from __future__ import annotations
 
 import asyncio
-import os
-import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.errors import ReportWriteError
-from auditor.files import replaced_atomically
+from auditor.files import replaced_atomically, scratch_database, written
 from auditor.models import (
     Finding,
     NotIndexable,
-    Regression,
     RunFindings,
     SitemapRecord,
     TargetRecord,
     UrlRecord,
 )
+from auditor.report.section import Regression, RegressionSource
+from auditor.results.reach import unreached_finding
 
 MAX_LINES = 20  # findings written out per failing case; all are counted
 FLUSH_CASES = 5_000  # cases gathered before a write (a thread hop each)
 REGRESSION = "regression"  # the failure type of a regression case
 _KEPT_IN_MEMORY = ("targets", "run")  # suites of few cases, never spooled
-
-
-class RegressionSource(Protocol):
-    """The run's regressions, read back one at a time (auditor.monitoring.store.Comparison)."""
-
-    regressions: int
-
-    def regression_rows(self, *, limit: int | None = None) -> Iterator[Regression]:
-        """Every regression (blocking)."""
+CACHE_KIB = 2_048  # the spool's page cache (grouping by suite spills to temporary files beyond)
+# A failing case's subject as a regression names it: its kind and subject, one string.
+_SEP = "\x1f"
+REGRESSED_NOTE = "counted once, as a regression (the regressions suite); its findings:"
 
 
 @dataclass(slots=True)
@@ -75,15 +70,18 @@ class JunitCases:
         self._failures_only = failures_only
         self._suites: dict[str, SuiteCounts] = {}  # by sitemap URL, in the order first seen
         self._ids: dict[str, int] = {}
-        self._memory: dict[str, list[str]] = {name: [] for name in _KEPT_IN_MEMORY}
-        self._batch: list[tuple[int, str]] = []
-        handle, name = tempfile.mkstemp(prefix=".junit-", suffix=".sqlite", dir=folder)
-        os.close(handle)
-        self.path = Path(name)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.executescript(
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE cases (suite, xml);"
-        )
+        # A case's XML, and its subject when it fails (`kind<US>subject`: a regression's key).
+        self._memory: dict[str, list[tuple[str, str | None]]] = {n: [] for n in _KEPT_IN_MEMORY}
+        self._batch: list[tuple[int, str, str | None]] = []
+        self._moved: dict[str, int] = {}  # by suite: its failing cases that regressed
+        with written(f"the JUnit cases' scratch file in {folder}"):
+            self.path, self._db = scratch_database(
+                folder,
+                prefix=".junit-",
+                cache_kib=CACHE_KIB,
+                schema="CREATE TABLE cases (suite, xml, key);",
+            )
+        self._counted_once = False  # the regressions' table made (count_once), only when needed
 
     async def __aenter__(self) -> JunitCases:
         return self
@@ -98,15 +96,34 @@ class JunitCases:
 
     # --- as records pass ---
 
-    def add_target(self, record: TargetRecord) -> None:
-        """A target: its discovery findings."""
-        self._add("targets", record.input, record.findings, file=None, line=None)
+    def add_target(self, record: TargetRecord, *, unreachable: bool = False) -> None:
+        """A target: its discovery findings.
+
+        `unreachable`: the run reached no target (auditor.results.reach), and the finding that
+        says why fails the case whatever `--fail-on` says, as the run's exit code does.
+        """
+        forced = tuple(item for item in record.findings if unreachable and unreached_finding(item))
+        self._add(
+            "targets",
+            record.input,
+            record.findings,
+            file=None,
+            line=None,
+            forced=forced,
+            kind="target",
+        )
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """A document read (robots.txt too): a case for itself, in its own suite."""
         omitted = [(code, n) for code, n in record.findings_omitted.items()]
         self._add(
-            record.url, record.url, record.findings, file=record.url, line=None, omitted=omitted
+            record.url,
+            record.url,
+            record.findings,
+            file=record.url,
+            line=None,
+            omitted=omitted,
+            kind="sitemap",
         )
 
     def add_url(self, record: UrlRecord) -> None:
@@ -129,11 +146,12 @@ class JunitCases:
         """Write the gathered cases once there are enough of them."""
         if len(self._batch) >= FLUSH_CASES:
             batch, self._batch = self._batch, []
-            await asyncio.to_thread(self._write, batch)
+            with written(f"the JUnit cases' scratch file {self.path}"):
+                await asyncio.to_thread(self._write, batch)
 
-    def _write(self, batch: list[tuple[int, str]]) -> None:
+    def _write(self, batch: list[tuple[int, str, str | None]]) -> None:
         self._db.execute("BEGIN")
-        self._db.executemany("INSERT INTO cases VALUES (?, ?)", batch)
+        self._db.executemany("INSERT INTO cases VALUES (?, ?, ?)", batch)
         self._db.execute("COMMIT")
 
     def _add(
@@ -145,8 +163,11 @@ class JunitCases:
         file: str | None,
         line: int | None,
         omitted: Iterable[tuple[Code, int]] = (),
+        forced: Sequence[Finding] = (),
+        kind: str = "url",
     ) -> None:
-        failing = [item for item in findings if self._fails(item)]
+        """One case; `kind`: what it is about, as a regression says (url, sitemap, target)."""
+        failing = [item for item in findings if item in forced or self._fails(item)]
         counted = [(code, n) for code, n in omitted if self._fail_on.trips(code.severity)]
         if self._failures_only and not failing and not counted:
             return
@@ -157,39 +178,99 @@ class JunitCases:
         counts.tests += 1
         counts.failures += bool(failing or counted)
         xml = case_xml(suite, name, failing, counted, file=file, line=line)
+        key = f"{kind}{_SEP}{name}" if failing or counted else None
         if suite in self._memory:
-            self._memory[suite].append(xml)
+            self._memory[suite].append((xml, key))
         else:
-            self._batch.append((self._ids[suite], xml))
+            self._batch.append((self._ids[suite], xml, key))
 
     def _fails(self, item: Finding) -> bool:
         return not item.accepted and self._fail_on.trips(item.severity)
 
     # --- the file ---
 
+    def count_once(self, regressed: Iterable[Regression]) -> None:
+        """The run's regressions (blocking): their subjects' cases fail in that suite alone.
+
+        A failing case whose subject regressed passes in its own suite, its findings kept in
+        `system-out`, so that each regression fails once whatever `--fail-on` says.
+        """
+        self._flush_batch()
+        keys = ((f"{item.kind}{_SEP}{item.subject}",) for item in regressed)
+        self._db.execute("CREATE TABLE regressed (key PRIMARY KEY) WITHOUT ROWID")
+        self._counted_once = True
+        self._db.execute("BEGIN")
+        self._db.executemany("INSERT OR IGNORE INTO regressed VALUES (?)", keys)
+        self._db.execute("COMMIT")
+        moved = "SELECT suite, count(*) FROM cases JOIN regressed USING (key) GROUP BY suite"
+        by_id = {number: suite for suite, number in self._ids.items()}
+        self._moved = {by_id[suite]: n for suite, n in self._db.execute(moved)}
+        for suite, cases in self._memory.items():
+            self._moved[suite] = sum(self._regressed(key) for _xml, key in cases)
+
+    def _regressed(self, key: str | None) -> bool:
+        if key is None or not self._counted_once:
+            return False
+        query = "SELECT 1 FROM regressed WHERE key = ?"
+        return self._db.execute(query, (key,)).fetchone() is not None
+
+    def _counts(self, counts: SuiteCounts) -> SuiteCounts:
+        """A suite's counts, its cases that regressed failing elsewhere (or left out)."""
+        moved = self._moved.get(counts.name, 0)
+        tests = counts.tests - moved if self._failures_only else counts.tests
+        return SuiteCounts(counts.name, tests, counts.failures - moved)
+
     def totals(self) -> tuple[int, int]:
         """Cases and failing cases in every suite gathered (the regressions apart)."""
-        suites = self._suites.values()
+        suites = [self._counts(counts) for counts in self._suites.values()]
         return sum(c.tests for c in suites), sum(c.failures for c in suites)
 
-    def suites(self) -> Iterator[tuple[SuiteCounts, Iterator[str]]]:
-        """Every suite with its cases' XML, the targets first (blocking: it reads the spool)."""
+    def _flush_batch(self) -> None:
         if self._batch:
             self._write(self._batch)
             self._batch = []
+
+    def suites(self) -> Iterator[tuple[SuiteCounts, Iterator[str]]]:
+        """Every suite with its cases' XML, the targets first (blocking: it reads the spool)."""
+        self._flush_batch()
         self._db.execute("CREATE INDEX IF NOT EXISTS cases_by_suite ON cases (suite)")
         named = {"targets": "targets", "run": "run (hreflang return links)"}
         for name in ("targets", *(s for s in self._suites if s not in _KEPT_IN_MEMORY), "run"):
             counts = self._suites.get(name)
             if counts is None:
                 continue
-            cases = iter(self._memory[name]) if name in self._memory else self._spooled(name)
-            yield SuiteCounts(named.get(name, name), counts.tests, counts.failures), cases
+            rows = (
+                ((xml, self._regressed(key)) for xml, key in self._memory[name])
+                if name in self._memory
+                else self._spooled(name)
+            )
+            cases = (
+                passed_as_regression(xml) if regressed else xml
+                for xml, regressed in rows
+                if not (regressed and self._failures_only)
+            )
+            counted = self._counts(counts)
+            yield SuiteCounts(named.get(name, name), counted.tests, counted.failures), cases
 
-    def _spooled(self, suite: str) -> Iterator[str]:
-        query = "SELECT xml FROM cases WHERE suite = ? ORDER BY rowid"
-        for (xml,) in self._db.execute(query, (self._ids[suite],)):
-            yield xml
+    def _spooled(self, suite: str) -> Iterator[tuple[str, bool]]:
+        query = "SELECT xml, 0 FROM cases WHERE suite = ? ORDER BY rowid"
+        if self._counted_once:
+            query = (
+                "SELECT xml, r.key IS NOT NULL FROM cases LEFT JOIN regressed r USING (key) "
+                "WHERE suite = ? ORDER BY cases.rowid"
+            )
+        for xml, regressed in self._db.execute(query, (self._ids[suite],)):
+            yield xml, bool(regressed)
+
+
+def passed_as_regression(xml: str) -> str:
+    """A failing case whose subject regressed: passing, its failure's text in `system-out`.
+
+    Attribute values are escaped (quoteattr): `><failure ` and `>` never occur inside them.
+    """
+    head, _, failure = xml.partition("><failure ")
+    body = failure[failure.index(">") + 1 : failure.rindex("</failure>")]
+    return f"{head}><system-out>{escape(REGRESSED_NOTE)}\n{body}</system-out></testcase>"
 
 
 def case_xml(
@@ -258,26 +339,28 @@ async def write_junit(
 def _write(
     path: Path, cases: JunitCases, duration_s: float, regressions: RegressionSource | None
 ) -> None:
+    if regressions is not None and regressions.regressions:
+        with written(f"the JUnit file {path}"):  # the spool beside the report: a full disk
+            cases.count_once(regressions.regression_rows())
     tests, failures = cases.totals()
     if regressions is not None:
         tests += regressions.regressions
         failures += regressions.regressions
-    try:
-        with replaced_atomically(path) as out:
-            out.write(b'<?xml version="1.0" encoding="utf-8"?>\n')
-            out.write(
-                f'<testsuites name="sitemap-audit" time="{duration_s:.3f}" tests="{tests}" '
-                f'failures="{failures}" errors="0">\n'.encode()
-            )
-            for counts, xml in cases.suites():
-                _write_suite(out, counts, xml)
-            if regressions is not None:
-                rows = (regression_case(item) for item in regressions.regression_rows())
-                count = regressions.regressions
-                _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
-            out.write(b"</testsuites>\n")
-    except OSError as exc:
-        raise ReportWriteError(f"cannot write the JUnit file {path}: {exc.strerror}") from exc
+    # Its cases come from the spool, its regressions from the baseline's store: their disk's
+    # failure is this file's too.
+    with written(f"the JUnit file {path}"), replaced_atomically(path) as out:
+        out.write(b'<?xml version="1.0" encoding="utf-8"?>\n')
+        out.write(
+            f'<testsuites name="sitemap-audit" time="{duration_s:.3f}" tests="{tests}" '
+            f'failures="{failures}" errors="0">\n'.encode()
+        )
+        for counts, xml in cases.suites():
+            _write_suite(out, counts, xml)
+        if regressions is not None:
+            rows = (regression_case(item) for item in regressions.regression_rows())
+            count = regressions.regressions
+            _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
+        out.write(b"</testsuites>\n")
 
 
 def _write_suite(out: BinaryIO, counts: SuiteCounts, cases: Iterable[str]) -> None:

@@ -14,19 +14,20 @@ from pathlib import Path
 
 import aiofiles.os
 
+from auditor.codes import Code
 from auditor.config import AuditConfig
-from auditor.discovery.probes import UNREACHED_CODES
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
-from auditor.models import Finding, TargetRecord
+from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
-from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases, RegressionSource, write_junit
+from auditor.report.junit import JunitCases, write_junit
 from auditor.report.markdown import Where, markdown_summary
+from auditor.report.section import RegressionSource, Section, placed
+from auditor.results.reach import unreached
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision
@@ -34,7 +35,7 @@ from auditor.results.verdict import Decision
 
 @dataclass(frozen=True, slots=True)
 class FinishedRun:
-    """Everything a run's outputs say: its counts, samples, decision and diff."""
+    """Everything a run's outputs say: its counts, samples, decision and the wings' sections."""
 
     config: AuditConfig
     started_at: datetime
@@ -45,7 +46,24 @@ class FinishedRun:
     samples: Samples
     targets: tuple[TargetRecord, ...]
     decision: Decision
-    diff: Json | None  # the report's `diff` (with --baseline)
+    unreachable: bool = False  # no target answered at all (auditor.results.reach)
+    sections: tuple[Section, ...] = ()  # the wings' (auditor.report.section), in order
+
+    def summary_json(self) -> Json:
+        """The report's `summary`: the run's counts, and the wings' sections placed in it."""
+        return {
+            **self.summary.to_json(duration_s=self.duration_s),
+            **placed(self.sections, summary=True),
+        }
+
+    def new_codes(self) -> dict[Code, int]:
+        """The findings by code the sections call new (since the baseline)."""
+        return {code: n for section in self.sections for code, n in section.new_codes.items()}
+
+    def regression_cases(self) -> RegressionSource | None:
+        """The sections' failing cases for JUnit (the regressions), if any."""
+        found = (cases for section in self.sections if (cases := section.junit()) is not None)
+        return next(found, None)
 
 
 async def open_outputs(
@@ -80,7 +98,6 @@ async def publish(
     *,
     junit: JunitCases | None,
     csv: CsvWriter | None = None,
-    regressions: RegressionSource | None = None,
 ) -> Path:
     """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
     config = run.config
@@ -91,12 +108,17 @@ async def publish(
         except BaseException:
             await writer.discard()  # no spool left behind: the run fails with exit 3
             raise
-    head = head_json(generated_at=run.started_at, complete=run.complete, config=config)
+    head = head_json(
+        generated_at=run.started_at,
+        complete=run.complete,
+        unreachable=run.unreachable,
+        config=config,
+    )
     await writer.commit(
         head,
         targets=[target_json(target) for target in run.targets],
-        summary=run.summary.to_json(duration_s=run.duration_s),
-        diff=run.diff,
+        summary=run.summary_json(),
+        closing=placed(run.sections, summary=False),
     )
     facts = RunFacts(
         title=config.targets[0].label,
@@ -113,7 +135,8 @@ async def publish(
         verdict=run.decision.verdict,
         facts=facts,
         targets=run.targets,
-        diff=diff_view_of(run.diff) if run.diff is not None else None,
+        parts=[part for section in run.sections if (part := section.html()) is not None],
+        new_codes=run.new_codes(),
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
@@ -122,7 +145,8 @@ async def publish(
     if config.metrics is not None:
         await _write_metrics(config.metrics, run)
     if config.junit is not None and junit is not None:
-        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=regressions)
+        cases = run.regression_cases()
+        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=cases)
     return html_path
 
 
@@ -136,7 +160,12 @@ async def _write_markdown(
     }
     where = Where(run.config.targets[0].label, str(json_path), str(html_path))
     text = markdown_summary(
-        run.summary, run.decision, where=where, examples=examples, diff=run.diff
+        run.summary,
+        run.decision,
+        where=where,
+        examples=examples,
+        sections=run.sections,
+        new=run.new_codes(),
     )
     try:
         await asyncio.to_thread(write_atomically, path, text.encode())
@@ -156,19 +185,11 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         exit_code=run.decision.exit_code,
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
-        regressions=run.decision.regressions,
-        reached=not any(_unreached(item) for target in run.targets for item in target.findings),
+        reached=not any(unreached(target) for target in run.targets),
+        unreachable=run.unreachable,
+        sections=run.sections,
     )
     await write_metrics(path, run.summary, metrics)
-
-
-def _unreached(item: Finding) -> bool:
-    """Whether a target's finding says it could not be read.
-
-    With --insecure, a certificate that fails is said (target.tls) and the site is read.
-    """
-    insecure = item.detail is not None and item.detail.get("insecure") is True
-    return item.code in UNREACHED_CODES and not insecure
 
 
 async def report_path(config: AuditConfig, now: datetime) -> Path:

@@ -22,6 +22,7 @@ import orjson
 from auditor.codes import Severity, by_severity
 from auditor.config import FailOn
 from auditor.errors import ReportReadError
+from auditor.files import open_input
 from auditor.models import Finding, Indexability, SitemapRecord, TargetRecord
 from auditor.report.decode import (
     Obj,
@@ -34,6 +35,7 @@ from auditor.report.decode import (
     url_of,
 )
 from auditor.report.encode import SCHEMA_VERSION
+from auditor.results.reach import outage, outage_text
 from auditor.results.verdict import Decision, RunCounts, decide
 
 # Bounds on one line (a record, or a closing field such as `summary`): the longest a real
@@ -57,6 +59,15 @@ class ReportHead:
     tool_version: str
     config: Obj  # the run's options, as the report lists them (header values redacted)
     targets: tuple[TargetRecord, ...]
+    # No target answered at all (auditor.results.reach): the report says so, or, from a version
+    # that did not, its targets do.
+    unreachable: bool = False
+
+    def outage(self) -> str | None:
+        """Why no target answered, when none did (the verdict's reason); else None."""
+        if not self.unreachable:
+            return None
+        return outage_text(outage(self.targets)) or "no target answered"
 
 
 class ReportReader:
@@ -70,12 +81,15 @@ class ReportReader:
         """The fields before `sitemaps[]`; ReportReadError when it is not our report."""
         values = self.head_values()
         try:
+            targets = tuple(target_of(item) for item in values["targets"])
+            said = values.get("unreachable")
             return ReportHead(
                 generated_at=str(values["generated_at"]),
                 complete=bool(values["complete"]),
                 tool_version=str(values["tool"]["version"]),
                 config=values["config"],
-                targets=tuple(target_of(item) for item in values["targets"]),
+                targets=targets,
+                unreachable=bool(outage(targets)) if said is None else bool(said),
             )
         except (KeyError, TypeError) as exc:
             raise ReportReadError(
@@ -137,6 +151,7 @@ class ReportReader:
             urls_with_errors=urls_with_errors,
             accepted=by_severity(summary.accepted),
             not_indexable=summary.indexability.get(Indexability.NOT_INDEXABLE, 0),
+            known=summary.known,
         )
         return decide(
             counts,
@@ -144,6 +159,7 @@ class ReportReader:
             complete=head.complete,
             failed=False,
             regressions=int(diff["regressions"]) if diff is not None else None,
+            unreachable=head.outage(),
         )
 
     def section(self, name: str) -> Generator[Obj, None, None]:
@@ -198,7 +214,7 @@ class ReportReader:
 
     def _open(self) -> IO[bytes]:
         try:
-            return self.path.open("rb", buffering=READ_BYTES)
+            return open_input(self.path, buffering=READ_BYTES)  # never a FIFO, a device
         except OSError as exc:
             raise ReportReadError(f"{self.path}: cannot read it ({exc.strerror})") from exc
 

@@ -6,15 +6,15 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from auditor.models import CrawlSummary, Relisted, RunFindings, SitemapRecord, UrlRecord
-from auditor.results.acceptance import NO_RULES, AcceptRules
+from auditor.codes import Code
+from auditor.models import Relisted, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
-from auditor.results.sections import ReportSection
 from auditor.results.summary import Summary
 
 # Batches of URL records (at most reader.BATCH_RECORDS each) or sitemap records waiting for the
@@ -77,25 +77,43 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
-class RecordMark(Protocol):
-    """A feature that adds to each URL's record before it is counted (the access logs)."""
+class Marks(Protocol):
+    """What marks known issues as the sink takes each record (--accept-file's rules)."""
 
     def mark_url(self, record: UrlRecord) -> None:
-        """Add to `record` (a field of its own, findings on its listing)."""
+        """Mark the URL's findings (and its check's) in place."""
+
+    def mark_sitemap(self, record: SitemapRecord) -> tuple[SitemapRecord, Counter[Code]]:
+        """The document marked; the codes of its omitted findings that are accepted, counted."""
+        ...
+
+    def mark_run(self, item: RunFindings) -> tuple[RunFindings, Counter[Code]]:
+        """The run's findings marked; the accepted ones of those omitted, counted."""
+        ...
+
+    def mark_target(self, record: TargetRecord) -> TargetRecord:
+        """A target marked."""
+        ...
+
+
+class Join(Protocol):
+    """What adds to each URL's record before it is counted (a field of its own, findings)."""
+
+    def join_url(self, record: UrlRecord) -> None:
+        """Add to `record` in place."""
 
 
 @dataclass(frozen=True, slots=True)
 class Late:
-    """What a feature adds once every record before this item has passed the sink.
+    """Run findings made at the sink's turn, once every record before this item has passed.
 
-    `make` gives its run findings and its report section (auditor.results.sections): made at
-    the sink's turn, they count what every record before them said.
+    So they count what every record before them said (what the joins saw).
     """
 
-    make: Callable[[], Awaitable[Sequence[RunFindings | ReportSection]]]
+    make: Callable[[], Awaitable[Sequence[RunFindings]]]
 
 
-SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | CrawlSummary | Late | None
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | Late | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -112,16 +130,16 @@ async def run_sink(
     dedup: UrlDedup[Any],
     samples: Samples,
     observers: Sequence[Observer] = (),
-    accept: AcceptRules = NO_RULES,
-    marks: Sequence[RecordMark] = (),
+    marks: Marks | None = None,
+    joins: Sequence[Join] = (),
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
-    Features' marks (`marks`) come first, then known issues (`accept`), so that every output
-    says which findings are known. Relistings wait for the end: the URL's check may finish
+    A URL's record is joined first (`joins`), then its known issues marked (`marks`), so that
+    every output says which they are. Relistings wait for the end: the URL's check may finish
     after its duplicate was read.
     """
-    sink = _Sink(writer, summary, dedup, samples, observers, accept, marks)
+    sink = _Sink(writer, summary, dedup, samples, observers, marks, joins)
     relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
         match item:
@@ -131,10 +149,9 @@ async def run_sink(
                 relisted.append(item)
             case RunFindings():
                 sink.add_run_findings(item)
-            case CrawlSummary():
-                summary.crawl = item
             case Late():
-                sink.add_late(await item.make())
+                for found in await item.make():
+                    sink.add_run_findings(found)
             case _:
                 sink.add_urls(item)
         await writer.flush_if_full()
@@ -154,12 +171,12 @@ class _Sink:
     dedup: UrlDedup[Any]
     samples: Samples
     observers: Sequence[Observer]
-    accept: AcceptRules
-    marks: Sequence[RecordMark]
+    marks: Marks | None
+    joins: Sequence[Join]
 
     def add_sitemap(self, item: SitemapRecord) -> None:
-        if self.accept:
-            item, omitted = self.accept.mark_sitemap(item)
+        if self.marks is not None:
+            item, omitted = self.marks.mark_sitemap(item)
             self.summary.accepted.update(omitted)
         self.summary.add_sitemap(item)
         self.samples.add_sitemap(item)
@@ -167,17 +184,9 @@ class _Sink:
         for observer in self.observers:
             observer.add_sitemap(item)
 
-    def add_late(self, made: Sequence[RunFindings | ReportSection]) -> None:
-        """A feature's late items: run findings as any, its section to the summary."""
-        for item in made:
-            if isinstance(item, RunFindings):
-                self.add_run_findings(item)
-            else:
-                self.summary.sections.append(item)
-
     def add_run_findings(self, item: RunFindings) -> None:
-        if self.accept:
-            item, omitted = self.accept.mark_run(item)
+        if self.marks is not None:
+            item, omitted = self.marks.mark_run(item)
             self.summary.accepted.update(omitted)
         self.summary.add_findings(item.findings)
         self.summary.by_code.update(item.omitted)
@@ -185,13 +194,13 @@ class _Sink:
         self.writer.add_run_findings(item)
 
     def add_urls(self, records: list[UrlRecord]) -> None:
-        accept, summary, writer, dedup = self.accept, self.summary, self.writer, self.dedup
-        marks = self.marks
+        marks, summary, writer, dedup = self.marks, self.summary, self.writer, self.dedup
+        joins = self.joins
         for record in records:
-            for mark in marks:
-                mark.mark_url(record)
-            if accept:
-                accept.mark_url(record)
+            for join in joins:
+                join.join_url(record)
+            if marks is not None:
+                marks.mark_url(record)
             summary.add_url(record)
             writer.add_url(record)
             for observer in self.observers:

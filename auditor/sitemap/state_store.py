@@ -23,7 +23,7 @@ from aiofiles.threadpool.binary import AsyncBufferedIOBase, AsyncBufferedReader
 
 from auditor.clock import Clock
 from auditor.errors import StateFormatError, StateReadError
-from auditor.files import LOCAL_CHUNK_BYTES, write_atomically
+from auditor.files import LOCAL_CHUNK_BYTES, open_input, write_atomically
 from auditor.sitemap.state_file import (
     StateEntry,
     body_name,
@@ -237,7 +237,7 @@ class StateStore:
 
 
 def _read(path: Path) -> dict[str, StateEntry]:
-    with path.open("rb") as source:
+    with open_input(path) as source:  # never a FIFO's open, waiting for a writer
         data = source.read(MAX_STATE_BYTES + 1)
     if len(data) > MAX_STATE_BYTES:
         raise StateFormatError(f"larger than {MAX_STATE_BYTES} bytes")

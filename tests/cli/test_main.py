@@ -285,13 +285,14 @@ def test_quiet_prints_the_verdict_only(tmp_path: Path, capsys: pytest.CaptureFix
 @pytest.mark.parametrize(
     ("flags", "failing", "lines"),
     [
-        (["-q"], False, 0),  # cron mails nothing when all is well
-        (["-q"], True, 1),  # ...and the verdict when not
-        (["-qq"], True, 0),  # the exit code speaks
+        (["-q"], False, 1),  # cron mails the verdict line every night, a pass too
+        (["-q"], True, 1),
+        (["-qq"], False, 0),  # the exit code speaks
+        (["-qq"], True, 0),
         (["--quiet", "--quiet"], True, 0),
     ],
 )
-def test_quiet_is_silent_on_success_and_qq_always(
+def test_quiet_prints_the_verdict_on_every_run_and_qq_nothing(
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     flags: list[str],
@@ -304,6 +305,8 @@ def test_quiet_is_silent_on_success_and_qq_always(
     assert code == (ExitCode.FINDINGS if failing else ExitCode.OK)
     captured = capsys.readouterr()
     assert len(captured.out.splitlines()) == lines
+    if lines:
+        assert captured.out.startswith("FAIL: " if failing else "PASS: ")
     assert captured.err == ""
 
 

@@ -28,11 +28,24 @@ def no_files(_path: Path) -> bool:
         ("example.com", TargetKind.SITE, "https://example.com/"),
         ("www.example.co.uk/maps/", TargetKind.SITE, "https://www.example.co.uk/maps/"),
         ("example.com/sitemap.xml", TargetKind.SITEMAP, "https://example.com/sitemap.xml"),
+        # a bare host:port: the two well-known ports say their scheme (RFC 9110 §4.2)
+        ("example.com:443", TargetKind.SITE, "https://example.com/"),
+        ("localhost:80/sitemap.xml", TargetKind.SITEMAP, "http://localhost:80/sitemap.xml"),
     ],
 )
 def test_url_targets(text: str, kind: TargetKind, url: str) -> None:
     target = parse_target(text, is_file=no_files)
     assert target == Target(text, kind, url)
+
+
+@pytest.mark.parametrize(
+    "text", ["127.0.0.1:18090", "localhost:8000/sitemap.xml", "example.com:8443", "[::1]:8080/"]
+)
+def test_a_bare_host_and_port_asks_which_scheme(text: str) -> None:
+    """Taken as https, a plain-http dev server failed every request with a TLS error, exit 1."""
+    with pytest.raises(TargetError) as raised:
+        parse_target(text, is_file=no_files)
+    assert f"http://{text}" in str(raised.value)  # the suggestion is a URL that can be pasted
 
 
 def test_local_file_target() -> None:

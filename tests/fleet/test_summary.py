@@ -19,7 +19,7 @@ from auditor.fleet.fleet_summary import (
     summary_json,
     worst_first,
 )
-from auditor.fleet.index_html import build_view, render_index
+from auditor.fleet.index_html import index_view, render_index
 from auditor.fleet.outputs import fleet_schema
 from auditor.fleet.sites import (
     FailureKind,
@@ -87,6 +87,8 @@ def facts(*, complete: bool = True) -> FleetFacts:
         ([Outcome.PASS, FailureKind.WORKER_LOST], True, Outcome.FAILED, ExitCode.FAILED),
         ([Outcome.PASS, FailureKind.NOT_RUN], False, Outcome.INCOMPLETE, ExitCode.FAILED),
         ([], True, Outcome.PASS, ExitCode.OK),
+        # A site that never answered (an outage): 3, so the recipe keeps the last summary.
+        ([Outcome.PASS, Outcome.UNREACHABLE], True, Outcome.FAILED, ExitCode.FAILED),
     ],
 )
 def test_the_fleet_exits_as_its_worst_site(
@@ -122,10 +124,12 @@ def test_worst_first_orders_by_outcome_then_errors() -> None:
     order = [outcome.site.name for outcome in worst_first(mixed())]
     assert order[:3] == ["cut", "lost", "never"]  # no verdict: first, by name
     assert order[3:] == ["worse", "bad", "calm"]
+    down = worst_first([*mixed(), done(6, "down", Outcome.UNREACHABLE, errors=2)])
+    assert [outcome.site.name for outcome in down][3:5] == ["down", "worse"]
 
 
 def test_the_summary_matches_its_schema_for_every_status() -> None:
-    outcomes = mixed()
+    outcomes = [*mixed(), done(6, "down", Outcome.UNREACHABLE)]
     decision = decide_fleet(outcomes, complete=False)
     summary = as_read(summary_json(outcomes, facts(complete=False), decision, folder=FOLDER))
     jsonschema.Draft202012Validator(fleet_schema()).validate(summary)
@@ -136,7 +140,9 @@ def test_the_summary_matches_its_schema_for_every_status() -> None:
         "done",
         "interrupted",
         "not_run",
+        "done",
     ]
+    assert summary["counts"]["by_outcome"]["UNREACHABLE"] == 1
     first = summary["sites"][0]
     assert first["reports"] == {"json": "calm/r.json", "html": "calm/r.html"}
     assert summary["exit_code"] == 3
@@ -180,7 +186,7 @@ def test_anything_but_a_fleet_summary_is_no_baseline(summary: object) -> None:
 def test_the_index_escapes_everything_and_links_each_report() -> None:
     outcomes = mixed()
     decision = decide_fleet(outcomes, complete=True)
-    view = build_view(outcomes, facts(), decision, folder=FOLDER, summary_name="fleet.json")
+    view = index_view(outcomes, facts(), decision, folder=FOLDER, summary_name="fleet.json")
     assert [row.name for row in view.rows][:3] == ["cut", "lost", "never"]
     assert view.chart is not None
     assert [bar.label for bar in view.chart.bars] == ["worse", "bad"]

@@ -18,7 +18,7 @@ from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import DEMO_CA, serve, serve_demo
 from auditor.demo.site import clean_routes
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from tests.browser import Page, chromium, find_chromium, require_browser
 from tests.helpers import NOW, run_audit, target
 from tests.report.test_html import hostile_routes
@@ -169,8 +169,8 @@ LOGS = """(() => {
 
 
 async def test_the_googlebot_section_in_a_browser(tmp_path: Path) -> None:
-    from tests.server_logs.log_lines import FORMATS, write_log  # noqa: PLC0415
-    from tests.server_logs.test_access_logs import hits, routes  # noqa: PLC0415
+    from tests.wings.logs.log_lines import FORMATS, write_log  # noqa: PLC0415
+    from tests.wings.logs.test_access_logs import hits, routes  # noqa: PLC0415
 
     log = write_log(tmp_path / "access.log", [FORMATS["combined"](hit) for hit in hits("x")])
     async with serve(routes) as served:

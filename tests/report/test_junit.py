@@ -12,12 +12,13 @@ from pathlib import Path
 
 import defusedxml.ElementTree as SafeET
 import pytest
+from aiohttp import web
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.demo.documents import Page, url, urlset, xml_page
-from auditor.demo.server import serve
+from auditor.demo.server import Route, serve
 from auditor.models import CheckResult, FoundBy, SitemapKind, SitemapRecord, UrlRecord, finding
 from auditor.report.junit import JunitCases, write_junit
 from tests.helpers import run_audit
@@ -127,3 +128,51 @@ async def test_a_hundred_thousand_urls_are_streamed(tmp_path: Path) -> None:
     assert path.stat().st_size > 10 << 20
     suites = parsed(path)
     assert (suites[sitemap.url].tests, suites[sitemap.url].failures) == (100_001, 10_000)
+
+
+@pytest.mark.parametrize("failures_only", [False, True])
+@pytest.mark.parametrize("fail_on", list(FailOn))
+async def test_each_regression_fails_once_whatever_fail_on(
+    tmp_path: Path, fail_on: FailOn, failures_only: bool
+) -> None:
+    """Ten pages broken since the baseline: ten failing cases, in the regressions suite alone;
+    a page broken in both runs (known) fails in its sitemap's suite as --fail-on says."""
+    broken = {"/known"}
+    paths = ["/known", *(f"/p{n}" for n in range(12))]
+
+    def routes(base: str) -> dict[str, Route]:
+        async def page(request: web.Request) -> web.StreamResponse:
+            return web.Response(status=404 if request.path in broken else 200, text="x")
+
+        listed = urlset([url(base + path) for path in paths])
+        return {"/sitemap.xml": xml_page(listed), **dict.fromkeys(paths, page)}
+
+    path = tmp_path / "junit.xml"
+    async with serve(routes) as served:
+        target = f"{served.base}/sitemap.xml"
+        before = await run_audit(tmp_path / "before", target, no_check=False)
+        broken.update(f"/p{n}" for n in range(10))
+        audited = await run_audit(
+            tmp_path / "after",
+            target,
+            no_check=False,
+            baseline=before.result.json_path,
+            fail_on=fail_on,
+            junit=path,
+            junit_failures_only=failures_only,
+        )
+    assert audited.report["diff"]["regressions"] == 10
+    suites = parsed(path)
+    regressions = suites.pop("regressions")
+    assert regressions.failures == 10
+    failing = [
+        (suite.name, case.name, f.type)
+        for suite in suites.values()
+        for case in suite
+        if (f := _failure(case)) is not None
+    ]
+    known = [(target, f"{served.base}/known", "http.not_found")]
+    assert failing == (known if fail_on.trips(Code.HTTP_NOT_FOUND.severity) else [])
+    assert JUnitXml.fromfile(str(path)).failures == 10 + len(failing)
+    names = {case.name for case in suites.get(target, [])}
+    assert (f"{served.base}/p0" in names) is not failures_only  # passing: in, unless left out

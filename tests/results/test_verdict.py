@@ -132,6 +132,7 @@ def run_counts_of(draw: st.DrawFn) -> RunCounts:
     regressions=st.none() | st.integers(0, 3),
     complete=st.booleans(),
     failed=st.booleans(),
+    unreachable=st.none() | st.just("http://127.0.0.1:1/ refused (target.connect)"),
 )
 def test_the_exit_code_and_the_verdict_always_agree(
     counts: RunCounts,
@@ -139,10 +140,16 @@ def test_the_exit_code_and_the_verdict_always_agree(
     regressions: int | None,
     complete: bool,
     failed: bool,
+    unreachable: str | None,
 ) -> None:
     """One decision; whatever the run, the exit code is the verdict's."""
     decision = decide(
-        counts, fail_on=fail_on, complete=complete, failed=failed, regressions=regressions
+        counts,
+        fail_on=fail_on,
+        complete=complete,
+        failed=failed,
+        regressions=regressions,
+        unreachable=unreachable,
     )
     outcome = decision.verdict.outcome
     expected = {
@@ -150,6 +157,7 @@ def test_the_exit_code_and_the_verdict_always_agree(
         Outcome.FAIL: ExitCode.FINDINGS,
         Outcome.INCOMPLETE: ExitCode.FAILED,
         Outcome.FAILED: ExitCode.FAILED,
+        Outcome.UNREACHABLE: ExitCode.FAILED,
     }
     assert decision.exit_code is expected[outcome]
     assert decision.verdict.line.startswith(f"{outcome.value}: ")
@@ -158,6 +166,8 @@ def test_the_exit_code_and_the_verdict_always_agree(
         assert outcome is Outcome.FAILED
     elif not complete:
         assert outcome is Outcome.INCOMPLETE
+    elif unreachable is not None:  # an outage is never a pass, nor the site's findings
+        assert outcome is Outcome.UNREACHABLE
     else:
         assert (outcome is Outcome.FAIL) is (tripped or bool(regressions))
     # A regression always shows in a failing verdict, counted as the exit code counts it.

@@ -1,1 +1,0 @@
-"""Tests of the access logs (auditor.server_logs)."""
