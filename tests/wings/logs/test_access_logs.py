@@ -190,6 +190,25 @@ def test_a_file_that_is_no_log_exits_2_in_one_line_naming_it(
     assert not (tmp_path / "r.json").exists()  # refused before any report
 
 
+@pytest.mark.parametrize("field", ["nope=client", "ip="])
+def test_a_log_field_that_is_none_exits_2_in_one_line_before_any_report(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], field: str
+) -> None:
+    from auditor.cli.main import main  # noqa: PLC0415
+
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset([url("https://www.example.com/")]))
+    log = write_log(tmp_path / "access.log", [FORMATS["combined"](h) for h in hits("x")[:3]])
+    argv = [str(sitemap), "--no-check", "--access-log", str(log), "--log-field", field]
+    report = tmp_path / "r.json"
+    assert main([*argv, "--json", str(report), "--no-progress"]) == 2
+    err = capsys.readouterr().err
+    assert len(err.splitlines()) == 1, err
+    assert "--log-field" in err
+    assert "Traceback" not in err
+    assert not report.exists()
+
+
 def test_a_log_option_without_logs_exits_2(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
