@@ -92,7 +92,7 @@ async def test_second_run_names_exactly_what_changed(tmp_path: Path) -> None:
     assert change["url"] == f"{base}/p2"
     assert change["changes"] == [
         {"field": "status", "before": "200", "after": "404"},
-        {"field": "indexability", "before": "indexable", "after": "client error"},
+        {"field": "indexability", "before": "indexable", "after": "client_error"},
         {"field": "codes", "before": "none", "after": "+http.not_found"},
     ]
     assert diff["urls_broken_examples"] == [f"{base}/p2"]
