@@ -185,6 +185,11 @@ class Target:
         parsed = parse_http_url(self.url)
         return parsed.host if parsed else "target"
 
+    @property
+    def title(self) -> str:
+        """What reports are titled by: the host, or the file as given (`public/sitemap.xml`)."""
+        return self.input if self.path is not None else self.label
+
 
 class FailOn(StrEnum):
     """The lowest severity that makes the run exit 1 (docs/explanation/design.md#exit-codes)."""
@@ -257,6 +262,7 @@ class AuditConfig:
     html: Path | None = None
     csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
     markdown: Path | None = None  # a summary in Markdown, for a CI job summary
+    reports_url: str | None = None  # where readers find the reports: the Markdown links there
     no_check: bool = False
     concurrency: int = 128
     per_host: int = 8

@@ -53,8 +53,10 @@ from auditor.processes.parse_pool import ParsePool
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import Json
+from auditor.report.failing import FailingUrls
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases
+from auditor.report.markdown import MAX_BYTES
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.results.acceptance import NO_RULES, AcceptRules, parse_accept_rules
 from auditor.results.dedup import UrlDedup
@@ -152,6 +154,7 @@ async def audit(
         if config.junit is not None:
             junit = await _junit_cases(config, json_path.parent)
             await stack.enter_async_context(junit)
+        failing = FailingUrls(config.fail_on, budget_bytes=MAX_BYTES) if config.markdown else None
         run = _Run(
             config,
             clock,
@@ -164,7 +167,7 @@ async def audit(
             accept=accept,
             history=history,
         )
-        records = [item for item in (writer, csv, comparison, junit) if item is not None]
+        records = [item for item in (writer, csv, comparison, junit, failing) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete and not outage(run.targets))
@@ -174,9 +177,12 @@ async def audit(
             failed=failed,
             comparison=comparison,
             junit=junit,
+            failing=failing,
             started=started,
         )
-        html_path = await publish(writer, finished, junit=junit, csv=csv, regressions=comparison)
+        html_path = await publish(
+            writer, finished, junit=junit, csv=csv, regressions=comparison, failing=failing
+        )
     return AuditResult(
         run.summary,
         writer.path,
@@ -199,6 +205,7 @@ async def _conclude(
     failed: bool,
     comparison: Comparison | None,
     junit: JunitCases | None,
+    failing: FailingUrls | None,
     started: float,
 ) -> FinishedRun:
     """The run's last counts (its targets, the comparison with the baseline), its decision."""
@@ -210,6 +217,8 @@ async def _conclude(
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target, unreachable=bool(causes))
+        if failing is not None:
+            failing.add_target(target)
         if comparison is not None:
             comparison.add_target(target)
     diff_out = await comparison.finish() if comparison is not None else None

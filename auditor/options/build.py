@@ -47,6 +47,7 @@ def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConf
         html=values["html"],
         csv=values["csv"],
         markdown=values["markdown"],
+        reports_url=values["reports_url"],
         no_check=values["no_check"],
         concurrency=values["concurrency"],
         per_host=values["per_host"],
@@ -121,6 +122,9 @@ def _check_values(values: Values) -> None:
         except ValueError as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from None
     _check_crawl(values)
+    url = values["reports_url"]
+    if url is not None and parse_http_url(url) is None:
+        raise UsageError(f"--reports-url wants an absolute http(s) URL, not {url!r}")
 
 
 def _check_crawl(values: Values) -> None:

@@ -215,6 +215,14 @@ OPTIONS: tuple[Option, ...] = (
         metavar="PATH",
     ),
     Option(
+        "reports-url",
+        _G.OUTPUT,
+        "where readers find the reports (a CI run's artifacts): the Markdown summary links there",
+        Kind.TEXT,
+        RUN_OUTPUT,
+        metavar="URL",
+    ),
+    Option(
         "print-schema",
         _G.OUTPUT,
         "print a JSON schema and exit: the report's (default) or the fleet summary's",

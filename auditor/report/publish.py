@@ -21,11 +21,14 @@ from auditor.models import TargetRecord
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
+from auditor.report.failing import FailingUrls
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, RegressionSource, write_junit
-from auditor.report.markdown import Where, markdown_summary
+from auditor.report.markdown import Gates, Where, markdown_summary
+from auditor.report.markdown_text import shown_place
+from auditor.results.gates import gate_sentence
 from auditor.results.reach import unreached
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
@@ -82,8 +85,12 @@ async def publish(
     junit: JunitCases | None,
     csv: CsvWriter | None = None,
     regressions: RegressionSource | None = None,
+    failing: FailingUrls | None = None,
 ) -> Path:
-    """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
+    """Write every output of the run (ReportWriteError when one fails); the HTML report's path.
+
+    `failing`: what fails the run, gathered for the Markdown summary (with --markdown).
+    """
     config = run.config
     if csv is not None:  # streamed during the run; the targets' findings are known only now
         csv.add_targets(run.targets)
@@ -105,13 +112,18 @@ async def publish(
         diff=run.diff,
     )
     facts = RunFacts(
-        title=config.targets[0].label,
+        title=config.targets[0].title,
         generated_at=run.started_at,
         tool=f"{TOOL['name']} {TOOL['version']}",
         complete=run.complete,
         duration_s=run.duration_s,
         config=config_json(config),
         json_name=writer.path.name,
+        gate=gate_sentence(
+            run.decision,
+            fail_on=config.fail_on,
+            fail_on_new=config.fail_on_new if config.baseline is not None else None,
+        ),
     )
     view = build_view(
         run.summary,
@@ -124,7 +136,10 @@ async def publish(
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
     if config.markdown is not None:
-        await _write_markdown(config.markdown, run, json_path=writer.path, html_path=html_path)
+        if failing is not None and regressions is not None and regressions.regressions:
+            await asyncio.to_thread(failing.add_regressions, regressions.regression_rows())
+        paths = (writer.path, html_path)
+        await _write_markdown(config.markdown, run, paths=paths, failing=failing, gate=facts.gate)
     if config.metrics is not None:
         await _write_metrics(config.metrics, run)
     if config.junit is not None and junit is not None:
@@ -133,16 +148,38 @@ async def publish(
 
 
 async def _write_markdown(
-    path: Path, run: FinishedRun, *, json_path: Path, html_path: Path
+    path: Path,
+    run: FinishedRun,
+    *,
+    paths: tuple[Path, Path],
+    failing: FailingUrls | None,
+    gate: str,
 ) -> None:
+    """The summary; `paths`: the JSON and HTML reports'; `gate`: the gate sentence."""
+    config = run.config
     examples = {
         code: kept[0].url.value
         for code, kept in run.samples.examples.items()
         if kept and kept[0].url is not None
     }
-    where = Where(run.config.targets[0].label, str(json_path), str(html_path))
+    workspace = await asyncio.to_thread(Path.cwd)
+    json_path, html_path = (shown_place(p.absolute().as_uri(), workspace=workspace) for p in paths)
+    where = Where(
+        config.targets[0].title,
+        json_path,
+        html_path,
+        reports_url=config.reports_url,
+        workspace=workspace,
+    )
+    fail_on_new = config.fail_on_new if config.baseline is not None else None
     text = markdown_summary(
-        run.summary, run.decision, where=where, examples=examples, diff=run.diff
+        run.summary,
+        run.decision,
+        where=where,
+        examples=examples,
+        diff=run.diff,
+        failing=failing,
+        gates=Gates(gate, config.fail_on, fail_on_new),
     )
     try:
         await asyncio.to_thread(write_atomically, path, text.encode())
