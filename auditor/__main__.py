@@ -19,6 +19,12 @@ def _interrupted(_signum: int, _frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _by_signal(error: BaseException) -> bool:
+    """Whether a KeyboardInterrupt (our SIGTERM's too) caused `error`."""
+    cause = error.__cause__
+    return isinstance(cause, KeyboardInterrupt) or (cause is not None and _by_signal(cause))
+
+
 def entry() -> None:
     """Run the command, a Ctrl-C or SIGTERM before or between its own handlers being exit 3."""
     signal.signal(signal.SIGTERM, _interrupted)  # SIGINT: Python's own KeyboardInterrupt
@@ -26,7 +32,11 @@ def entry() -> None:
         from auditor.cli.main import main  # noqa: PLC0415 - after the handlers, on purpose
 
         code = main()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, RuntimeError) as exc:
+        # CPython 3.11 wraps an exception raised in a descriptor's __set_name__ (a dataclass's
+        # field, while a module loads) in a RuntimeError: the signal is its cause.
+        if not isinstance(exc, KeyboardInterrupt) and not _by_signal(exc):
+            raise
         print("sitemap-audit: interrupted", file=sys.stderr)  # noqa: T201 - the command
         # Not sys.exit: a KeyboardInterrupt raised inside exec() (dataclasses make methods
         # with it, while modules load) marks it unhandled in CPython 3.11, which then kills

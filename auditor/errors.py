@@ -197,9 +197,12 @@ class BlockedAddressError(OSError):
     """
 
 
-def write_failure_in(exc: BaseException) -> ReportWriteError | None:
-    """The report-writing failure that is `exc` or inside it (a task group's), if any."""
-    return failure_in(exc, ReportWriteError)
+def write_failure_in(exc: BaseException) -> ReportWriteError | HistoryWriteError | None:
+    """The failure to write a file of the run that is `exc` or inside it (a task group's).
+
+    A report or an output, a scratch file, or the history: whichever met a full disk first.
+    """
+    return failure_in(exc, ReportWriteError) or failure_in(exc, HistoryWriteError)
 
 
 def failure_in(exc: BaseException, kind: type[E]) -> E | None:

@@ -17,20 +17,24 @@ import shutil
 import sqlite3
 import stat
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from types import TracebackType
-from typing import BinaryIO, Self
+from typing import BinaryIO, ParamSpec, Self, TypeVar
 
 import aiofiles
 from aiofiles.threadpool.binary import AsyncBufferedReader
+
+from auditor.errors import ReportWriteError
 
 LOCAL_CHUNK_BYTES = 256 * 1024
 # A new file is never a file or a link that was there before: O_EXCL (with O_CREAT, a link is
 # not followed either, even to nowhere), O_NOFOLLOW said as well. Its mode is the umask's.
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
 _NEW_FILE_TRIES = 16
+P = ParamSpec("P")
+R = TypeVar("R")
 # An input file opened without waiting: a FIFO's open would block until a writer came.
 _INPUT = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
 _KINDS = {
@@ -67,6 +71,26 @@ class LocalFile:
         traceback: TracebackType | None,
     ) -> None:
         await self._handle.close()
+
+
+# What the disk says when a file of the run cannot be written: a full disk or a file size limit
+# (EFBIG, ENOSPC), an I/O error; sqlite's own words for them ("database or disk is full",
+# "disk I/O error") are OperationalErrors. Its misuse (ProgrammingError) is a bug, not the disk.
+DISK_ERRORS = (OSError, sqlite3.OperationalError)
+
+
+@contextmanager
+def written(what: str) -> Iterator[None]:
+    """A block that writes (or reads back) `what`, a file of the run's own.
+
+    The disk's failure in it is a ReportWriteError: the run fails with one line and exit 3,
+    whichever writer meets a full disk first (docs/reference/exit-codes.md).
+    """
+    try:
+        yield
+    except DISK_ERRORS as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise ReportWriteError(f"cannot write {what}: {reason}") from exc
 
 
 def not_a_file(path: Path) -> str | None:
@@ -135,22 +159,31 @@ def hidden_stem(path: Path) -> Path:
 
 
 def scratch_database(
-    folder: Path, *, prefix: str, cache_kib: int
+    folder: Path, *, prefix: str, cache_kib: int, schema: str = ""
 ) -> tuple[Path, sqlite3.Connection]:
-    """A new sqlite file of the run's own in `folder`: hidden, this user's only (mkstemp).
+    """A new sqlite file of the run's own in `folder`, made with `schema`.
 
-    Set for speed, not safety: no journal, no sync (the run deletes it); its page cache is
-    `cache_kib`, and what sorts beyond it spills to temporary files, never to memory.
-    Blocking: call it in a thread from the event loop.
+    Hidden, this user's only (mkstemp); none is left when it cannot be made. Set for speed,
+    not safety: no journal, no sync (the run deletes it); its page cache is `cache_kib`, and
+    what sorts beyond it spills to temporary files, never to memory. Blocking: call it in a
+    thread from the event loop.
     """
     handle, name = tempfile.mkstemp(prefix=prefix, suffix=".sqlite", dir=folder)
     os.close(handle)
     path = Path(name)
-    db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
-    db.executescript(
-        f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{cache_kib};"
-        "PRAGMA temp_store=FILE;"
-    )
+    try:
+        db = sqlite3.connect(path, check_same_thread=False, isolation_level=None)
+        try:
+            db.executescript(
+                f"PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA cache_size=-{cache_kib};"
+                f"PRAGMA temp_store=FILE;{schema}"
+            )
+        except BaseException:
+            db.close()
+            raise
+    except BaseException:  # a full disk: nothing left behind
+        path.unlink(missing_ok=True)
+        raise
     return path, db
 
 
@@ -249,14 +282,19 @@ class RunDatabase:
         self.path: Path | None = None  # made new at the first write
         self._db: sqlite3.Connection | None = None
 
+    async def in_thread(self, call: Callable[P, R], *args: P.args, **kwargs: P.kwargs) -> R:
+        """`call` in a worker thread; the disk's failure is a ReportWriteError (`written`)."""
+        with written(f"the run's scratch file {self.path or self._stem}"):
+            return await asyncio.to_thread(call, *args, **kwargs)
+
     def connect(self, schema: str) -> sqlite3.Connection:
         """The connection, the file made with `schema` at the first call (a blocking call)."""
         if self._db is None:  # an empty new file is an empty database to sqlite
             handle, self.path = create_new(self._stem, ".sqlite")
             os.close(handle)
             db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
+            self._db = db  # closed and deleted with the run, even when the schema fails
             db.executescript("PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF;" + schema)
-            self._db = db
         return self._db
 
     async def __aenter__(self) -> Self:

@@ -31,7 +31,7 @@ from auditor.crawl.coverage import Coverage, EmitSummary
 from auditor.crawl.crawler import Crawler, crawl_plan
 from auditor.crawl.store import CrawlStore
 from auditor.crawl.store import store_path as crawl_store_path
-from auditor.errors import ConfigError, ExitCode, HistoryWriteError, failure_in, write_failure_in
+from auditor.errors import ConfigError, ExitCode, write_failure_in
 from auditor.files import read_input
 from auditor.http_stack import (
     Openers,
@@ -152,7 +152,8 @@ async def audit(
         writer, csv = await open_outputs(config, json_path)
         junit = None
         if config.junit is not None:
-            junit = await _junit_cases(config, json_path.parent)
+            async with _discarded_on_failure(writer, csv):
+                junit = await _junit_cases(config, json_path.parent)
             await stack.enter_async_context(junit)
         failing = FailingUrls(config.fail_on, budget_bytes=MAX_BYTES) if config.markdown else None
         run = _Run(
@@ -171,15 +172,16 @@ async def audit(
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete and not outage(run.targets))
-        finished = await _conclude(
-            run,
-            complete=complete,
-            failed=failed,
-            comparison=comparison,
-            junit=junit,
-            failing=failing,
-            started=started,
-        )
+        async with _discarded_on_failure(writer, csv):  # the comparison's disk
+            finished = await _conclude(
+                run,
+                complete=complete,
+                failed=failed,
+                comparison=comparison,
+                junit=junit,
+                failing=failing,
+                started=started,
+            )
         html_path = await publish(
             writer, finished, junit=junit, csv=csv, regressions=comparison, failing=failing
         )
@@ -247,6 +249,23 @@ async def _conclude(
     )
 
 
+@contextlib.asynccontextmanager
+async def _discarded_on_failure(
+    writer: JsonReportWriter, csv: CsvWriter | None
+) -> AsyncIterator[None]:
+    """A step between opening the outputs and publishing them.
+
+    When it fails (a full disk: exit 3), no spool of theirs is left behind.
+    """
+    try:
+        yield
+    except BaseException:
+        await writer.discard()
+        if csv is not None:
+            await csv.discard()
+        raise
+
+
 async def _walk_or_fail(
     run: _Run,
     writer: JsonReportWriter,
@@ -258,7 +277,8 @@ async def _walk_or_fail(
     """Walk the run: whether it completed, and whether an internal failure stopped it.
 
     A bug still writes what was gathered (docs/explanation/design.md#exit-codes); a cancellation
-    from outside, or a report that cannot be written (a full disk), leaves no report at all.
+    from outside, or a file of the run that cannot be written (a full disk: a report, a scratch
+    file, the history, whose earlier runs' rows are kept), leaves no report at all.
     """
     try:
         tee = records[0] if len(records) == 1 else Tee(*records)
@@ -271,11 +291,7 @@ async def _walk_or_fail(
             if csv is not None:
                 await csv.discard()
             raise lost or exc from None
-        history = failure_in(exc, HistoryWriteError)
-        if history is not None:  # our disk, not a bug: one line (earlier runs' rows are kept)
-            log.error("the audit stopped: %s", history)  # noqa: TRY400 - no traceback: not a bug
-        else:
-            log.exception("the audit failed")
+        log.exception("the audit failed")
         return False, True
 
 

@@ -290,6 +290,47 @@ def url_digest(key: str) -> int:
     return digest64(key.encode()) or 1
 
 
+# The documents servers answer a folder with (Apache DirectoryIndex, IIS default documents);
+# Google's robots.txt matcher also reads /index.htm and /index.html as / (google/robotstxt,
+# robots.cc: "'index.htm' and 'index.html' are normalized to '/'").
+INDEX_DOCUMENTS = tuple(
+    f"{name}.{kind}"
+    for name in ("index", "default")
+    for kind in ("html", "htm", "php", "aspx", "asp", "jsp", "shtml", "cgi")
+)
+_INDEX_DOCUMENT = re.compile(r"/(?:index|default)\.(?:html?|php|aspx?|jsp|shtml|cgi)", re.I)
+
+
+def index_document_folder(url: HttpUrl) -> str | None:
+    """The folder path whose index document `url` names (`/blog/index.html`: `/blog/`).
+
+    None for a URL with a query, or whose last segment is no index document.
+    """
+    if url.query:
+        return None
+    cut = url.path.rfind("/")
+    if cut < 0 or _INDEX_DOCUMENT.fullmatch(url.path, cut) is None:
+        return None
+    return url.path[: cut + 1]
+
+
+def index_twins(url: HttpUrl) -> list[HttpUrl]:
+    """The URLs a server may answer with the same document as `url`.
+
+    A folder and its index documents (`/blog/` and `/blog/index.html`, ...); none for another
+    URL, or one with a query.
+    """
+    if url.query:
+        return []
+    folder = index_document_folder(url)
+    if folder is not None:
+        return [HttpUrl(url.scheme, url.host, url.port, folder, "")]
+    path = url.path or "/"
+    if not path.endswith("/"):
+        return []
+    return [HttpUrl(url.scheme, url.host, url.port, path + name, "") for name in INDEX_DOCUMENTS]
+
+
 class Mismatch(StrEnum):
     """How a URL's origin differs from its sitemap's (`loc.host_mismatch` detail.kind)."""
 

@@ -278,6 +278,37 @@ def _blocked_by_unreachable_robots(audited: Audited, _hits: Mapping[str, int]) -
         assert blocked["detail"]["robots_status"] == 503
 
 
+def _next_sitemap(base: str, lastmods: list[str]) -> dict[str, Route]:
+    """A site as next-sitemap writes it: robots.txt, an index, and sitemap-0.xml, whose URLs
+    carry `lastmods`, daily, priority 0.7."""
+    extra = "<changefreq>daily</changefreq><priority>0.7</priority>"
+    entries = [
+        url(f"{base}/{'' if n == 0 else f'page-{n}'}", lastmod=lastmod, extra=extra)
+        for n, lastmod in enumerate(lastmods)
+    ]
+    robots = f"# *\nUser-agent: *\nAllow: /\n\n# Host\nHost: {base}\n\n# Sitemaps\n"
+    robots += f"Sitemap: {base}/sitemap.xml\n"
+    return {
+        "/robots.txt": Page(200, robots.encode()),
+        "/sitemap.xml": xml_page(sitemapindex([f"{base}/sitemap-0.xml"])),
+        "/sitemap-0.xml": xml_page(urlset(entries)),
+    }
+
+
+# next-sitemap's autoLastmod: one `new Date().toISOString()` at build time, on every URL; the
+# build 13 days before the audit's clock (tests.helpers.NOW).
+NEXT_BUILD = "2026-11-10T09:41:27.318Z"
+
+
+def _one_stamp_on_sitemap_0(audited: Audited, _hits: Mapping[str, int]) -> None:
+    assert audited.sitemap_codes("/sitemap-0.xml")["lastmod.uniform"] == 1
+    assert audited.codes()["lastmod.uniform"] == 1
+    [stamp] = [
+        f for f in audited.sitemap("/sitemap-0.xml")["findings"] if f["code"] == "lastmod.uniform"
+    ]
+    assert (stamp["detail"]["entries"], stamp["detail"]["same"]) == (17, 17)
+
+
 def _three_read(audited: Audited, hits: Mapping[str, int]) -> None:
     assert sum(hits.get(f"/s{n}.xml", 0) for n in range(10)) == 3
     assert audited.sitemap_codes("/robots.txt")["run.limit_reached"] == 1
@@ -762,7 +793,7 @@ SCENARIOS: list[Scenario] = [
             lambda b: {"/robots.txt": Page(503, b"busy"), "/sitemap.xml": xml_page(pages(b, 2))}
         ),
         "/sitemap.xml",
-        expect=("sitemap.blocked_by_robots", "url.blocked_by_robots"),
+        expect=("robots.unreachable", "sitemap.blocked_by_robots", "url.blocked_by_robots"),
         overrides={"no_check": False},
         check=_blocked_by_unreachable_robots,
     ),
@@ -965,6 +996,33 @@ SCENARIOS: list[Scenario] = [
         "/idx.xml",
         expect=(),
         absent=("lastmod.uniform",),  # an index's lastmod is when each file changed
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "next-sitemap: one build stamp on 17 URLs, two weeks old",
+        routes(lambda b: _next_sitemap(b, [NEXT_BUILD] * 17)),
+        "/",
+        expect=("lastmod.uniform",),
+        exit_code=ExitCode.OK,
+        check=_one_stamp_on_sitemap_0,
+    ),
+    Scenario(
+        "an old site whose 17 pages were published in one commit",
+        # Version control keeps whole seconds: one commit's time on every page may be honest.
+        routes(lambda b: _next_sitemap(b, ["2026-03-02T14:23:51+01:00"] * 17)),
+        "/",
+        expect=(),
+        absent=("lastmod.uniform",),
+        exit_code=ExitCode.OK,
+    ),
+    Scenario(
+        "next-sitemap with each page's own time",
+        routes(
+            lambda b: _next_sitemap(b, [f"2026-{m:02d}-10T09:41:27.318Z" for m in range(1, 12)] * 2)
+        ),
+        "/",
+        expect=(),
+        absent=("lastmod.uniform",),
         exit_code=ExitCode.OK,
     ),
     Scenario(

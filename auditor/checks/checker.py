@@ -19,7 +19,7 @@ from auditor.checks.answer_rules import bot_challenge, slow_finding, status_find
 from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.indexability import not_indexable
 from auditor.checks.page_head import PageHead, read_head
-from auditor.checks.page_rules import page_findings
+from auditor.checks.page_rules import blocked_page, page_findings
 from auditor.checks.visits import KnownVerdict, Visit, Visits, canonical_verdict, url_key
 from auditor.clock import Clock
 from auditor.codes import Code
@@ -304,6 +304,7 @@ class Checker:
                 page=page,
                 agents=self._agents,
                 now=self._clock.now(),
+                blocked=blocked_page(found),
             )
             found += said
             target = None  # judged by the caller (Checker.canonical_leads)

@@ -8,6 +8,7 @@ meta refresh, a head cut short, a soft-404 title. Pure: no I/O; the audit's cloc
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import datetime
 from urllib.parse import urljoin
 
@@ -18,6 +19,18 @@ from auditor.codes import Code
 from auditor.models import Finding, finding
 
 _SHOWN_CHARS = 200
+# What is read from a page's headers and head, which a page robots.txt blocks shows nobody:
+# `page_findings`' codes, and where its canonical leads (auditor.checks.checker).
+PAGE_CODES = frozenset(
+    {Code.URL_NOINDEX, Code.URL_UNAVAILABLE_AFTER, Code.URL_CANONICAL_ELSEWHERE}
+    | {Code.URL_CANONICAL_CONFLICT, Code.URL_CANONICAL_NOT_INDEXABLE, Code.REDIRECT_META_REFRESH}
+    | {Code.URL_HEAD_CUT_SHORT, Code.URL_TITLE_NOT_FOUND}
+)
+
+
+def blocked_page(findings: Iterable[Finding]) -> bool:
+    """Whether robots.txt blocks the checked page (or where it leads) to the robots agent."""
+    return any(item.code is Code.URL_BLOCKED_BY_ROBOTS for item in findings)
 
 
 def page_findings(
@@ -29,8 +42,18 @@ def page_findings(
     page: PageHead | None,
     agents: frozenset[str],
     now: datetime,
+    blocked: bool = False,
 ) -> list[Finding]:
-    """Everything a 2xx page says about its indexing (`page`: its head, when it was read)."""
+    """Everything a 2xx page says about its indexing (`page`: its head, when it was read).
+
+    `blocked`: robots.txt disallows the page to `agents`, and then it says nothing. Google
+    ("Block Search indexing with noindex"): "for the noindex rule to be effective, the page or
+    resource must not be blocked by a robots.txt file"; a page Google does not crawl shows it
+    no header and no head: no canonical, no refresh, no title
+    (docs/explanation/rules.md#robots-blocked-page).
+    """
+    if blocked:
+        return []
     header = header_robots(robots_tags, agents)
     robots = header | (page.robots if page is not None else NO_RULES)
     found = []

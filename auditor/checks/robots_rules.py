@@ -20,8 +20,12 @@ from email.utils import parsedate_to_datetime
 NOINDEX_RULES = frozenset({"noindex", "none"})
 NOFOLLOW_RULES = frozenset({"nofollow", "none"})
 _UNAVAILABLE_AFTER = re.compile(r"\s*unavailable_after\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
-# An X-Robots-Tag value may start with the user agent it is for ("googlebot: noindex").
-_AGENT_PREFIX = re.compile(r"\s*([a-z0-9_-]+)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
+# A part of an X-Robots-Tag value may start with the user agent its rules are for
+# ("googlebot: noindex"): a product token (RFC 9309 §2.2.1: letters, "_" and "-"; digits after
+# the first letter, as in "googlebot-image2"), then a colon. A date's parts ("15:00:00") are none.
+_AGENT_PREFIX = re.compile(r"\s*([a-z][a-z0-9_-]*)\s*:\s*(.*)", re.IGNORECASE | re.DOTALL)
+# A part that is one rule, bare or with its value after a colon (`nofollow`, `max-snippet: 20`).
+_RULE = re.compile(r"\s*[a-z][a-z0-9_-]*\s*(?::.*)?", re.IGNORECASE | re.DOTALL)
 # Rule names that take a value after a colon: not user agents.
 _VALUED_RULES = frozenset(
     {"unavailable_after", "max-snippet", "max-image-preview", "max-video-preview"}
@@ -78,8 +82,14 @@ def robots_rules(content: str) -> RobotsRules:
 
 
 def _longest_date(parts: list[str]) -> str | None:
-    """The longest run of comma-separated parts, from the first, that reads as a date."""
-    for count in range(len(parts), 0, -1):
+    """The longest run of comma-separated parts, from the first, that reads as a date.
+
+    The run ends before a part that reads as a rule (`nofollow`, `max-snippet: 20`): a date's
+    later parts hold digits or several words, and a lenient date reader would otherwise take
+    `25 Jun 2010 15:00:00 PST, nofollow` for a date and drop its zone.
+    """
+    end = next((at for at, part in enumerate(parts[1:], 1) if _RULE.fullmatch(part)), len(parts))
+    for count in range(end, 0, -1):
         text = ",".join(parts[:count]).strip()
         if text and parse_robots_date(text) is not None:
             return text
@@ -110,18 +120,39 @@ def header_robots(values: Iterable[str], agents: frozenset[str]) -> RobotsRules:
     """What X-Robots-Tag values say to everyone or to one of `agents` (lower-case).
 
     Google: `X-Robots-Tag: noindex` applies to every crawler; `googlebot: noindex` to Googlebot
-    only.
+    only, and a user agent's prefix applies to the rules after it (`otherbot: noindex,
+    nofollow`). One line may hold several agents' rules: RFC 9110 §5.3 lets a proxy merge field
+    lines into one, commas between them (`otherbot: noarchive, googlebot: noindex`).
     """
     said = NO_RULES
     for value in values:
-        rules = value
-        prefix = _AGENT_PREFIX.fullmatch(value)
-        if prefix is not None and prefix[1].lower() not in _VALUED_RULES:
-            if prefix[1].lower() not in agents:
-                continue
-            rules = prefix[2]
-        said = said | robots_rules(rules)
+        for agent, rules in agent_runs(value):
+            if agent is None or agent in agents:
+                said = said | robots_rules(rules)
     return said
+
+
+def agent_runs(value: str) -> list[tuple[str | None, str]]:
+    """One X-Robots-Tag value cut where a user agent's prefix starts a run of rules.
+
+    Each run: the agent it is for (lower-case; None: every crawler, before the first prefix)
+    and its rules, comma-separated, as `robots_rules` reads them. A rule that takes a value
+    after its colon (`unavailable_after: ...`, `max-snippet: 20`) is no prefix, and the commas
+    and colons of an `unavailable_after` date start no run.
+    """
+    runs: list[tuple[str | None, str]] = []
+    agent: str | None = None
+    parts: list[str] = []
+    for part in value.split(","):
+        prefix = _AGENT_PREFIX.fullmatch(part)
+        if prefix is None or prefix[1].lower() in _VALUED_RULES:
+            parts.append(part)
+            continue
+        if parts:
+            runs.append((agent, ",".join(parts)))
+        agent, parts = prefix[1].lower(), [prefix[2]]
+    runs.append((agent, ",".join(parts)))
+    return runs
 
 
 def header_noindex(values: Iterable[str], agents: frozenset[str]) -> bool:

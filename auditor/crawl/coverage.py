@@ -34,7 +34,7 @@ from auditor.models import (
     finding,
 )
 from auditor.results.digest_table import DigestTable
-from auditor.urls import DEFAULT_PORTS, parse_http_url, parse_known
+from auditor.urls import DEFAULT_PORTS, index_twins, parse_http_url, parse_known, url_digest
 
 EmitUrls = Callable[[list[UrlRecord]], Awaitable[None]]
 EmitSummary = Callable[[CrawlSummary], Awaitable[None]]
@@ -192,6 +192,8 @@ class Coverage:
         for record in batch:
             ident = ids.get(record.digest)
             page = found.get(ident) if ident is not None else None
+            if page is not None and not record.listed and await self._listed_twin(page):
+                page = page._replace(indexable=False)  # the listed page, under another name
             joined_record = await self._joined_record(record, page)
             (checked if joined_record.check is not None else others).append(joined_record)
         if checked:
@@ -217,6 +219,30 @@ class Coverage:
         if result is not None:
             return joined([(record, result)], self._watchers)[0]
         return record
+
+    async def _listed_twin(self, page: Found) -> bool:
+        """Whether `page` is a listed page under another name, which the crawl read too.
+
+        A folder and its index document (`/` and `/index.html`) that answer the same body.
+        Servers answer a folder with its index document, and Google's robots.txt matcher reads
+        `/index.html` as `/` (google/robotstxt, robots.cc); the same body is the same page
+        (docs/explanation/rules.md#index-document). A canonical naming the other is judged by
+        the page's own verdict (canonicalised).
+        """
+        if not (page.html and page.indexable and page.body is not None):
+            return False
+        parsed = parse_http_url(page.url)
+        if parsed is None:
+            return False
+        ids = []
+        for twin in index_twins(parsed):
+            digest = url_digest(twin.key)
+            if self._listed(digest) and (ident := self._crawler.reached(digest)) is not None:
+                ids.append(ident)
+        if not ids:
+            return False
+        found = await self._store.find(ids)
+        return any(twin.body == page.body for twin in found.values())
 
     async def _result_of(self, page: Found) -> CheckResult | None:
         """The crawl's check of `page`, judged where its canonical leads."""
@@ -257,7 +283,7 @@ class Coverage:
         while rows := await self._store.read_pages(after, _READ_ROWS):
             after = rows[-1].id
             for page in rows:
-                if self._listed(page.digest):
+                if self._listed(page.digest) or await self._listed_twin(page):
                     continue
                 only += 1
                 if not (page.html and page.indexable):

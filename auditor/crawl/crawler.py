@@ -25,7 +25,7 @@ from auditor.checks.page_rules import refresh_target
 from auditor.config import AuditConfig
 from auditor.crawl.links import LinkReader, PageLinks, header_nofollow, page_url
 from auditor.crawl.scope import CrawlScope
-from auditor.crawl.store import CrawlStore, Queued, Reached, State
+from auditor.crawl.store import CrawlStore, Queued, Reached, State, body_fingerprint
 from auditor.discovery.robots import RobotsFetch, RobotsTxt
 from auditor.models import CheckResult, CrawlSummary, NotIndexable
 from auditor.results.digest_table import DigestTable, FrozenDigests
@@ -244,6 +244,7 @@ class Crawler:
                 result.not_indexable is None,
                 result,
                 page.canonical if page is not None else None,
+                body_fingerprint(page.body) if page is not None and not result.redirects else None,
             )
         )
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import pickle
 import sqlite3
+import zlib
 from collections import deque
 from collections.abc import Iterable, Sequence
 from enum import IntEnum
@@ -30,12 +31,12 @@ CREATE TABLE queue (id INTEGER PRIMARY KEY, url TEXT, digest INTEGER, depth INTE
                     referrer INTEGER);
 CREATE TABLE urls (id INTEGER PRIMARY KEY, url TEXT, digest INTEGER, depth INTEGER,
                    referrer INTEGER, state INTEGER, html INTEGER, links INTEGER,
-                   indexable INTEGER, result BLOB, canonical TEXT);
+                   indexable INTEGER, result BLOB, canonical TEXT, body INTEGER);
 """
 _SIGN = 1 << 63  # sqlite integers are signed 64-bit; digests are unsigned
 _SELECT = (
     "SELECT u.id, u.url, u.digest, u.depth, r.url, u.state, u.html, u.links, u.indexable, "
-    "u.result, u.canonical FROM urls u LEFT JOIN urls r ON r.id = u.referrer WHERE "
+    "u.result, u.canonical, u.body FROM urls u LEFT JOIN urls r ON r.id = u.referrer WHERE "
 )
 
 
@@ -73,6 +74,7 @@ class Reached(NamedTuple):
     indexable: bool
     result: CheckResult | None
     canonical: str | None = None  # where the page's canonical leads, judged once it is joined
+    body: int | None = None  # the body's fingerprint (`body_fingerprint`), a page's that answered
 
 
 class Found(NamedTuple):
@@ -89,6 +91,7 @@ class Found(NamedTuple):
     indexable: bool
     result: CheckResult | None
     canonical: str | None = None  # where the page's canonical leads (another URL)
+    body: int | None = None
 
     @property
     def requested(self) -> bool:
@@ -132,7 +135,7 @@ class CrawlStore(RunDatabase):
             async with self._lock:
                 tail, self._tail = self._tail, []
                 if tail:
-                    await asyncio.to_thread(self._spill, tail)
+                    await self.in_thread(self._spill, tail)
                     self._spilled = tail[-1].id
 
     def peek(self) -> Queued | None:
@@ -152,7 +155,7 @@ class CrawlStore(RunDatabase):
             if self._now or self._head:
                 return True
             if self._cursor < self._spilled:
-                rows = await asyncio.to_thread(self._read_queue, self._cursor)
+                rows = await self.in_thread(self._read_queue, self._cursor)
                 self._head.extend(rows)
                 self._cursor = rows[-1].id if rows else self._spilled
             elif self._tail:
@@ -179,6 +182,7 @@ class CrawlStore(RunDatabase):
                 int(reached.indexable),
                 blob,
                 reached.canonical,
+                reached.body,
             )
         )
         if len(self._rows) >= ROWS_BATCH:
@@ -189,19 +193,19 @@ class CrawlStore(RunDatabase):
         async with self._lock:
             rows, self._rows = self._rows, []
             if rows:
-                await asyncio.to_thread(self._write, rows)
+                await self.in_thread(self._write, rows)
 
     async def find(self, ids: Sequence[int]) -> dict[int, Found]:
         """The reached URLs of these ids (written already: `flush` first)."""
         if not ids or self._db is None:
             return {}
-        return await asyncio.to_thread(self._find, list(ids))
+        return await self.in_thread(self._find, list(ids))
 
     async def read_pages(self, after: int, limit: int) -> list[Found]:
         """Requested URLs (read or not) with ids above `after`, in id order, up to `limit`."""
         if self._db is None:
             return []
-        return await asyncio.to_thread(self._read_pages, after, limit)
+        return await self.in_thread(self._read_pages, after, limit)
 
     # --- in the thread -------------------------------------------------------------------------
 
@@ -228,7 +232,7 @@ class CrawlStore(RunDatabase):
     def _write(self, rows: list[tuple[object, ...]]) -> None:
         db = self._open()
         db.execute("BEGIN")
-        db.executemany("INSERT INTO urls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
+        db.executemany("INSERT INTO urls VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)", rows)
         db.execute("COMMIT")
 
     def _find(self, ids: list[int]) -> dict[int, Found]:
@@ -260,10 +264,19 @@ class CrawlStore(RunDatabase):
                 bool(indexable),
                 _result(blob),
                 canonical,
+                body,
             )
             for (ident, url, digest, depth, referrer, state, html, links, indexable, blob,
-                 canonical) in db.execute(query, parameters)
+                 canonical, body) in db.execute(query, parameters)
         ]  # fmt: skip
+
+
+def body_fingerprint(body: bytes) -> int:
+    """What tells two bodies apart: their length and CRC-32.
+
+    A few GB/s; ample to compare the two names of one folder's document (auditor.crawl.coverage).
+    """
+    return len(body) << 32 | zlib.crc32(body)
 
 
 def _result(blob: bytes | None) -> CheckResult | None:

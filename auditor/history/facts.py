@@ -17,6 +17,7 @@ from typing import NamedTuple
 import orjson
 
 from auditor.checks.indexability import not_indexable
+from auditor.checks.page_rules import PAGE_CODES, blocked_page
 from auditor.codes import Code
 from auditor.models import CheckResult, Finding, NotIndexable, Redirect, Validators
 from auditor.sitemap.dates import parse_lastmod
@@ -112,8 +113,10 @@ def after_check(
     blob = result_blob(result, loc)
     if blob is None and result.method == "HEAD":
         flags |= HEAD
-    # Validators only of a page that answered itself: a redirect's target's are not its own.
-    validators = result.validators or Validators(None, None)
+    # Validators only of a page that answered itself: a redirect's target's are not its own;
+    # nor of a page robots.txt blocked, whose head was not judged: a 304 could not confirm it.
+    validators = result.validators if not blocked_page(result.findings) else None
+    validators = validators or Validators(None, None)
     return Known(
         digest,
         at,
@@ -259,6 +262,8 @@ def confirmed(last: CheckResult, answer: CheckResult) -> CheckResult:
     is the page's, which did not change (RFC 9110 §15.4.5).
     """
     findings = tuple(item for item in last.findings if item.code not in _OWN_CODES)
+    if blocked_page(answer.findings):  # what the page says Google no longer reads
+        findings = tuple(item for item in findings if item.code not in PAGE_CODES)
     findings += tuple(item for item in answer.findings if item.code in _OWN_CODES)
     result = CheckResult(
         last.status,

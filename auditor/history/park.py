@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from auditor.files import scratch_database
+from auditor.files import scratch_database, written
 
 CACHE_KIB = 2_048  # sqlite's page cache (its sorter spills to temporary files beyond it)
 CHUNK = 512  # items read back at a time
@@ -29,9 +29,14 @@ class Park(Generic[T]):
 
     def __init__(self, folder: Path) -> None:
         """A new file in `folder` that only this run opens."""
-        folder.mkdir(parents=True, exist_ok=True)
-        self.path, self._db = scratch_database(folder, prefix=".park-", cache_kib=CACHE_KIB)
-        self._db.execute("CREATE TABLE parked (key INTEGER, item BLOB)")
+        with written(f"the budget's scratch file in {folder}"):
+            folder.mkdir(parents=True, exist_ok=True)
+            self.path, self._db = scratch_database(
+                folder,
+                prefix=".park-",
+                cache_kib=CACHE_KIB,
+                schema="CREATE TABLE parked (key INTEGER, item BLOB);",
+            )
         self._cursor: sqlite3.Cursor | None = None
         self._busy = threading.Lock()  # one call at a time (see auditor.history.store)
         self.count = 0
@@ -39,7 +44,7 @@ class Park(Generic[T]):
     def add(self, items: Sequence[tuple[int, T]]) -> None:
         """Keep (sort key, item) pairs."""
         rows = [(key, pickle.dumps(item, pickle.HIGHEST_PROTOCOL)) for key, item in items]
-        with self._busy:
+        with self._busy, written(f"the budget's scratch file {self.path}"):
             self._db.execute("BEGIN")
             self._db.executemany("INSERT INTO parked VALUES (?, ?)", rows)
             self._db.execute("COMMIT")
@@ -47,7 +52,7 @@ class Park(Generic[T]):
 
     def next_chunk(self) -> list[T]:
         """The next items in key order (empty at the end); nothing may be added meanwhile."""
-        with self._busy:
+        with self._busy, written(f"the budget's scratch file {self.path}"):  # its sorter spills
             if self._cursor is None:
                 self._cursor = self._db.execute("SELECT item FROM parked ORDER BY key, rowid")
             rows = self._cursor.fetchmany(CHUNK)

@@ -264,7 +264,10 @@ class HistoryStore:
 
 
 def _connect(path: Path, lock: int) -> sqlite3.Connection:
-    """A connection to a history of ours; HistoryError (nothing written) for anything else."""
+    """A connection to a history of ours; HistoryError (nothing written) for anything else.
+
+    A new file that cannot be made (a full disk) is removed: HistoryWriteError.
+    """
     header = os.pread(lock, 100, 0)
     new = not header
     if not new:
@@ -287,6 +290,14 @@ def _connect(path: Path, lock: int) -> sqlite3.Connection:
         raise
     except sqlite3.Error as exc:
         db.close()
+        if new:  # nothing was there: the disk failed (full), not a file of the user's
+            for made in (
+                path,
+                path.with_name(f"{path.name}-wal"),
+                path.with_name(f"{path.name}-shm"),
+            ):
+                made.unlink(missing_ok=True)
+            raise HistoryWriteError(f"--history {path}: cannot write it ({exc})") from None
         raise HistoryError(f"--history {path}: damaged ({exc}); give another path") from None
     return db
 
@@ -313,7 +324,7 @@ def _check_tables(path: Path, db: sqlite3.Connection) -> None:
     """The file's pages as sqlite checks them, then the tables this version reads."""
     report = [str(row[0]) for row in db.execute("PRAGMA quick_check")]  # at most 100 rows
     if report != ["ok"]:  # its report runs to many lines: for the operator, under -v
-        log.debug("--history %s: sqlite's quick_check:\n%s", path, "\n".join(report))
+        log.info("--history %s: sqlite's quick_check:\n%s", path, "\n".join(report))
         raise HistoryError(
             f"--history {path}: damaged (sqlite's integrity check fails; -v shows its report); "
             "give another path"

@@ -18,7 +18,7 @@ from typing import NamedTuple, Self
 
 import orjson
 
-from auditor.files import scratch_database, transaction
+from auditor.files import scratch_database, transaction, written
 from auditor.models import Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.monitoring.compare import (
     MAX_EXAMPLES,
@@ -104,8 +104,10 @@ class Comparison:
         """A new store in `folder` (the report's): a hidden file only this run can open."""
         self.head = head
         self.gate = gate
-        self.path, self._db = scratch_database(folder, prefix=".compare-", cache_kib=CACHE_KIB)
-        self._db.executescript(_SCHEMA)
+        with written(f"the comparison's scratch file in {folder}"):
+            self.path, self._db = scratch_database(
+                folder, prefix=".compare-", cache_kib=CACHE_KIB, schema=_SCHEMA
+            )
         self._urls: list[tuple[int, str, str]] = []
         self._keys: list[Key] = []
         self._documents: list[tuple[str]] = []
@@ -142,7 +144,7 @@ class Comparison:
         return fields
 
     def _insert_rows(self, batch: dict[type, list[tuple[object, ...]]], *, prefix: str) -> None:
-        with transaction(self._db):
+        with written(f"the comparison's scratch file {self.path}"), transaction(self._db):
             for kind, table, marks in _TABLES:
                 insert = f"INSERT INTO {prefix}{table} VALUES ({marks})"  # noqa: S608 - ours
                 self._db.executemany(insert, batch[kind])
@@ -179,7 +181,8 @@ class Comparison:
         async with self._lock:
             urls, keys, documents = self._urls, self._keys, self._documents
             self._urls, self._keys, self._documents = [], [], []
-            await asyncio.to_thread(self._write, urls, keys, documents)
+            with written(f"the comparison's scratch file {self.path}"):
+                await asyncio.to_thread(self._write, urls, keys, documents)
 
     def _write(
         self, urls: list[tuple[int, str, str]], keys: list[Key], documents: list[tuple[str]]
@@ -194,7 +197,8 @@ class Comparison:
     async def finish(self) -> dict[str, object]:
         """Join the two runs: the report's `diff` object; the regressions kept for JUnit."""
         await self._flush()
-        return await asyncio.to_thread(self._finish)
+        with written(f"the comparison's scratch file {self.path}"):
+            return await asyncio.to_thread(self._finish)
 
     def _finish(self) -> dict[str, object]:
         tally = Tally(self.gate)

@@ -6,14 +6,13 @@ The caller owns the requests; this module only reads a status and a Location. Pu
 from __future__ import annotations
 
 import itertools
-import re
 from collections.abc import Container, Sequence
 from dataclasses import dataclass
 from urllib.parse import quote, urljoin, urlsplit, urlunsplit
 
 from auditor.codes import Code
 from auditor.models import Finding, Redirect, finding
-from auditor.urls import DEFAULT_PORTS, URL_SAFE, HttpUrl, parse_http_url
+from auditor.urls import DEFAULT_PORTS, URL_SAFE, HttpUrl, index_document_folder, parse_http_url
 
 # RFC 9110 §15.4: the statuses that carry a Location to follow (300 and 304 do not).
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
@@ -161,14 +160,9 @@ def _is_home(url: HttpUrl) -> bool:
     return url.path in ("", "/") and not url.query
 
 
-# The documents servers answer a folder with (Apache DirectoryIndex, IIS default documents);
-# Google's robots.txt matcher also reads /index.htm and /index.html as / (google/robotstxt,
-# robots.cc: "'index.htm' and 'index.html' are normalized to '/'").
-_INDEX_DOCUMENT = re.compile(r"/(?:index|default)\.(?:html?|php|aspx?|jsp|shtml|cgi)", re.I)
-
-
 def _is_home_index(url: HttpUrl) -> bool:
-    return not url.query and _INDEX_DOCUMENT.fullmatch(url.path) is not None
+    """The home page's own index document (`/index.html`; auditor.urls.INDEX_DOCUMENTS)."""
+    return index_document_folder(url) == "/"
 
 
 def _place(url: HttpUrl) -> tuple[str, int | None]:

@@ -18,9 +18,6 @@ sqlite file beside the report, grouped by sitemap when the file is written: memo
 from __future__ import annotations
 
 import asyncio
-import os
-import sqlite3
-import tempfile
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -29,8 +26,7 @@ from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.errors import ReportWriteError
-from auditor.files import replaced_atomically
+from auditor.files import replaced_atomically, scratch_database, written
 from auditor.models import (
     Finding,
     NotIndexable,
@@ -46,6 +42,7 @@ MAX_LINES = 20  # findings written out per failing case; all are counted
 FLUSH_CASES = 5_000  # cases gathered before a write (a thread hop each)
 REGRESSION = "regression"  # the failure type of a regression case
 _KEPT_IN_MEMORY = ("targets", "run")  # suites of few cases, never spooled
+CACHE_KIB = 2_048  # the spool's page cache (grouping by suite spills to temporary files beyond)
 # A failing case's subject as a regression names it: its kind and subject, one string.
 _SEP = "\x1f"
 REGRESSED_NOTE = "counted once, as a regression (the regressions suite); its findings:"
@@ -86,13 +83,13 @@ class JunitCases:
         self._memory: dict[str, list[tuple[str, str | None]]] = {n: [] for n in _KEPT_IN_MEMORY}
         self._batch: list[tuple[int, str, str | None]] = []
         self._moved: dict[str, int] = {}  # by suite: its failing cases that regressed
-        handle, name = tempfile.mkstemp(prefix=".junit-", suffix=".sqlite", dir=folder)
-        os.close(handle)
-        self.path = Path(name)
-        self._db = sqlite3.connect(self.path, check_same_thread=False, isolation_level=None)
-        self._db.executescript(
-            "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; CREATE TABLE cases (suite, xml, key);"
-        )
+        with written(f"the JUnit cases' scratch file in {folder}"):
+            self.path, self._db = scratch_database(
+                folder,
+                prefix=".junit-",
+                cache_kib=CACHE_KIB,
+                schema="CREATE TABLE cases (suite, xml, key);",
+            )
         self._counted_once = False  # the regressions' table made (count_once), only when needed
 
     async def __aenter__(self) -> JunitCases:
@@ -158,7 +155,8 @@ class JunitCases:
         """Write the gathered cases once there are enough of them."""
         if len(self._batch) >= FLUSH_CASES:
             batch, self._batch = self._batch, []
-            await asyncio.to_thread(self._write, batch)
+            with written(f"the JUnit cases' scratch file {self.path}"):
+                await asyncio.to_thread(self._write, batch)
 
     def _write(self, batch: list[tuple[int, str, str | None]]) -> None:
         self._db.execute("BEGIN")
@@ -351,30 +349,27 @@ def _write(
     path: Path, cases: JunitCases, duration_s: float, regressions: RegressionSource | None
 ) -> None:
     if regressions is not None and regressions.regressions:
-        try:
+        with written(f"the JUnit file {path}"):  # the spool beside the report: a full disk
             cases.count_once(regressions.regression_rows())
-        except sqlite3.Error as exc:  # the spool beside the report: a full disk, as below
-            raise ReportWriteError(f"cannot write the JUnit file {path}: {exc}") from exc
     tests, failures = cases.totals()
     if regressions is not None:
         tests += regressions.regressions
         failures += regressions.regressions
-    try:
-        with replaced_atomically(path) as out:
-            out.write(b'<?xml version="1.0" encoding="utf-8"?>\n')
-            out.write(
-                f'<testsuites name="sitemap-audit" time="{duration_s:.3f}" tests="{tests}" '
-                f'failures="{failures}" errors="0">\n'.encode()
-            )
-            for counts, xml in cases.suites():
-                _write_suite(out, counts, xml)
-            if regressions is not None:
-                rows = (regression_case(item) for item in regressions.regression_rows())
-                count = regressions.regressions
-                _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
-            out.write(b"</testsuites>\n")
-    except OSError as exc:
-        raise ReportWriteError(f"cannot write the JUnit file {path}: {exc.strerror}") from exc
+    # Its cases come from the spool, its regressions from the baseline's store: their disk's
+    # failure is this file's too.
+    with written(f"the JUnit file {path}"), replaced_atomically(path) as out:
+        out.write(b'<?xml version="1.0" encoding="utf-8"?>\n')
+        out.write(
+            f'<testsuites name="sitemap-audit" time="{duration_s:.3f}" tests="{tests}" '
+            f'failures="{failures}" errors="0">\n'.encode()
+        )
+        for counts, xml in cases.suites():
+            _write_suite(out, counts, xml)
+        if regressions is not None:
+            rows = (regression_case(item) for item in regressions.regression_rows())
+            count = regressions.regressions
+            _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
+        out.write(b"</testsuites>\n")
 
 
 def _write_suite(out: BinaryIO, counts: SuiteCounts, cases: Iterable[str]) -> None:

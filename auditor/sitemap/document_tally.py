@@ -5,6 +5,7 @@ Pure: no I/O.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import replace
 from datetime import datetime, timedelta
@@ -31,6 +32,10 @@ from auditor.sitemap.extensions.news import MAX_NEWS_PER_SITEMAP
 UNIFORM_LASTMOD_MIN_ENTRIES = 5
 UNIFORM_LASTMOD_SHARE = 0.9
 UNIFORM_LASTMOD_RECENT = timedelta(days=7)
+# An older stamp: one clock reading, to a fraction of a second, on every dated entry (the
+# `new Date().toISOString()` of next-sitemap, Astro, Gatsby). Per-page times never share a
+# millisecond, and version control and CMSs keep whole seconds.
+_CLOCK_READING = re.compile(r".*T\d{2}:\d{2}:\d{2}\.\d*[1-9]\d*(?:Z|[+-]\d{2}:\d{2})", re.ASCII)
 MAX_STAMP_HOURS = 256  # distinct hours counted; past them, entries count as spread
 _HOUR_S = 3600
 
@@ -72,6 +77,8 @@ class DocumentTally:
         self.news_sitemap = False  # it declares the news namespace
         self._news = 0  # <news:news> items
         self._dated = 0
+        self._stamp: datetime | None = None  # every dated entry's moment, while they share one
+        self._stamped = 0  # dated entries that carry `_stamp`
         self._relisted_extensions: Counter[str] = Counter()
 
     @property
@@ -92,7 +99,7 @@ class DocumentTally:
         """This document is `first`'s, found again by another probe: only that is said of it."""
         self._findings.clear()
         self._omitted.clear()
-        self.entries, self._dated = 0, 0
+        self.entries, self._dated, self._stamped, self._stamp = 0, 0, 0, None
         self._hours.clear()
         self._first_of_hour.clear()
         self._same_as = first
@@ -107,6 +114,10 @@ class DocumentTally:
             parsed = parse_lastmod(lastmod)
             if parsed is None:
                 return
+            if self._stamped == self._dated - 1 and self._stamp in (None, parsed.earliest):
+                if self._stamp is None and _CLOCK_READING.fullmatch(lastmod) is not None:
+                    self._stamp = parsed.earliest
+                self._stamped += self._stamp is not None
             hour = int(parsed.earliest.timestamp()) // _HOUR_S
             if hour in self._hours or len(self._hours) < MAX_STAMP_HOURS:
                 self._hours[hour] += 1
@@ -186,4 +197,6 @@ class DocumentTally:
         value = self._first_of_hour[hour]
         parsed = parse_lastmod(value)
         recent = parsed is not None and parsed.earliest > self._now - UNIFORM_LASTMOD_RECENT
-        return (value, same) if recent else None
+        # Older: only one clock reading on every dated entry (auditor.sitemap.dates keeps the
+        # instant; `_CLOCK_READING`, a fraction of a second in it).
+        return (value, same) if recent or self._stamped == self._dated else None

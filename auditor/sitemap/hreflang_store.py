@@ -263,7 +263,7 @@ class LinkStore(RunDatabase):
             rows = (self._pages, members, self._new_sitemaps)
             self._pages, self._new_sitemaps = [], []
             self._rows = sum(len(opened.links) for opened in self._open.values())
-            await asyncio.to_thread(self._write, *rows)
+            await self.in_thread(self._write, *rows)
 
     def _members(self, *, young: int) -> list[tuple[int, int, str, str, int]]:
         """The rows of the clusters gathered, which are then forgotten but for being closed.
@@ -322,7 +322,7 @@ class LinkStore(RunDatabase):
         if not self.links:
             return verdict
         await self._flush(final=True)
-        await asyncio.to_thread(self._judge, listed, report, verdict)
+        await self.in_thread(self._judge, listed, report, verdict)
         return verdict
 
     def _judge(
@@ -386,7 +386,7 @@ class LinkStore(RunDatabase):
         names = {number: reason for reason, number in self._reasons.items()}
         bad = [(page, names[n]) for page, n in zip(self._bad, self._bad_reasons, strict=True)]
         self._bad, self._bad_reasons = array("q"), bytearray()
-        await asyncio.to_thread(self._judge_targets, bad, report)
+        await self.in_thread(self._judge_targets, bad, report)
 
     def _judge_targets(self, bad: list[tuple[int, str]], report: Callable[[Finding], None]) -> None:
         assert self._db is not None

@@ -62,6 +62,7 @@ class Walker:
         # (docs/explanation/rules.md#probes).
         self._probes: dict[int, list[Job]] = {}
         self._certificate_problem: CertificateCheck | None = None
+        self._robots_said: set[str] = set()  # robots.txt URLs a sitemap target said unreadable
 
     def verify_with(self, check: CertificateCheck) -> None:
         """--insecure: `check` says why a URL's certificate would fail verification."""
@@ -163,7 +164,8 @@ class Walker:
                 record = (await read_sitemap(job, self._services)).record
                 state = self._targets[job.target]
                 state.heard(_status(record.status, record.redirects), _no_answer(record))
-                state.unreached()
+                if not state.unreached():
+                    state.findings += await self._unread_robots(job.url)
             case Job():
                 await read_sitemap(job, self._services)
 
@@ -200,6 +202,29 @@ class Walker:
                 state.none_found()
             return
         self._probe(job, state, job.probe_base)
+
+    async def _unread_robots(self, url: str) -> list[Finding]:
+        """robots.unreachable for a sitemap target whose host's robots.txt could not be read.
+
+        It disallows every URL of the host (RFC 9309 §2.3.1.4), and no robots.txt record of a
+        site or robots.txt target says why: said once per host, on the first such target
+        (docs/explanation/rules.md#robots-status).
+        """
+        parsed = parse_http_url(url)
+        if parsed is None:
+            return []
+        robots_url = f"{parsed.origin}/robots.txt"
+        said_elsewhere = any(state.robots == robots_url for state in self._targets)
+        if said_elsewhere or robots_url in self._robots_said:
+            return []
+        fetched = await self._services.robots.get(parsed.origin)  # read before the sitemap was
+        if fetched is None or fetched.robots is None or not fetched.robots.disallow_all:
+            return []
+        problem = fetched.problem
+        if problem is None or problem.code is not Code.ROBOTS_UNREACHABLE:
+            return []
+        self._robots_said.add(robots_url)
+        return [problem]
 
     def _admit(self, jobs: list[Job], refused: list[Finding], *, enqueue: bool = True) -> list[Job]:
         """The documents the tree admits, queued unless told not; its refusals added to report."""

@@ -108,6 +108,24 @@ async def test_head_only_runs_judge_the_header_forms_alone(tmp_path: Path) -> No
     assert all(entry["method"] == "HEAD" for entry in entries.values())
 
 
+async def test_an_x_robots_tag_line_naming_two_agents(tmp_path: Path) -> None:
+    """RFC 9110 §5.3: a proxy may merge two X-Robots-Tag lines into one; Google: an agent's
+    prefix applies to the rules after it. Googlebot's noindex counts, another bot's does not."""
+    pages: dict[str, Route] = {
+        "/merged": html(headers={"X-Robots-Tag": "otherbot: noarchive, googlebot: noindex"}),
+        "/others": html(headers={"X-Robots-Tag": "otherbot: noindex, googlebot: noarchive"}),
+        "/everyone": html(headers={"X-Robots-Tag": "noindex, nofollow"}),
+    }
+    entries = await check(tmp_path, pages)
+    assert {path: codes(entry) for path, entry in entries.items()} == {
+        "/merged": ["url.noindex"],
+        "/others": [],
+        "/everyone": ["url.noindex"],
+    }
+    assert entries["/merged"]["indexability_reason"] == "noindex_header"
+    assert entries["/others"]["indexability"] == "indexable"
+
+
 async def test_a_head_past_64_kib_is_read_to_its_end_up_to_2_mb(tmp_path: Path) -> None:
     """Google fetches 2 MB of a page: a robots meta after 70 KB of inline CSS counts. Only the
     pages whose head did not end within the first 64 KiB are asked again, for more."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import socket
 import ssl
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
@@ -151,3 +151,64 @@ async def test_a_robots_txt_that_times_out_blocks_what_answers(tmp_path: Path) -
     }
     assert by_path == {"/ok": ["url.blocked_by_robots"], "/hangs": ["net.timeout"]}
     assert "sitemap.blocked_by_robots" in audited.sitemap_codes("/sitemap.xml")
+
+
+def robots_unreachable(audited: Audited) -> list[str]:
+    """Where robots.unreachable was said: `target <input>` or `record <url>`, once each."""
+    said = [
+        f"target {target['input']}"
+        for target in audited.report["targets"]
+        for item in target["findings"]
+        if item["code"] == "robots.unreachable"
+    ]
+    said += [
+        f"record {record['url']}"
+        for record in audited.report["sitemaps"]
+        for item in record["findings"]
+        if item["code"] == "robots.unreachable"
+    ]
+    return said
+
+
+def busy_robots(status: int) -> Callable[[str], dict[str, Route]]:
+    def routes(base: str) -> dict[str, Route]:
+        return {
+            "/robots.txt": Page(status, b"busy"),
+            "/sitemap.xml": xml_page(urlset([url(f"{base}/a"), url(f"{base}/b")])),
+            "/other.xml": xml_page(urlset([url(f"{base}/c")])),
+            "/a": Page(200, b"a"),
+            "/b": Page(200, b"b"),
+            "/c": Page(200, b"c"),
+        }
+
+    return routes
+
+
+@pytest.mark.parametrize("status", [503, 429])
+async def test_a_sitemap_target_says_why_every_url_is_blocked(tmp_path: Path, status: int) -> None:
+    """RFC 9309 §2.3.1.4: robots.txt answering 5xx is complete disallow; Google treats 429 as a
+    5xx. Every URL is blocked, and the cause, robots.unreachable, is said once, on the first
+    target of the host, however many sitemap targets share it."""
+    async with serve(busy_robots(status)) as served:
+        sitemap, other = f"{served.base}/sitemap.xml", f"{served.base}/other.xml"
+        audited = await run_audit(tmp_path, sitemap, other, no_check=False)
+    assert audited.codes()["url.blocked_by_robots"] == 3
+    assert audited.codes()["robots.unreachable"] == 1
+    assert robots_unreachable(audited) in ([f"target {sitemap}"], [f"target {other}"])
+    assert audited.result.exit_code == ExitCode.FINDINGS
+
+
+async def test_a_site_target_says_it_on_its_robots_txt_alone(tmp_path: Path) -> None:
+    async with serve(busy_robots(503)) as served:
+        sitemap = f"{served.base}/sitemap.xml"
+        audited = await run_audit(tmp_path, f"{served.base}/", sitemap, no_check=False)
+    assert robots_unreachable(audited) == [f"record {served.base}/robots.txt"]
+
+
+@pytest.mark.parametrize("status", [200, 404])
+async def test_a_readable_robots_txt_says_nothing_of_it(tmp_path: Path, status: int) -> None:
+    """RFC 9309 §2.3.1.3: a 4xx robots.txt is no rules; a 200 is the rules it holds."""
+    async with serve(busy_robots(status)) as served:
+        audited = await run_audit(tmp_path, f"{served.base}/sitemap.xml", no_check=False)
+    assert "robots.unreachable" not in audited.codes()
+    assert "url.blocked_by_robots" not in audited.codes()

@@ -183,11 +183,31 @@ def test_a_304_keeps_the_page_and_takes_this_request_s_own_findings() -> None:
         "HEAD",
         True,
     )
-    assert [item.code for item in result.findings] == [Code.URL_NOINDEX, Code.URL_BLOCKED_BY_ROBOTS]
+    # Blocked since: the page's noindex is no longer read by Google
+    # (docs/explanation/rules.md#robots-blocked-page).
+    assert [item.code for item in result.findings] == [Code.URL_BLOCKED_BY_ROBOTS]
     assert result.not_indexable is not None
     assert result.not_indexable.value == "blocked_by_robots"
     row = after_check(row_of(last), LOC, 7, result, at=1_700_000_001)
     assert row.flags & CHANGED == 0  # confirmed, not compared
+
+
+def test_a_304_of_a_page_still_allowed_keeps_what_the_page_said() -> None:
+    slow = finding(Code.URL_SLOW, url=LOC, elapsed_ms=4000, threshold_ms=3000)
+    answer = CheckResult(304, LOC, 304, (), 4000, "GET", (slow,), not_modified=True)
+    result = confirmed(RESULTS["noindex"], answer)
+    assert [item.code for item in result.findings] == [Code.URL_NOINDEX, Code.URL_SLOW]
+    assert result.not_indexable is not None
+    assert result.not_indexable.value == "noindex_meta"
+
+
+def test_a_blocked_check_keeps_no_validators() -> None:
+    """Its head was not judged: a later 304 could not confirm what it says."""
+    blocked = finding(Code.URL_BLOCKED_BY_ROBOTS, url=LOC, robots="r", agent="a")
+    result = CheckResult(200, LOC, 200, (), 5, "GET", (blocked,), etag='"v1"')
+    assert result.validators is not None
+    row = after_check(None, LOC, 7, result, at=1_700_000_001)
+    assert (row.etag, row.modified, row.validators) == (None, None, None)
 
 
 def test_dates_as_the_history_keeps_them() -> None:

@@ -99,6 +99,7 @@ RECENT = "2026-11-22T08:00:00Z"
 
 
 OTHER = "2026-11-21T08:00:00Z"  # a day earlier
+OLD_STAMP = "2026-11-10T09:41:27.318Z"  # 13 days before NOW, to the millisecond
 
 
 @pytest.mark.parametrize(
@@ -116,6 +117,17 @@ OTHER = "2026-11-21T08:00:00Z"  # a day earlier
         (["2026-11-22T08:00:00Z", "2026-11-22T10:00:00Z"] * 5, None),  # three hours apart
         (["2020-01-01T00:00:00Z"] * 10, None),  # old: a real date, maybe
         (["not a date"] * 10, None),
+        # Older than a week: one clock reading, to the millisecond, on every dated entry.
+        ([OLD_STAMP] * 17, 17),  # next-sitemap's autoLastmod, two weeks after its build
+        ([OLD_STAMP] * 5, 5),
+        ([OLD_STAMP] * 16 + [None], 16),
+        (["2026-11-10T09:41:27.318+00:00"] + [OLD_STAMP] * 5, 6),  # one instant, two spellings
+        ([OLD_STAMP] * 4, None),  # too few entries to tell
+        ([OLD_STAMP] * 16 + ["2026-11-10T09:41:27.319Z"], None),  # not every one
+        ([OLD_STAMP] * 16 + ["2026-13-10"], None),  # not every one reads as that instant
+        (["2026-11-10T09:41:27Z"] * 17, None),  # whole seconds: a commit's time, maybe
+        (["2026-11-10T09:41:27.000Z"] * 17, None),  # a date written out, maybe
+        (["2026-11-10"] * 17, None),
     ],
 )
 def test_tally_lastmod_uniform(lastmods: list[str | None], same: int | None) -> None:
