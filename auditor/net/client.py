@@ -10,6 +10,7 @@ carrying a finding code, once, in `translate_error`.
 from __future__ import annotations
 
 import asyncio
+import logging
 import socket
 import ssl
 import weakref
@@ -26,6 +27,7 @@ from aiohttp.resolver import DefaultResolver
 
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
+from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
 from auditor.net.transport import ClosingResponse, Timeouts
 from auditor.urls import dns_name_problem, parse_http_url
@@ -34,6 +36,7 @@ __all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "is_private_host", "tran
 
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
+log = logging.getLogger(__name__)
 _MESSAGE_CHARS = 300
 
 
@@ -49,17 +52,72 @@ _ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
 )
 
 
-def translate_error(exc: BaseException) -> FetchError:
-    """Map an aiohttp/OS exception to the most specific finding code."""
-    text = f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+def translate_error(
+    exc: BaseException, *, host: str | None = None, timeout_s: float | None = None
+) -> FetchError:
+    """Map an aiohttp/OS exception to the most specific finding code, said in plain words.
+
+    `host`: the request's (a name that did not resolve is named); `timeout_s`: the window a
+    timeout ran out of. aiohttp's own text goes to the log under -v (`library_text`).
+    """
     if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
         exc.os_error, BlockedAddressError
     ):
         return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
     for classes, code in _ERROR_CODES:
         if isinstance(exc, classes):
-            return FetchError(code, text)
-    return FetchError(Code.NET_PROTOCOL, text)
+            return FetchError(code, _words(exc, code, host=host, timeout_s=timeout_s))
+    return FetchError(Code.NET_PROTOCOL, "malformed answer")
+
+
+def _words(exc: BaseException, code: Code, *, host: str | None, timeout_s: float | None) -> str:
+    """The cause in words (auditor.net.causes), for each code's exceptions."""
+    if code is Code.NET_DNS:
+        return causes.dns_words(host)
+    if code is Code.NET_TIMEOUT:
+        return causes.timeout_words(timeout_s)
+    if code is Code.NET_TLS:
+        return _tls_words(exc)
+    if code is Code.NET_CONNECT:
+        return _connect_words(exc)
+    return _answer_words(exc)
+
+
+def _tls_words(exc: BaseException) -> str:
+    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
+        certificate = exc.certificate_error
+        said = getattr(certificate, "verify_message", None) or str(certificate)
+        return causes.certificate_words(str(said))
+    return causes.tls_words(str(exc))
+
+
+def _answer_words(exc: BaseException) -> str:
+    if isinstance(exc, aiohttp.InvalidURL):
+        return "not a valid URL"
+    if isinstance(exc, aiohttp.ClientPayloadError):
+        return "the body broke off"
+    return "malformed answer"
+
+
+def _connect_words(exc: BaseException) -> str:
+    if isinstance(exc, aiohttp.ServerDisconnectedError):
+        return causes.CLOSED_EARLY
+    error = exc.os_error if isinstance(exc, aiohttp.ClientConnectorError) else exc
+    if isinstance(error, OSError) and error.errno:
+        return causes.errno_words(error.errno)
+    return causes.connect_words(str(exc))
+
+
+def library_text(exc: BaseException) -> str:
+    """What aiohttp itself said: its exception's class and text (logged under -v)."""
+    return f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+
+
+def _logged(exc: BaseException, url: str, error: FetchError) -> FetchError:
+    """`error`, with aiohttp's own words for it logged under -v."""
+    if log.isEnabledFor(logging.INFO):
+        log.info("%s: %s (aiohttp: %s)", url, error.message, library_text(exc))
+    return error
 
 
 _TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
@@ -114,8 +172,10 @@ def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
 class AiohttpResponse(ClosingResponse):
     """An open response; read it with `read()`, then close it (`async with response:`)."""
 
-    def __init__(self, raw: aiohttp.ClientResponse) -> None:
+    def __init__(self, raw: aiohttp.ClientResponse, *, timeout_s: float | None = None) -> None:
+        """`timeout_s`: the window a read waits at most (a timeout says it)."""
         self._raw = raw
+        self._timeout_s = timeout_s
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
         self._watch = _watch(raw)
@@ -145,7 +205,8 @@ class AiohttpResponse(ClosingResponse):
         try:
             return await self._raw.content.readany()
         except _TRANSLATED as exc:
-            raise translate_error(exc) from exc
+            error = translate_error(exc, timeout_s=self._timeout_s)
+            raise _logged(exc, str(self._raw.url), error) from exc
         except RuntimeError as exc:
             # A body that breaks after its first piece was read (a bad chunk size, say) closes
             # the connection without marking the body failed; aiohttp's StreamReader then says
@@ -153,7 +214,8 @@ class AiohttpResponse(ClosingResponse):
             connection = self._raw.connection
             if connection is not None and not connection.closed:
                 raise  # not a broken body: our own misuse, which must show
-            raise FetchError(Code.NET_PROTOCOL, f"the body broke off: {exc}") from exc
+            error = FetchError(Code.NET_PROTOCOL, "the body broke off")
+            raise _logged(exc, str(self._raw.url), error) from exc
 
     def close(self) -> None:
         """Give the connection back when the body was read, else drop it."""
@@ -315,9 +377,9 @@ class HttpClient:
             ):
                 return None
         except aiohttp.ClientConnectorCertificateError as exc:
-            return str(exc.certificate_error)[:_MESSAGE_CHARS]
+            return translate_error(exc).message
         except aiohttp.ClientSSLError as exc:
-            return str(exc)[:_MESSAGE_CHARS]
+            return causes.tls_words(str(exc))
         except (aiohttp.ClientError, OSError, TimeoutError):
             return None  # no certificate problem to speak of: the run's requests say what is
 
@@ -347,7 +409,7 @@ class HttpClient:
         host = urlsplit(url).hostname
         problem = dns_name_problem(host) if host else None
         if problem is not None:  # aiohttp would fail it before its resolver is asked
-            raise FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
+            raise FetchError(Code.NET_DNS, f"{causes.dns_words(host)} ({problem})")
         self._refuse_private_literal(host)
         timeout = self._timeouts.get(timeouts)
         if timeout is None:
@@ -372,8 +434,10 @@ class HttpClient:
                 async with asyncio.timeout(timeouts.idle_s):
                     raw = await request
         except _TRANSLATED as exc:
-            raise translate_error(exc) from exc
-        return AiohttpResponse(raw)
+            waited = timeouts.idle_s if timeouts.idle_s is not None else timeouts.total_s
+            error = translate_error(exc, host=host, timeout_s=waited)
+            raise _logged(exc, url, error) from exc
+        return AiohttpResponse(raw, timeout_s=timeouts.idle_s or timeouts.total_s)
 
     def _refuse_private_literal(self, host: str | None) -> None:
         """Aiohttp never resolves an IP literal: the guard checks it here."""

@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
+import re
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -27,6 +28,7 @@ import pycurl
 
 from auditor.codes import Code
 from auditor.errors import FetchError
+from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed
 from auditor.net.body_pace import FLOOR_BYTES_PER_S
 from auditor.net.curl_multi import CurlMulti
@@ -45,6 +47,7 @@ DEFAULT_MAX_BODY = 1 << 20  # a caller that gives no cap gets at most this much
 DNS_CACHE_S = 300  # as the aiohttp client's ttl_dns_cache
 MAX_AUTHORITIES = 1024  # hosts whose header decision is kept (most runs check a few)
 _MESSAGE_CHARS = 300
+_RESOLVING = re.compile(r"resolve host: ([^\s]+)", re.IGNORECASE)  # libcurl's CURLE 6 message
 _TLS_CODES = frozenset(
     getattr(pycurl, name)
     for name in dir(pycurl)
@@ -202,6 +205,8 @@ class _Slot:
             if not self.head_done(raw):
                 raise _failure(self, raw)
             error = _body_error(code, self.message)
+            if error is not None:
+                _logged(self, error)
             if code == pycurl.E_BAD_CONTENT_ENCODING:
                 self.body = []  # a page, not a sitemap: a broken encoding only hides its head
         headers = _parse_head(raw)
@@ -227,30 +232,63 @@ def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
 
 
 def _text(code: int, message: str) -> str:
+    """What libcurl itself said (logged under -v, never stored)."""
     # libcurl may leave its error buffer empty (CURLE_TOO_LARGE): its generic text then.
     return f"libcurl error {code}: {message or pycurl.easy_strerror(code)}"[:_MESSAGE_CHARS]
 
 
+def _words(code: int, message: str) -> str:
+    """The cause in plain words (auditor.net.causes), as the aiohttp client says it too."""
+    finding = _CODES.get(code, Code.NET_PROTOCOL)
+    if finding is Code.NET_DNS:
+        host = _RESOLVING.search(message)
+        return causes.dns_words(host[1] if host else None)
+    if finding is Code.NET_TIMEOUT:
+        return causes.timeout_words(None, message)
+    if finding is Code.NET_TLS:
+        verify = code == pycurl.E_PEER_FAILED_VERIFICATION
+        return causes.certificate_words(message) if verify else causes.tls_words(message)
+    if finding is Code.NET_CONNECT:
+        got_nothing = code == pycurl.E_GOT_NOTHING
+        return causes.CLOSED_EARLY if got_nothing else causes.connect_words(message)
+    if finding is Code.LOC_INVALID:
+        return "not a valid URL"
+    return f"malformed answer ({pycurl.easy_strerror(code)})"
+
+
+def _logged(slot: _Slot, error: FetchError) -> FetchError:
+    """`error`, with libcurl's own words for it logged under -v."""
+    if log.isEnabledFor(logging.INFO):
+        url = slot.curl.getinfo(pycurl.EFFECTIVE_URL)
+        log.info("%s: %s (%s)", url, error.message, _text(slot.code, slot.message))
+    return error
+
+
 def _failure(slot: _Slot, raw: bytes) -> FetchError:
     """The FetchError for a transfer that gave no whole head."""
-    code, text = slot.code, _text(slot.code, slot.message)
+    code = slot.code
     if code == pycurl.E_COULDNT_CONNECT and slot.blocked is not None and not slot.opened:
         return FetchError(Code.NET_BLOCKED_ADDRESS, f"{slot.blocked} is a private address")
     if _head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
-        return FetchError(Code.NET_PROTOCOL, f"{text} (an answer head over the bounds)")
-    return FetchError(_CODES.get(code, Code.NET_PROTOCOL), text)
+        return _logged(slot, FetchError(Code.NET_PROTOCOL, "an answer head over the bounds"))
+    words = _words(code, slot.message)
+    # The OS's reason (CURLINFO_OS_ERRNO), which libcurl's text may not say.
+    if code == pycurl.E_COULDNT_CONNECT and (number := slot.curl.getinfo(pycurl.OS_ERRNO)):
+        words = causes.errno_words(number)
+    return _logged(slot, FetchError(_CODES.get(code, Code.NET_PROTOCOL), words))
 
 
 def _body_error(code: int, message: str) -> FetchError | None:
     """What a transfer that ended badly after a whole head means (None: nothing to report)."""
     if code == pycurl.E_BAD_CONTENT_ENCODING:
         return None
-    text = _text(code, message)
     if code == pycurl.E_OPERATION_TIMEDOUT:
         # lib/speedcheck.c's words when LOW_SPEED_LIMIT/LOW_SPEED_TIME ended it: the floor.
-        kind = {"kind": "too_slow"} if "too slow" in message else {}
-        return FetchError(Code.NET_TIMEOUT, text, **kind)
-    return FetchError(Code.NET_PROTOCOL, text)  # a body that broke off or lied about itself
+        if "too slow" in message:
+            slow = "too slow: the body came in below the floor"
+            return FetchError(Code.NET_TIMEOUT, slow, kind="too_slow")
+        return FetchError(Code.NET_TIMEOUT, causes.timeout_words(None, message))
+    return FetchError(Code.NET_PROTOCOL, "the body broke off")  # or lied about its length
 
 
 def _head_over_bounds(raw: bytes) -> bool:
@@ -403,10 +441,10 @@ class CurlTransport:
     def _lines_for_host(self, url: str) -> list[str] | FetchError:
         host = urlsplit(url).hostname or ""
         if host == "invalid" or host.endswith(".invalid"):  # RFC 6761 §6.4: never looked up
-            return FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
+            return FetchError(Code.NET_DNS, causes.dns_words(host))
         problem = dns_name_problem(host) if host else None
         if problem is not None:  # as aiohttp's transport says it: no resolver takes it
-            return FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
+            return FetchError(Code.NET_DNS, f"{causes.dns_words(host)} ({problem})")
         hosts = self._header_hosts
         lines = self._lines if self._lines and (hosts is None or host in hosts) else []
         if self._by_origin:
