@@ -297,9 +297,12 @@ async def _walk_or_fail(
 
 async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:
     """`--junit`'s cases, spooled beside the report (made in a thread: it creates a file)."""
-    return await asyncio.to_thread(
-        JunitCases, folder, config.fail_on, failures_only=config.junit_failures_only
-    )
+
+    def made() -> JunitCases:  # local sitemaps are named relative to the current folder
+        only = config.junit_failures_only
+        return JunitCases(folder, config.fail_on, failures_only=only, workspace=Path.cwd())
+
+    return await asyncio.to_thread(made)
 
 
 async def _accept_rules(config: AuditConfig) -> AcceptRules:

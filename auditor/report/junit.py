@@ -18,10 +18,12 @@ sqlite file beside the report, grouped by sitemap when the file is written: memo
 from __future__ import annotations
 
 import asyncio
+import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
+from urllib.parse import urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
@@ -36,6 +38,7 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
+from auditor.report.places import local_path, shown_place
 from auditor.results.reach import unreached_finding
 
 MAX_LINES = 20  # findings written out per failing case; all are counted
@@ -45,6 +48,7 @@ _KEPT_IN_MEMORY = ("targets", "run")  # suites of few cases, never spooled
 CACHE_KIB = 2_048  # the spool's page cache (grouping by suite spills to temporary files beyond)
 # A failing case's subject as a regression names it: its kind and subject, one string.
 _SEP = "\x1f"
+_DOTS = re.compile(r"[.\s]+")
 REGRESSED_NOTE = "counted once, as a regression (the regressions suite); its findings:"
 
 
@@ -73,9 +77,20 @@ class JunitCases:
     one per sitemap. An async context manager: the spool goes when the run is done.
     """
 
-    def __init__(self, folder: Path, fail_on: FailOn, *, failures_only: bool = False) -> None:
-        """A spool in `folder` (the report's); cases fail at `fail_on`."""
+    def __init__(
+        self,
+        folder: Path,
+        fail_on: FailOn,
+        *,
+        failures_only: bool = False,
+        workspace: Path | None = None,
+    ) -> None:
+        """A spool in `folder` (the report's); cases fail at `fail_on`.
+
+        `workspace`: local sitemaps are named relative to it in `file` (a CI job's checkout).
+        """
         self._fail_on = fail_on
+        self.workspace = workspace
         self._failures_only = failures_only
         self._suites: dict[str, SuiteCounts] = {}  # by sitemap URL, in the order first seen
         self._ids: dict[str, int] = {}
@@ -186,7 +201,8 @@ class JunitCases:
             self._ids[suite] = len(self._ids)
         counts.tests += 1
         counts.failures += bool(failing or counted)
-        xml = case_xml(suite, name, failing, counted, file=file, line=line)
+        where = case_file(file, workspace=self.workspace)
+        xml = case_xml(suite, name, failing, counted, file=where, line=line)
         key = f"{kind}{_SEP}{name}" if failing or counted else None
         if suite in self._memory:
             self._memory[suite].append((xml, key))
@@ -295,7 +311,7 @@ def case_xml(
     where = (f" file={quoteattr(xml_text(file))}" if file else "") + (
         f' line="{line}"' if line is not None else ""
     )
-    classname = quoteattr(xml_text(f"sitemap-audit.{suite}"))
+    classname = quoteattr(xml_text(class_name(suite)))
     head = f"<testcase classname={classname} name={quoteattr(xml_text(name))}{where}"
     if not failing and not counted:
         return head + "/>"
@@ -312,9 +328,38 @@ def case_xml(
     )
 
 
-def regression_case(item: Regression) -> str:
+def class_name(suite: str) -> str:
+    """`sitemap-audit.<sitemap file name>`, dots made underscores: `sitemap-audit.sitemap_xml`.
+
+    Jenkins and GitLab read a classname's dots as packages: a URL's would become a tree of
+    `127`, `0`, `0`, `1:8080/sitemap` (the suite's name keeps the whole URL).
+    """
+    name = suite
+    if _is_url(suite):
+        parts = urlsplit(suite)
+        name = parts.path.rstrip("/").rsplit("/", 1)[-1] or parts.hostname or "sitemap"
+    return "sitemap-audit." + _DOTS.sub("_", name)
+
+
+def case_file(url: str | None, *, workspace: Path | None) -> str | None:
+    """A case's `file`: a local sitemap's path relative to the workspace, else the URL's path.
+
+    A suite that names no document (the targets, the alternates) has none.
+    """
+    if url is None or not _is_url(url):
+        return None
+    if local_path(url) is not None:
+        return shown_place(url, workspace=workspace)
+    return urlsplit(url).path or "/"
+
+
+def _is_url(text: str) -> bool:
+    return text.lower().startswith(("http://", "https://", "file:"))
+
+
+def regression_case(item: Regression, *, workspace: Path | None = None) -> str:
     """One regression as a failing case: `URL code`, its sitemap as `file`, its line."""
-    where = item.sitemap if item.kind == "url" else item.subject
+    where = case_file(item.sitemap if item.kind == "url" else item.subject, workspace=workspace)
     lines = [f"{code}: new since the baseline" for code in item.codes]
     if item.verdict is not None:
         lines.append(f"became not indexable: {NotIndexable(item.verdict).label}")
@@ -366,7 +411,10 @@ def _write(
         for counts, xml in cases.suites():
             _write_suite(out, counts, xml)
         if regressions is not None:
-            rows = (regression_case(item) for item in regressions.regression_rows())
+            rows = (
+                regression_case(item, workspace=cases.workspace)
+                for item in regressions.regression_rows()
+            )
             count = regressions.regressions
             _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
         out.write(b"</testsuites>\n")

@@ -18,7 +18,8 @@ from auditor.config import FailOn
 from auditor.models import Indexability
 from auditor.report.failing import FailingUrls
 from auditor.report.markdown_failing import failing_part
-from auditor.report.markdown_text import code, shown_place, text
+from auditor.report.markdown_text import code, text
+from auditor.report.places import shown_place
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Outcome
 

@@ -13,7 +13,8 @@ from pathlib import Path
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.report.failing import ALTERNATES, RUN, TARGETS, Failing, FailingUrls, Group
-from auditor.report.markdown_text import code, shown_place, text
+from auditor.report.markdown_text import code, text
+from auditor.report.places import shown_place
 
 _PLACES = {
     TARGETS: "The targets",

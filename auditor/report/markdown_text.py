@@ -9,8 +9,6 @@ Pure: no I/O.
 from __future__ import annotations
 
 import re
-from pathlib import Path
-from urllib.parse import unquote, urlsplit
 
 MAX_CHARS = 200  # a URL or a message shown whole up to here
 # CommonMark: backslash escapes, code, emphasis, links and images, autolinks and HTML; GitHub:
@@ -62,24 +60,3 @@ def code(value: object, *, cell: bool = False, limit: int = MAX_CHARS) -> str:
     fence = "`" * (longest + 1)
     pad = " " if shown.startswith(("`", " ")) or shown.endswith(("`", " ")) else ""
     return f"{fence}{pad}{shown}{pad}{fence}"
-
-
-def shown_place(url: str, *, workspace: Path | None) -> str:
-    """Where a document is, as a reader names it: a local file as a path, else its URL.
-
-    A file under `workspace` (a CI job's checkout) by its relative path, never the runner's
-    absolute `file:///...`; a file elsewhere by its absolute path.
-    """
-    path = local_path(url)
-    if path is None:
-        return url
-    if workspace is not None and path.is_relative_to(workspace):
-        return path.relative_to(workspace).as_posix()
-    return path.as_posix()
-
-
-def local_path(url: str) -> Path | None:
-    """The path of a `file:` URL (a local sitemap's), or None for any other URL."""
-    if not url.lower().startswith("file:"):
-        return None
-    return Path(unquote(urlsplit(url).path))

@@ -27,7 +27,7 @@ from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, RegressionSource, write_junit
 from auditor.report.markdown import Gates, Where, markdown_summary
-from auditor.report.markdown_text import shown_place
+from auditor.report.places import shown_place
 from auditor.results.gates import gate_sentence
 from auditor.results.reach import unreached
 from auditor.results.samples import Samples
@@ -162,8 +162,7 @@ async def _write_markdown(
         for code, kept in run.samples.examples.items()
         if kept and kept[0].url is not None
     }
-    workspace = await asyncio.to_thread(Path.cwd)
-    json_path, html_path = (shown_place(p.absolute().as_uri(), workspace=workspace) for p in paths)
+    workspace, json_path, html_path = await asyncio.to_thread(_shown_paths, paths)
     where = Where(
         config.targets[0].title,
         json_path,
@@ -185,6 +184,13 @@ async def _write_markdown(
         await asyncio.to_thread(write_atomically, path, text.encode())
     except OSError as exc:
         raise ReportWriteError(f"cannot write the Markdown summary {path}: {exc.strerror}") from exc
+
+
+def _shown_paths(paths: tuple[Path, Path]) -> tuple[Path, str, str]:
+    """The current folder (a CI job's checkout), and the reports' paths in it (blocking)."""
+    workspace = Path.cwd()
+    json_path, html_path = (shown_place(p.absolute().as_uri(), workspace=workspace) for p in paths)
+    return workspace, json_path, html_path
 
 
 async def _write_metrics(path: Path, run: FinishedRun) -> None:

@@ -20,7 +20,8 @@ from auditor.models import CheckResult, Regression, UrlRecord, finding
 from auditor.report.failing import FailingUrls
 from auditor.report.markdown import MAX_BYTES, Gates, Where, markdown_summary
 from auditor.report.markdown_failing import failing_part
-from auditor.report.markdown_text import code, shown_place, text
+from auditor.report.markdown_text import code, text
+from auditor.report.places import shown_place
 from auditor.results.gates import gate_sentence
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
