@@ -279,6 +279,8 @@ class AuditConfig:
     user_agent: str = DEFAULT_USER_AGENT
     robots_agent: str = DEFAULT_ROBOTS_AGENT  # whose robots.txt group and noindex are judged
     headers: tuple[tuple[str, str], ...] = ()
+    # `--remap 'REGEX REPLACEMENT'` (lychee's form): where each request goes (auditor.net.remap).
+    remap: tuple[str, ...] = ()
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     sample: int | None = None

@@ -22,6 +22,7 @@ from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 from auditor.files import not_a_file, read_input
 from auditor.limits import MAX_CA_FILE_BYTES
+from auditor.net.remap import parse_rule
 from auditor.options.table import OPTIONS
 from auditor.urls import parse_http_url
 
@@ -59,6 +60,7 @@ def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConf
         engine=Engine(values["engine"]),
         robots_agent=values["robots_agent"],
         headers=tuple(_header(text) for text in values["header"]),
+        remap=tuple(values["remap"]),
         include=tuple(values["include"]),
         exclude=tuple(values["exclude"]),
         sample=values["sample"],
@@ -122,6 +124,11 @@ def _check_values(values: Values) -> None:
         except ValueError as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from None
     _check_crawl(values)
+    for rule in values["remap"]:
+        try:
+            parse_rule(rule)
+        except ValueError as exc:
+            raise UsageError(f"--remap {rule!r}: {exc}") from None
     url = values["reports_url"]
     if url is not None and parse_http_url(url) is None:
         raise UsageError(f"--reports-url wants an absolute http(s) URL, not {url!r}")

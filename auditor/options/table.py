@@ -351,6 +351,23 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("header", _G.REQUEST, "to targets' hosts", metavar="'Name: value'", repeat=True),
     Option(
+        "remap",
+        _G.REQUEST,
+        "request URLs matching REGEX at REPLACEMENT instead ($1 its groups; lychee's form): "
+        "reports name the URL the site names",
+        metavar="'REGEX REPLACEMENT'",
+        repeat=True,
+    ),
+    Option(
+        "serve",
+        _G.REQUEST,
+        "serve the built site in DIR on 127.0.0.1 and request the URL targets' origins there "
+        "(a pull request's docs build; index.html for folders, 404.html for what is missing)",
+        Kind.PATH,
+        CONFIG_ONLY,
+        metavar="DIR",
+    ),
+    Option(
         "ca-file",
         _G.REQUEST,
         "also trust this CA (a staging site's)",

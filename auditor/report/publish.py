@@ -18,6 +18,7 @@ from auditor.config import AuditConfig
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.models import TargetRecord
+from auditor.net.remap import Remap
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
@@ -59,7 +60,7 @@ async def open_outputs(
 
     ReportError when a folder cannot be written; then neither leaves a file behind.
     """
-    writer = JsonReportWriter(json_path)
+    writer = JsonReportWriter(json_path, remap=Remap.of(config.remap))
     await writer.open()
     if config.csv is None:
         return writer, None
