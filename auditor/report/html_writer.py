@@ -48,7 +48,13 @@ def html_environment(package: str) -> jinja2.Environment:
     )
     environment.filters["num"] = lambda n: f"{n:,}"
     environment.filters["breakable"] = breakable
+    environment.filters["plural"] = plural
     return environment
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 document`, `2,000 documents`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
 
 
 def breakable(text: str) -> Markup:

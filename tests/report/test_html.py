@@ -231,6 +231,7 @@ async def test_the_headline_names_the_gate_that_fired(
         assert "(--fail-on never)" in gate[1]
     # A local file is titled by its path as given, not its stem.
     assert f"<h1>{html.escape(str(sitemap))}</h1>" in page
+    assert re.search(r">1 document read \(", page)  # one document, not "1 documents"
 
 
 def test_the_url_card_counts_the_listed_urls_it_shows_and_the_alternates_apart() -> None:
