@@ -13,9 +13,11 @@ from pathlib import Path
 
 import pytest
 
+from auditor.cli.main import main
 from auditor.config import Engine
 from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import serve
+from auditor.errors import ExitCode
 from auditor.net import causes
 from tests.engines import ENGINE
 from tests.helpers import refused_port, run_audit, serve_untrusted_tls
@@ -172,3 +174,13 @@ def test_tls_words_tell_a_port_without_tls() -> None:
         causes.tls_words("[SSL: WRONG_VERSION_NUMBER] wrong version number") == causes.NO_TLS_HERE
     )
     assert causes.tls_words("sslv3 alert handshake failure") == causes.HANDSHAKE_FAILED
+
+
+def test_a_bare_host_and_port_asks_for_its_scheme_at_exit_2(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Never taken as https (a plain dev server then failed every request with a TLS error)."""
+    assert main(["127.0.0.1:18090"]) == ExitCode.USAGE
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1
+    assert "http://127.0.0.1:18090" in err  # a URL that can be pasted
