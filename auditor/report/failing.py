@@ -18,6 +18,7 @@ from auditor.models import Finding, Regression, RunFindings, SitemapRecord, Targ
 TARGETS = "targets"  # the group of the targets' own findings (discovery)
 RUN = "run"  # findings about the run's URLs taken together (hreflang return links)
 ALTERNATES = "alternates"  # hreflang alternates no sitemap lists
+CRAWLED = "crawled"  # pages only the crawl found (--crawl)
 _LINE_BYTES = 48  # what a kept line costs beyond its strings: markup, a status, a code
 
 
@@ -79,7 +80,8 @@ class FailingUrls:
         failing = self._failing_of(found)
         if not failing:
             return
-        place = record.sitemaps[0] if record.sitemaps else ALTERNATES
+        place = record.sitemaps[0] if record.sitemaps else None
+        place = place or (ALTERNATES if record.alternate_of is not None else CRAWLED)
         codes = _worst_first(item.code for item in failing)
         self.urls += 1
         self._add(place, "url", record.loc, cause_of(record, failing), codes)

@@ -12,7 +12,15 @@ from pathlib import Path
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.report.failing import ALTERNATES, RUN, TARGETS, Failing, FailingUrls, Group
+from auditor.report.failing import (
+    ALTERNATES,
+    CRAWLED,
+    RUN,
+    TARGETS,
+    Failing,
+    FailingUrls,
+    Group,
+)
 from auditor.report.markdown_text import code, text
 from auditor.report.places import shown_place
 
@@ -20,6 +28,7 @@ _PLACES = {
     TARGETS: "The targets",
     RUN: "Across the run (hreflang return links)",
     ALTERNATES: "hreflang alternates no sitemap lists",
+    CRAWLED: "Pages only the crawl found",
 }
 WHERE_ALL = "every one is in the JSON report and the JUnit file"
 

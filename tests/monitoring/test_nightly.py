@@ -133,7 +133,7 @@ async def test_two_deleted_pages_are_two_regressions(tmp_path: Path) -> None:
     _, second = await nights(tmp_path, site, delete)
     assert regressions_everywhere(second, tmp_path) == 2
     said = outputs(second.result.json_path, tmp_path / "2" / "r.prom", tmp_path / "2" / "junit.xml")
-    sitemap = f"{site.base}/sitemap.xml"
+    sitemap = "/sitemap.xml"  # a case's file: the sitemap URL's path
     assert sorted(said.junit_cases) == [
         (f"{site.base}/p1 http.not_found", sitemap, "4"),  # line 1: the XML declaration
         (f"{site.base}/p2 http.not_found", sitemap, "5"),
