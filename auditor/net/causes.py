@@ -11,6 +11,8 @@ from __future__ import annotations
 import errno
 import re
 
+from auditor.codes import Code
+
 # What the operating system says of a failed connection (its errno), in words.
 _ERRNO_WORDS = {
     errno.ECONNREFUSED: "connection refused",
@@ -45,10 +47,42 @@ _CERTIFICATE_WORDS = (
     ("revoked", "TLS: certificate revoked"),
 )
 NOT_TRUSTED = "TLS: certificate not trusted"
+BODY_BROKE_OFF = "the body broke off"
+MALFORMED = "malformed answer"
 HANDSHAKE_FAILED = "TLS: handshake failed"
 # OpenSSL's answer when the other side speaks no TLS (plain http on an https URL's port).
+_VERIFY_SAID = ("verif", "problem", "subject name")
 NO_TLS_HERE = "TLS: handshake failed (the port does not speak TLS: http:// instead?)"
 _MILLISECONDS = re.compile(r"after (\d+) milliseconds")
+_RESOLVING = re.compile(r"resolve host: (\S+)", re.IGNORECASE)  # libcurl's CURLE 6 message
+
+
+def cause_words(
+    code: Code,
+    text: str,
+    *,
+    number: int | None = None,
+    host: str | None = None,
+    timeout_s: float | None = None,
+    broken_body: bool = False,
+) -> str:
+    """A net.* finding's message from what the library said (`text`) and knew.
+
+    `number`: a failed connection's errno; `host`: the request's; `timeout_s`: the window that
+    ran out; `broken_body`: the answer's head came whole, its body did not.
+    """
+    if code is Code.NET_DNS:
+        named = _RESOLVING.search(text)
+        return dns_words(host or (named[1] if named else None))
+    if code is Code.NET_TIMEOUT:
+        return timeout_words(timeout_s, text)
+    if code is Code.NET_TLS:
+        return tls_words(text)
+    if code is Code.NET_CONNECT:
+        return errno_words(number) if number else connect_words(text)
+    if code is Code.LOC_INVALID:
+        return "not a valid URL"
+    return BODY_BROKE_OFF if broken_body else MALFORMED
 
 
 def errno_words(number: int | None) -> str:
@@ -71,7 +105,9 @@ def certificate_words(text: str) -> str:
 def tls_words(text: str) -> str:
     """A TLS failure that is not a certificate's: the handshake, or no TLS at all."""
     lowered = text.lower()
-    if "certificate" in lowered and "verif" in lowered:
+    # OpenSSL's verify result, as aiohttp's and libcurl's (60: "SSL certificate problem: ...",
+    # "... verify result: ...", "no alternative certificate subject name ...") texts carry it.
+    if "certificate" in lowered and any(said in lowered for said in _VERIFY_SAID):
         return certificate_words(lowered)
     if "wrong version number" in lowered or "wrong_version_number" in lowered:
         return NO_TLS_HERE

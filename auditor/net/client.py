@@ -10,7 +10,6 @@ carrying a finding code, once, in `translate_error`.
 from __future__ import annotations
 
 import asyncio
-import logging
 import socket
 import ssl
 import weakref
@@ -36,7 +35,6 @@ __all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "is_private_host", "tran
 
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
-log = logging.getLogger(__name__)
 _MESSAGE_CHARS = 300
 
 
@@ -55,68 +53,23 @@ _ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
 def translate_error(
     exc: BaseException, *, host: str | None = None, timeout_s: float | None = None
 ) -> FetchError:
-    """Map an aiohttp/OS exception to the most specific finding code, said in plain words.
+    """Map an aiohttp/OS exception to the most specific finding code, its cause in words.
 
-    `host`: the request's (a name that did not resolve is named); `timeout_s`: the window a
-    timeout ran out of. aiohttp's own text goes to the log under -v (`library_text`).
+    `host`: the request's; `timeout_s`: the window a timeout ran out of (auditor.net.causes).
     """
     if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
         exc.os_error, BlockedAddressError
     ):
         return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
-    for classes, code in _ERROR_CODES:
-        if isinstance(exc, classes):
-            return FetchError(code, _words(exc, code, host=host, timeout_s=timeout_s))
-    return FetchError(Code.NET_PROTOCOL, "malformed answer")
-
-
-def _words(exc: BaseException, code: Code, *, host: str | None, timeout_s: float | None) -> str:
-    """The cause in words (auditor.net.causes), for each code's exceptions."""
-    if code is Code.NET_DNS:
-        return causes.dns_words(host)
-    if code is Code.NET_TIMEOUT:
-        return causes.timeout_words(timeout_s)
-    if code is Code.NET_TLS:
-        return _tls_words(exc)
-    if code is Code.NET_CONNECT:
-        return _connect_words(exc)
-    return _answer_words(exc)
-
-
-def _tls_words(exc: BaseException) -> str:
-    if isinstance(exc, aiohttp.ClientConnectorCertificateError):
-        certificate = exc.certificate_error
-        said = getattr(certificate, "verify_message", None) or str(certificate)
-        return causes.certificate_words(str(said))
-    return causes.tls_words(str(exc))
-
-
-def _answer_words(exc: BaseException) -> str:
-    if isinstance(exc, aiohttp.InvalidURL):
-        return "not a valid URL"
-    if isinstance(exc, aiohttp.ClientPayloadError):
-        return "the body broke off"
-    return "malformed answer"
-
-
-def _connect_words(exc: BaseException) -> str:
-    if isinstance(exc, aiohttp.ServerDisconnectedError):
-        return causes.CLOSED_EARLY
-    error = exc.os_error if isinstance(exc, aiohttp.ClientConnectorError) else exc
-    if isinstance(error, OSError) and error.errno:
-        return causes.errno_words(error.errno)
-    return causes.connect_words(str(exc))
-
-
-def library_text(exc: BaseException) -> str:
-    """What aiohttp itself said: its exception's class and text (logged under -v)."""
-    return f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
-
-
-def _logged(exc: BaseException, url: str, error: FetchError) -> FetchError:
-    """`error`, with aiohttp's own words for it logged under -v."""
-    if log.isEnabledFor(logging.INFO):
-        log.info("%s: %s (aiohttp: %s)", url, error.message, library_text(exc))
+    code = next((code for kinds, code in _ERROR_CODES if isinstance(exc, kinds)), Code.NET_PROTOCOL)
+    number = getattr(getattr(exc, "os_error", exc), "errno", None)  # a connection's OS error
+    broken = isinstance(exc, aiohttp.ClientPayloadError)
+    number = number if isinstance(number, int) else None
+    said = causes.cause_words(
+        code, str(exc), number=number, host=host, timeout_s=timeout_s, broken_body=broken
+    )
+    error = FetchError(code, said)
+    error.library = f"aiohttp: {type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
     return error
 
 
@@ -205,8 +158,7 @@ class AiohttpResponse(ClosingResponse):
         try:
             return await self._raw.content.readany()
         except _TRANSLATED as exc:
-            error = translate_error(exc, timeout_s=self._timeout_s)
-            raise _logged(exc, str(self._raw.url), error) from exc
+            raise translate_error(exc, timeout_s=self._timeout_s) from exc
         except RuntimeError as exc:
             # A body that breaks after its first piece was read (a bad chunk size, say) closes
             # the connection without marking the body failed; aiohttp's StreamReader then says
@@ -214,8 +166,7 @@ class AiohttpResponse(ClosingResponse):
             connection = self._raw.connection
             if connection is not None and not connection.closed:
                 raise  # not a broken body: our own misuse, which must show
-            error = FetchError(Code.NET_PROTOCOL, "the body broke off")
-            raise _logged(exc, str(self._raw.url), error) from exc
+            raise FetchError(Code.NET_PROTOCOL, "the body broke off") from exc
 
     def close(self) -> None:
         """Give the connection back when the body was read, else drop it."""
@@ -435,8 +386,7 @@ class HttpClient:
                     raw = await request
         except _TRANSLATED as exc:
             waited = timeouts.idle_s if timeouts.idle_s is not None else timeouts.total_s
-            error = translate_error(exc, host=host, timeout_s=waited)
-            raise _logged(exc, url, error) from exc
+            raise translate_error(exc, host=host, timeout_s=waited) from exc
         return AiohttpResponse(raw, timeout_s=timeouts.idle_s or timeouts.total_s)
 
     def _refuse_private_literal(self, host: str | None) -> None:

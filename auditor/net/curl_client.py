@@ -16,7 +16,6 @@ from __future__ import annotations
 import asyncio
 import io
 import logging
-import re
 import socket
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -47,7 +46,6 @@ DEFAULT_MAX_BODY = 1 << 20  # a caller that gives no cap gets at most this much
 DNS_CACHE_S = 300  # as the aiohttp client's ttl_dns_cache
 MAX_AUTHORITIES = 1024  # hosts whose header decision is kept (most runs check a few)
 _MESSAGE_CHARS = 300
-_RESOLVING = re.compile(r"resolve host: ([^\s]+)", re.IGNORECASE)  # libcurl's CURLE 6 message
 _TLS_CODES = frozenset(
     getattr(pycurl, name)
     for name in dir(pycurl)
@@ -237,30 +235,9 @@ def _text(code: int, message: str) -> str:
     return f"libcurl error {code}: {message or pycurl.easy_strerror(code)}"[:_MESSAGE_CHARS]
 
 
-def _words(code: int, message: str) -> str:
-    """The cause in plain words (auditor.net.causes), as the aiohttp client says it too."""
-    finding = _CODES.get(code, Code.NET_PROTOCOL)
-    if finding is Code.NET_DNS:
-        host = _RESOLVING.search(message)
-        return causes.dns_words(host[1] if host else None)
-    if finding is Code.NET_TIMEOUT:
-        return causes.timeout_words(None, message)
-    if finding is Code.NET_TLS:
-        verify = code == pycurl.E_PEER_FAILED_VERIFICATION
-        return causes.certificate_words(message) if verify else causes.tls_words(message)
-    if finding is Code.NET_CONNECT:
-        got_nothing = code == pycurl.E_GOT_NOTHING
-        return causes.CLOSED_EARLY if got_nothing else causes.connect_words(message)
-    if finding is Code.LOC_INVALID:
-        return "not a valid URL"
-    return f"malformed answer ({pycurl.easy_strerror(code)})"
-
-
 def _logged(slot: _Slot, error: FetchError) -> FetchError:
-    """`error`, with libcurl's own words for it logged under -v."""
-    if log.isEnabledFor(logging.INFO):
-        url = slot.curl.getinfo(pycurl.EFFECTIVE_URL)
-        log.info("%s: %s (%s)", url, error.message, _text(slot.code, slot.message))
+    """`error`, with what libcurl itself said of it (the opener logs it under -v)."""
+    error.library = _text(slot.code, slot.message)
     return error
 
 
@@ -271,11 +248,11 @@ def _failure(slot: _Slot, raw: bytes) -> FetchError:
         return FetchError(Code.NET_BLOCKED_ADDRESS, f"{slot.blocked} is a private address")
     if _head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
         return _logged(slot, FetchError(Code.NET_PROTOCOL, "an answer head over the bounds"))
-    words = _words(code, slot.message)
-    # The OS's reason (CURLINFO_OS_ERRNO), which libcurl's text may not say.
-    if code == pycurl.E_COULDNT_CONNECT and (number := slot.curl.getinfo(pycurl.OS_ERRNO)):
-        words = causes.errno_words(number)
-    return _logged(slot, FetchError(_CODES.get(code, Code.NET_PROTOCOL), words))
+    finding = _CODES.get(code, Code.NET_PROTOCOL)
+    # The OS's reason for a failed connection (CURLINFO_OS_ERRNO): libcurl's text may not say.
+    number = slot.curl.getinfo(pycurl.OS_ERRNO) if code == pycurl.E_COULDNT_CONNECT else None
+    words = causes.cause_words(finding, slot.message or pycurl.easy_strerror(code), number=number)
+    return _logged(slot, FetchError(finding, words))
 
 
 def _body_error(code: int, message: str) -> FetchError | None:
@@ -288,7 +265,7 @@ def _body_error(code: int, message: str) -> FetchError | None:
             slow = "too slow: the body came in below the floor"
             return FetchError(Code.NET_TIMEOUT, slow, kind="too_slow")
         return FetchError(Code.NET_TIMEOUT, causes.timeout_words(None, message))
-    return FetchError(Code.NET_PROTOCOL, "the body broke off")  # or lied about its length
+    return FetchError(Code.NET_PROTOCOL, causes.BODY_BROKE_OFF)  # or lied about its length
 
 
 def _head_over_bounds(raw: bytes) -> bool:

@@ -229,9 +229,12 @@ class Opener:
                 if elapsed_s is None:
                     elapsed_s = clock.monotonic() - started
             except FetchError as error:
-                self._trace(
-                    verb, url, error.code, started=started, tries=attempt, waited_s=waited_s
+                said = (
+                    f"{error.code} ({error.message}; {error.library})"
+                    if error.library
+                    else error.code
                 )
+                self._trace(verb, url, said, started=started, tries=attempt, waited_s=waited_s)
                 if not self._retryable(host, error) or attempt >= policy.retries:
                     raise
                 tried = error

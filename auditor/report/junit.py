@@ -18,12 +18,10 @@ sqlite file beside the report, grouped by sitemap when the file is written: memo
 from __future__ import annotations
 
 import asyncio
-import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, Protocol
-from urllib.parse import urlsplit
 from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
@@ -38,7 +36,7 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
-from auditor.report.places import local_path, shown_place
+from auditor.report.places import case_file, class_name
 from auditor.results.reach import unreached_finding
 
 MAX_LINES = 20  # findings written out per failing case; all are counted
@@ -48,7 +46,6 @@ _KEPT_IN_MEMORY = ("targets", "run")  # suites of few cases, never spooled
 CACHE_KIB = 2_048  # the spool's page cache (grouping by suite spills to temporary files beyond)
 # A failing case's subject as a regression names it: its kind and subject, one string.
 _SEP = "\x1f"
-_DOTS = re.compile(r"[.\s]+")
 REGRESSED_NOTE = "counted once, as a regression (the regressions suite); its findings:"
 
 
@@ -326,35 +323,6 @@ def case_xml(
         f"{head}><failure type={quoteattr(first.value)} message={quoteattr(xml_text(message))}>"
         f"{escape(xml_text(chr(10).join(shown)))}</failure></testcase>"
     )
-
-
-def class_name(suite: str) -> str:
-    """`sitemap-audit.<sitemap file name>`, dots made underscores: `sitemap-audit.sitemap_xml`.
-
-    Jenkins and GitLab read a classname's dots as packages: a URL's would become a tree of
-    `127`, `0`, `0`, `1:8080/sitemap` (the suite's name keeps the whole URL).
-    """
-    name = suite
-    if _is_url(suite):
-        parts = urlsplit(suite)
-        name = parts.path.rstrip("/").rsplit("/", 1)[-1] or parts.hostname or "sitemap"
-    return "sitemap-audit." + _DOTS.sub("_", name)
-
-
-def case_file(url: str | None, *, workspace: Path | None) -> str | None:
-    """A case's `file`: a local sitemap's path relative to the workspace, else the URL's path.
-
-    A suite that names no document (the targets, the alternates) has none.
-    """
-    if url is None or not _is_url(url):
-        return None
-    if local_path(url) is not None:
-        return shown_place(url, workspace=workspace)
-    return urlsplit(url).path or "/"
-
-
-def _is_url(text: str) -> bool:
-    return text.lower().startswith(("http://", "https://", "file:"))
 
 
 def regression_case(item: Regression, *, workspace: Path | None = None) -> str:
