@@ -10,13 +10,12 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
-
 if TYPE_CHECKING:
+    from auditor._version import __version__
     from auditor.api import AuditRun, Report, ReportedUrl, audit_site, read_report, run
     from auditor.config import AuditConfig, Target
     from auditor.discovery.targets import parse_target
-    from auditor.pipeline import AuditResult, audit
+    from auditor.flow.audit import AuditResult, audit
 
 __all__ = [
     "AuditConfig",
@@ -36,9 +35,10 @@ __all__ = [
 # Imported on first use (PEP 562): the package itself stays light, so that `python -m auditor`
 # reaches its entry point, which turns a Ctrl-C during the heavy imports into exit 3.
 _LAZY = {
+    "__version__": "auditor._version",
     "AuditConfig": "auditor.config",
-    "AuditResult": "auditor.pipeline",
-    "audit": "auditor.pipeline",
+    "AuditResult": "auditor.flow.audit",
+    "audit": "auditor.flow.audit",
     "Target": "auditor.config",
     "parse_target": "auditor.discovery.targets",
     "audit_site": "auditor.api",

@@ -1,8 +1,8 @@
 """The audit's configuration: one frozen record, checked once when it is made.
 
 Field names are the long option names (docs/reference/options.md) with `_` for `-` (units added
-where a flag has none: `timeout` is `timeout_s`, `max-age` is `max_age_days`); RANGES holds
-every numeric setting's range.
+where a flag has none: `timeout` is `timeout_s`, `max-age` is `max_age_days`). A setting's
+default and range are declared once, on its field (`ranged`); RANGES is read from the fields.
 Pure: no I/O.
 """
 
@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
+from typing import TypeVar
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.codes import Severity
 from auditor.errors import ConfigError
 from auditor.limits import MAX_SITEMAP_BYTES
@@ -23,9 +25,6 @@ from auditor.urls import parse_http_url, redact_userinfo, split_userinfo
 
 DEFAULT_USER_AGENT = f"sitemap-auditor/{__version__}"
 _NEED_HISTORY = ("budget", "budget_time_s", "max_age_days", "resume")
-_UNIT_S = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86_400.0}
-_DURATION_PART = re.compile(r"(\d+(?:\.\d+)?)([smhd]?)")
-_DURATION = re.compile(r"(?:\d+(?:\.\d+)?[smhd])+|\d+(?:\.\d+)?")
 # Search Console's verdicts are Googlebot's: robots.txt and noindex are judged for it, whatever
 # User-Agent the auditor sends (--robots-agent).
 DEFAULT_ROBOTS_AGENT = "Googlebot"
@@ -36,10 +35,10 @@ _HEADER_NAME = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+")  # RFC 9110 §5.1: a t
 _NOT_IN_HEADER = re.compile(r"[\r\n\0]")
 
 
-# --- the range of every numeric setting: one table, applied by the command line's parser, the
-# `--config` and fleet file readers, and AuditConfig (the library). Each range is what a real
-# use needs: past it a value only costs memory (every request in flight holds some) or breaks a
-# library (libcurl's timeout is a C long of milliseconds).
+# --- the range of every numeric setting: declared with its default on the setting's field,
+# applied by the command line's parser, the `--config` and fleet file readers, and AuditConfig
+# (the library). Each range is what a real use needs: past it a value only costs memory (every
+# request in flight holds some) or breaks a library (libcurl's timeout is a C long of ms).
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,51 +66,26 @@ class NumberRange:
         return f"from {_number(self.least)} to {_number(self.most)} {self.unit}"
 
 
+T = TypeVar("T")
 _SECONDS = "seconds"
-# Keys: AuditConfig's field names (the fleet's own options: their argparse names). The option
-# is the key with `-` for `_`, less a unit suffix: `timeout_s` is `--timeout` (`option_name`).
-RANGES = MappingProxyType(
-    {
-        # politeness and requests
-        "concurrency": NumberRange(1, 10_000, "requests in flight"),
-        "per_host": NumberRange(1, 10_000, "requests in flight"),
-        "rate": NumberRange(0.001, 10_000.0, "requests per second"),
-        "timeout_s": NumberRange(0.001, 3_600.0, _SECONDS),
-        "retries": NumberRange(0, 100, "retries"),
-        "max_redirects": NumberRange(0, 100, "hops"),
-        "sample": NumberRange(1, 1_000_000, "URLs"),
-        "slow_s": NumberRange(0.001, 3_600.0, _SECONDS),
-        # sitemaps
-        "sitemap_concurrency": NumberRange(1, 1_000, "documents"),
-        "sitemap_timeout_s": NumberRange(0.001, 86_400.0, _SECONDS),
-        "max_depth": NumberRange(0, 100, "levels"),
-        "max_sitemaps": NumberRange(1, 10_000_000, "documents"),
-        # processes
-        "workers": NumberRange(1, 1_024, "processes"),
-        "fleet_workers": NumberRange(1, 1_024, "processes"),
-        "fleet_concurrency": NumberRange(1, 100_000, "sites"),
-        # the crawl (docs/how-to/coverage.md)
-        "crawl_max": NumberRange(1, 100_000_000, "URLs"),
-        "crawl_depth": NumberRange(0, 10_000, "clicks"),
-        "crawl_page_bytes": NumberRange(1, 8 * CRAWL_PAGE_BYTES, "bytes"),
-        "deep_clicks": NumberRange(0, 10_000, "clicks"),
-        # outputs
-        "keep": NumberRange(1, 100_000, "reports"),
-        # monitoring: what a sitemap may lose since the baseline (docs/how-to/monitoring.md)
-        "max_drop": NumberRange(0.0, 100.0, "percent of its URLs"),
-        "max_drop_urls": NumberRange(0, 1_000_000_000, "URLs"),
-        # big sites (docs/how-to/big-sites.md): a budget of 0 requests carries every verdict
-        "budget": NumberRange(0, 1_000_000_000, "requests"),
-        "budget_time_s": NumberRange(0.001, 30 * 86_400.0, _SECONDS),
-        "max_age_days": NumberRange(1, 3_650, "days"),
-        # the library's alone
-        "max_sitemap_bytes": NumberRange(1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False),
-        "findings_per_sitemap": NumberRange(0, 100_000, "findings", option=False),
-        "backoff_base_s": NumberRange(0.0, 60.0, _SECONDS, option=False),
-        "max_retry_after_s": NumberRange(0.0, 3_600.0, _SECONDS, option=False),
-        "stall_s": NumberRange(0.01, 86_400.0, _SECONDS, option=False),
-    }
-)
+_RANGE = "range"  # the metadata key of a field's range
+
+
+def ranged(default: T, least: float, most: float, unit: str, *, option: bool = True) -> T:
+    """A numeric setting's default and range, declared together on its AuditConfig field.
+
+    RANGES is read from the fields: each range is declared once, where its default is.
+    """
+    number_range = NumberRange(least, most, unit, option)
+    return field(default=default, metadata={_RANGE: number_range})
+
+
+# The command's own numbers, no run's configuration: the fleet's, and --keep's.
+COMMAND_RANGES = {
+    "fleet_workers": NumberRange(1, 1_024, "processes"),
+    "fleet_concurrency": NumberRange(1, 100_000, "sites"),
+    "keep": NumberRange(1, 100_000, "reports"),
+}
 
 
 def option_name(key: str) -> str:
@@ -262,35 +236,34 @@ class AuditConfig:
     html: Path | None = None
     csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
     markdown: Path | None = None  # a summary in Markdown, for a CI job summary
-    reports_url: str | None = None  # where readers find the reports: the Markdown links there
+    reports_url: str | None = None  # where the reports are read: the Markdown links there
     no_check: bool = False
-    concurrency: int = 128
-    per_host: int = 8
+    concurrency: int = ranged(128, 1, 10_000, "requests in flight")
+    per_host: int = ranged(8, 1, 10_000, "requests in flight")
     # Processes for the CPU-heavy work (the CLI: cores): checkers, or with no_check, parse
     # helpers (parse_helpers) beside this one; 1: everything in the audit's own process.
-    workers: int = 1
+    workers: int = ranged(1, 1, 1_024, "processes")
     loop: EventLoop = EventLoop.AUTO
-    rate: float | None = None
-    timeout_s: float = 15.0
-    retries: int = 2
-    max_redirects: int = 10
+    rate: float | None = ranged(None, 0.001, 10_000.0, "requests per second")
+    timeout_s: float = ranged(15.0, 0.001, 3_600.0, _SECONDS)
+    retries: int = ranged(2, 0, 100, "retries")
+    max_redirects: int = ranged(10, 0, 100, "hops")
     method: Method = Method.GET
     engine: Engine = Engine.CURL
     user_agent: str = DEFAULT_USER_AGENT
     robots_agent: str = DEFAULT_ROBOTS_AGENT  # whose robots.txt group and noindex are judged
     headers: tuple[tuple[str, str], ...] = ()
-    # `--remap 'REGEX REPLACEMENT'` (lychee's form): where each request goes (auditor.net.remap).
-    remap: tuple[str, ...] = ()
+    remap: tuple[str, ...] = ()  # `--remap 'REGEX REPLACEMENT'`: where requests go (net.remap)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
-    sample: int | None = None
+    sample: int | None = ranged(None, 1, 1_000_000, "URLs")
     fail_on: FailOn = FailOn.ERROR
     # What is new since the baseline fails the run from this severity on (NEVER: it never does).
     fail_on_new: FailOn = FailOn.ERROR
     # A sitemap whose baseline URLs are listed nowhere now, more than this share of them and more
     # than this many, regresses (sitemap.urls_dropped; docs/explanation/rules.md#urls-dropped).
-    max_drop: float = 10.0  # percent of the URLs the baseline listed in the sitemap
-    max_drop_urls: int = 100
+    max_drop: float = ranged(10.0, 0.0, 100.0, "percent of its URLs")  # the baseline listed in it
+    max_drop_urls: int = ranged(100, 0, 1_000_000_000, "URLs")
     accept_file: Path | None = None  # known issues: reported, never failing the run
     baseline: Path | None = None
     metrics: Path | None = None
@@ -300,37 +273,43 @@ class AuditConfig:
     allow_private: bool = False
     ca_file: Path | None = None  # also trust this CA (a staging site's own), beside the system's
     insecure: bool = False  # verify no certificate; a target's failing one is still a finding
-    slow_s: float = 3.0  # url.slow: an answer slower than this (docs/explanation/rules.md#slow)
+    # url.slow: an answer slower than this (docs/explanation/rules.md#slow)
+    slow_s: float = ranged(3.0, 0.001, 3_600.0, _SECONDS)
     # The sitemap side (docs/explanation/design.md#safety): every read is bounded.
-    sitemap_concurrency: int = 4
-    sitemap_timeout_s: float = 300.0  # a whole sitemap download; `timeout_s` bounds each silence
-    max_depth: int = 5
-    max_sitemaps: int = 100_000
-    max_sitemap_bytes: int = MAX_SITEMAP_BYTES
-    findings_per_sitemap: int = 1_000  # kept in the report per sitemap; all are counted
-    backoff_base_s: float = 0.5
-    max_retry_after_s: float = 60.0
+    sitemap_concurrency: int = ranged(4, 1, 1_000, "documents")
+    # A whole sitemap download; `timeout_s` bounds each silence.
+    sitemap_timeout_s: float = ranged(300.0, 0.001, 86_400.0, _SECONDS)
+    max_depth: int = ranged(5, 0, 100, "levels")
+    max_sitemaps: int = ranged(100_000, 1, 10_000_000, "documents")
+    max_sitemap_bytes: int = ranged(
+        MAX_SITEMAP_BYTES, 1, 20 * MAX_SITEMAP_BYTES, "bytes", option=False
+    )
+    # Findings kept in the report per sitemap; all are counted.
+    findings_per_sitemap: int = ranged(1_000, 0, 100_000, "findings", option=False)
+    backoff_base_s: float = ranged(0.5, 0.0, 60.0, _SECONDS, option=False)
+    max_retry_after_s: float = ranged(60.0, 0.0, 3_600.0, _SECONDS, option=False)
     # A run that does not move this long is stuck and ends (auditor.processes.watchdog); None:
     # the watchdog's own window, from the timeouts and pauses above (tests set a short one).
-    stall_s: float | None = None
-    # Big sites (auditor.history, docs/how-to/big-sites.md): every URL's last verdict kept in
+    stall_s: float | None = ranged(None, 0.01, 86_400.0, _SECONDS, option=False)
+    # Big sites (auditor.wings.history, docs/how-to/big-sites.md): every URL's last verdict kept in
     # `history` between runs; at most `budget` requests a run, or `budget_time_s` seconds of
     # requests; every URL requested at least every `max_age_days`; `resume`: continue the
     # history's interrupted run.
     history: Path | None = None
-    budget: int | None = None
-    budget_time_s: float | None = None
-    max_age_days: int | None = None
+    budget: int | None = ranged(None, 0, 1_000_000_000, "requests")  # 0: every verdict carried
+    budget_time_s: float | None = ranged(None, 0.001, 30 * 86_400.0, _SECONDS)
+    max_age_days: int | None = ranged(None, 1, 3_650, "days")
     resume: bool = False
     # The crawl (docs/how-to/coverage.md): the site read link by link, held against its sitemaps.
     crawl: bool = False
-    crawl_max: int = 100_000  # URLs it takes in to request
-    crawl_depth: int = 100  # clicks from a start page
-    crawl_page_bytes: int = CRAWL_PAGE_BYTES
+    crawl_max: int = ranged(100_000, 1, 100_000_000, "URLs")  # URLs it takes in to request
+    crawl_depth: int = ranged(100, 0, 10_000, "clicks")  # clicks from a start page
+    crawl_page_bytes: int = ranged(CRAWL_PAGE_BYTES, 1, 8 * CRAWL_PAGE_BYTES, "bytes")
     crawl_hosts: tuple[str, ...] = ()  # hosts beside the targets' (and their www. aliases)
     crawl_starts: tuple[str, ...] = ()  # start pages beside the targets' home pages
     crawl_nofollow: bool = False  # follow rel="nofollow" links too
-    deep_clicks: int = 3  # coverage.deep: a listed URL more clicks than this from a start page
+    # coverage.deep: a listed URL more clicks than this from a start page.
+    deep_clicks: int = ranged(3, 0, 10_000, "clicks")
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""
@@ -364,6 +343,17 @@ class AuditConfig:
         if self.history is not None and self.crawl:
             # The crawl requests every page it reaches, past any budget, and keeps no verdict.
             raise ConfigError("--crawl or --history, not both: a crawl requests every page")
+
+
+# Every numeric setting's range, by AuditConfig's field name (the command's own: its argparse
+# name). The option is the key with `-` for `_`, less a unit suffix: `timeout_s` is `--timeout`
+# (`option_name`).
+RANGES: Mapping[str, NumberRange] = MappingProxyType(
+    {
+        **{item.name: item.metadata[_RANGE] for item in fields(AuditConfig) if item.metadata},
+        **COMMAND_RANGES,
+    }
+)
 
 
 def checker_configs(config: AuditConfig) -> list[AuditConfig]:
@@ -407,11 +397,3 @@ def check_field_value(option: str, value: str) -> None:
     """ConfigError if a header value holds CR, LF or NUL: the check of every value sent."""
     if _NOT_IN_HEADER.search(value):
         raise ConfigError(f"{option}: a header value holds no CR, LF or NUL (RFC 9110 §5.5)")
-
-
-def parse_duration(text: str) -> float:
-    """`--budget-time`'s value in seconds (`3600`, `90s`, `8h`, `1h30m`); ValueError if not."""
-    compact = text.strip().lower().replace(" ", "")
-    if not compact or not _DURATION.fullmatch(compact):
-        raise ValueError(f"wants a duration (90m, 8h, 1d, 1h30m), not {text!r}")
-    return sum(float(number) * _UNIT_S[unit] for number, unit in _DURATION_PART.findall(compact))

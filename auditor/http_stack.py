@@ -34,7 +34,7 @@ from auditor.net.host_gate import HostGate
 from auditor.net.opener import FetchPolicy, Opener
 from auditor.net.pacer import Pacer
 from auditor.net.remap import Remap
-from auditor.net.transport import Timeouts, Transport
+from auditor.net.transport import ConnectionPolicy, Timeouts, Transport
 from auditor.urls import parse_http_url
 
 if TYPE_CHECKING:  # imported when made: a checker process on libcurl never loads aiohttp,
@@ -69,11 +69,12 @@ def usable_engine(config: AuditConfig) -> AuditConfig:
     return config
 
 
-def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
-    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
-    from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
+def connection_policy(config: AuditConfig, *, reach: Reach, spare: int) -> ConnectionPolicy:
+    """How the run's transports connect, one record for aiohttp's and libcurl's alike.
 
-    return HttpClient(
+    `spare`: connections beyond the check limits (the sitemap readers', robots.txt's).
+    """
+    return ConnectionPolicy(
         user_agent=config.user_agent,
         headers=config.headers,
         header_hosts=target_hosts(config),
@@ -85,6 +86,13 @@ def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
         ca_file=config.ca_file,
         insecure=config.insecure,
     )
+
+
+def http_client(config: AuditConfig, *, reach: Reach, spare: int) -> HttpClient:
+    """The run's client: `spare` connections beyond the check limits (sitemap readers' own)."""
+    from auditor.net.client import HttpClient  # noqa: PLC0415 - aiohttp only where it serves
+
+    return HttpClient(connection_policy(config, reach=reach, spare=spare))
 
 
 @asynccontextmanager
@@ -129,18 +137,8 @@ async def _curl_transport(
     # CURLOPT_CAINFO replaces libcurl's CAs: the system's and the extra one, in one file.
     bundle = await asyncio.to_thread(_ca_bundle, config.ca_file) if config.ca_file else None
     try:
-        async with curl_client.CurlTransport(
-            user_agent=config.user_agent,
-            headers=config.headers,
-            header_hosts=target_hosts(config),
-            origin_headers=origin_headers(config),
-            concurrency=config.concurrency,
-            per_host=config.per_host,
-            spare=spare,
-            reach=reach,
-            ca_file=bundle,
-            insecure=config.insecure,
-        ) as transport:
+        policy = connection_policy(config, reach=reach, spare=spare)
+        async with curl_client.CurlTransport(replace(policy, ca_file=bundle)) as transport:
             yield transport
     finally:
         if bundle is not None:

@@ -1,4 +1,4 @@
-"""Records that flow through the pipeline: findings, parser events, report records.
+"""Records that flow through the run: findings, and the report's records.
 
 All frozen and slotted; they cross stage boundaries and (later) process boundaries. Pure: no I/O.
 """
@@ -66,62 +66,6 @@ class FoundBy(StrEnum):
     INDEX = "index"
 
 
-# --- parser events (auditor.sitemap.parse) -----------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class RootFound:
-    """The document's kind is known (first element, or first text line)."""
-
-    kind: SitemapKind
-    namespace: str | None
-    extensions: frozenset[str] = frozenset()  # extension families its root declares: "news"...
-
-
-class Alternate(NamedTuple):
-    """One `<xhtml:link>` of an entry: a language version of the page (hreflang).
-
-    A NamedTuple: millions are made at scale, and a frozen dataclass costs three times as much.
-    """
-
-    hreflang: str | None
-    href: str | None
-    rel: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class MediaItem:
-    """One `<image:image>`, `<video:video>` or `<news:news>` of an entry, as written.
-
-    `values` maps each child's path ("loc", "publication/name") to its first text; attributes
-    are `path@name` keys. A child met again is in `repeated`; `video:tag`s are only counted.
-    """
-
-    kind: str  # "image", "video" or "news"
-    line: int
-    values: Mapping[str, str]
-    repeated: tuple[str, ...] = ()
-    tags: int = 0  # <video:tag>s
-    cut: bool = False  # a value was longer than limits.MAX_FIELD_CHARS: cut there
-
-
-class Extensions(NamedTuple):
-    """What an entry says in the extension namespaces (hreflang, image, video, news), bounded.
-
-    Past the caps of auditor.sitemap.parse.extensions, items are counted, not kept. NamedTuples
-    here and below: one is made per entry, at millions of entries.
-    """
-
-    alternates: tuple[Alternate, ...] = ()
-    links: int = 0  # every <xhtml:link>, kept or not
-    media: tuple[MediaItem, ...] = ()
-    images: int = 0  # every <image:image>, kept or not
-    videos: int = 0
-    news: int = 0
-    dropped: int = 0  # alternates and items past the caps
-    unknown: tuple[str, ...] = ()  # elements of an extension namespace it does not define
-
-
 class ExtensionFacts(NamedTuple):
     """What the report keeps of an entry's extensions: enough to explain its findings."""
 
@@ -144,32 +88,7 @@ class ExtensionFacts(NamedTuple):
         }
 
 
-@dataclass(slots=True)  # not frozen, as CheckResult: one is made per URL read
-class UrlEntry:
-    """One `<url>` (or text line, RSS item, Atom entry), values as written, stripped."""
-
-    loc: str | None
-    line: int
-    lastmod: str | None = None
-    changefreq: str | None = None
-    priority: str | None = None
-    problems: tuple[Finding, ...] = ()
-    loc_cut: bool = False  # the <loc> was longer than limits.MAX_FIELD_CHARS: cut there
-    extensions: Extensions | None = None  # None: no element of an extension namespace
-
-
-@dataclass(frozen=True, slots=True)
-class SitemapEntry:
-    """One `<sitemap>` of a sitemap index."""
-
-    loc: str | None
-    line: int
-    lastmod: str | None = None
-    problems: tuple[Finding, ...] = ()
-    loc_cut: bool = False
-
-
-ParseEvent = RootFound | UrlEntry | SitemapEntry | Finding
+# --- a document's fetch --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,7 +202,7 @@ class CheckResult:
     not_indexable: NotIndexable | None = None
     # The page's ETag, where it answered itself (no redirect) with a 2xx: a validator.
     etag: str | None = None
-    # It answered 304 to a conditional request: its last verdict stands (auditor.history).
+    # It answered 304 to a conditional request: its last verdict stands (auditor.wings.history).
     not_modified: bool = False
     # When the request was made (Unix seconds), where a history keeps it (--history).
     checked_at: float | None = None
@@ -404,36 +323,6 @@ class RunFindings:
 
 
 @dataclass(frozen=True, slots=True)
-class CrawlSummary:
-    """What the crawl (`--crawl`) did, sent to the sink once it is over (the report's coverage).
-
-    Whether the crawl covered the site (`complete`): no bound stopped it, it was not stopped,
-    and every page it reached was read or is kept from Google as from the crawl.
-    """
-
-    starts: tuple[str, ...]  # its start pages
-    scope: tuple[str, ...]  # the origins it follows links into
-    read: int = 0  # pages requested that answered (any status)
-    unread: int = 0  # requested, and no page came (no answer, 5xx, 429, a bot shield)
-    blocked: int = 0  # robots.txt keeps the crawl out (and Google too)
-    hidden: int = 0  # robots.txt keeps the crawl's agent out, not --robots-agent's
-    no_robots: int = 0  # on a host whose robots.txt could not be read: not requested
-    nofollow: int = 0  # reached through rel="nofollow" links only: not requested
-    depth: int = 0  # the deepest page read, in clicks from a start page
-    bounds: tuple[str, ...] = ()  # the bounds that left URLs out: "pages", "depth"
-    interrupted: bool = False
-    sitemaps_read: bool = True  # every sitemap was read: a page in none of them is missing
-    only_crawled: int = 0  # pages requested that no sitemap lists
-    only_crawled_indexable: int = 0  # ... of them indexable HTML pages (not_in_sitemap)
-
-    @property
-    def complete(self) -> bool:
-        """Whether the crawl covered the site: only then is a listed URL it missed an orphan."""
-        left_out = self.unread or self.hidden or self.no_robots
-        return bool(self.read) and not (self.bounds or self.interrupted or left_out)
-
-
-@dataclass(frozen=True, slots=True)
 class Relisted:
     """URLs a sitemap lists that an earlier sitemap listed: their one check counts for it too."""
 
@@ -486,45 +375,3 @@ class TargetRecord:
     sitemaps: tuple[str, ...] = ()
     probes: tuple[ProbeResult, ...] = ()
     findings: tuple[Finding, ...] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class FieldChange:
-    """One field of a URL, before and after: `status 200 -> 404` (auditor.monitoring.compare)."""
-
-    field: str  # status, final_url, indexability, canonical, codes
-    before: str
-    after: str
-
-
-@dataclass(frozen=True, slots=True)
-class Regression:
-    """Something that regressed since the baseline: a URL, a document or a target.
-
-    auditor.monitoring.compare finds them; JUnit, the HTML and the terminal show them.
-    """
-
-    kind: str  # "url", "sitemap" or "target"
-    subject: str
-    codes: tuple[str, ...]  # its new codes at or above --fail-on-new (empty: only its verdict)
-    verdict: str | None  # a URL that became not indexable: the reason it is not, now
-    sitemap: str | None = None
-    line: int | None = None
-
-    @property
-    def first_code(self) -> str:
-        """What names it: its worst new code, else `not_indexable`."""
-        if not self.codes:
-            return "not_indexable"
-        return min(self.codes, key=lambda code: (-Code(code).severity.rank, code))
-
-    def to_json(self) -> dict[str, object]:
-        """One entry of the report's `diff.regression_examples`."""
-        return {
-            "kind": self.kind,
-            "subject": self.subject,
-            "codes": list(self.codes),
-            "became_not_indexable": self.verdict,
-            "sitemap": self.sitemap,
-            "line": self.line,
-        }

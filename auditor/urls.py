@@ -151,6 +151,12 @@ def authority_of(url: str) -> str:
     return f"{scheme}://{authority}"
 
 
+def origin_of(url: str) -> str | None:
+    """The origin of an http(s) URL (`HttpUrl.origin`); None for anything else."""
+    parsed = parse_http_url(url)
+    return parsed.origin if parsed is not None else None
+
+
 def _split_authority(url: str) -> tuple[str, str]:
     scheme, _, rest = url.partition("://")
     for end in "/?#":

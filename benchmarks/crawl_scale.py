@@ -2,7 +2,7 @@
 
     python benchmarks/crawl_scale.py [--pages 1000000]
 
-Runs the crawler (auditor.crawl.crawler) over a site made in memory, so that a million pages
+Runs the crawler (auditor.wings.crawl.crawler) over a site made in memory, so that a million pages
 take minutes, not an hour of HTTP: page n links pages 2n+1 and 2n+2, the home page and
 /cart/n (disallowed by robots.txt, so reached and not requested, as the crawl task's carts).
 Every page goes through the real link reader, seen set, frontier (spilled to disk) and store;
@@ -21,11 +21,12 @@ import time
 from pathlib import Path
 
 from auditor.checks.checker import PageBody
-from auditor.crawl.crawler import Crawler, CrawlPlan
-from auditor.crawl.scope import CrawlScope
-from auditor.crawl.store import CrawlStore
 from auditor.discovery.robots import RobotsFetch, parse_robots
 from auditor.models import CheckResult
+from auditor.wings.crawl.crawl_records import CrawlPlan
+from auditor.wings.crawl.crawler import Crawler
+from auditor.wings.crawl.page_store import CrawlStore
+from auditor.wings.crawl.scope import CrawlScope
 
 BASE = "https://shop.example"
 

@@ -8,8 +8,8 @@ The reports are written by the auditor's own report writer. The new run drops th
 the old run's URLs and lists 1% new ones; of the URLs in both, every 500th goes from 200 to
 404, every 700th (not also a 500th) starts to say noindex, and every 1000th (404 in both) is
 known and unchanged. `compare` reads the old report into the comparison store
-(auditor.monitoring.baseline), hands over the new report's URLs as the sink would, and joins:
-suite.py measures its time and peak RSS against `bare`.
+(auditor.wings.baseline.baseline_reader), hands over the new report's URLs as the sink would,
+and joins: suite.py measures its time and peak RSS against `bare`.
 """
 
 from __future__ import annotations
@@ -36,12 +36,12 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.monitoring.baseline import open_comparison
-from auditor.monitoring.compare import Gate
 from auditor.report.encode import head_json
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.reader import ReportReader
 from auditor.urls import parse_http_url, url_digest
+from auditor.wings.baseline.baseline_reader import open_comparison
+from auditor.wings.baseline.compare import Gate
 
 SITE = "https://bench.example"
 SITEMAP = f"{SITE}/sitemap.xml"
@@ -123,7 +123,8 @@ async def compare(folder: Path) -> dict[str, object]:
             await comparison.flush_if_full()
         diff = await comparison.finish()
     keys = ("urls_added", "urls_removed", "urls_changed", "regressions")
-    return {key: diff[key] for key in keys} | {"new_findings": diff["new_findings"]}
+    found = diff.to_json()
+    return {key: found[key] for key in keys} | {"new_findings": found["new_findings"]}
 
 
 def bare(folder: Path) -> dict[str, object]:

@@ -18,9 +18,9 @@ from pathlib import Path
 
 from auditor.checks.indexability import not_indexable
 from auditor.codes import Code
-from auditor.history.facts import Known, after_check
-from auditor.history.store import HistoryStore
 from auditor.models import CheckResult, Redirect, finding
+from auditor.wings.history.history_rows import Known, after_check
+from auditor.wings.history.verdict_store import HistoryStore
 
 BATCH = 512
 SITE = "https://www.example.com"

@@ -423,7 +423,7 @@ class _ShiftedClock:
 def night(days: int, argv: list[str]) -> int:
     """One audit, as the command runs it, on a clock `days` on from night 0."""
     from auditor.cli.parser import parse_command  # noqa: PLC0415 - the auditor's python
-    from auditor.pipeline import audit  # noqa: PLC0415
+    from auditor.flow.audit import audit  # noqa: PLC0415
     from auditor.processes.event_loop import run_in_loop  # noqa: PLC0415
 
     _, config = parse_command(argv)

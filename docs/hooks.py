@@ -9,10 +9,9 @@ Nothing is copied into the Markdown, so nothing can drift. Pure but for reading 
 
 from __future__ import annotations
 
-import dataclasses
+import itertools
 import json
 import re
-import sys
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -23,24 +22,33 @@ from mkdocs.structure.files import Files
 from mkdocs.structure.pages import Page
 
 from auditor.codes import Code
+from auditor.config import FailOn
 from auditor.fleet.dashboards import FleetRun, fleet_registry
 from auditor.fleet.outputs import fleet_schema
-from auditor.models import CrawlSummary
-from auditor.options.table import Group, Kind, Option, Place, grouped
+from auditor.options.row import Group, Kind, Option, Place, said_value
+from auditor.options.table import grouped
 from auditor.report.csv_writer import FINDING_COLUMNS, FINDINGS_CSV, URL_COLUMNS, URLS_CSV
 from auditor.report.metrics import RunMetrics, metrics_registry
 from auditor.report.schema import report_schema
-from auditor.results.last_known import HistoryCounts
+from auditor.report.section import Section
 from auditor.results.summary import Summary
+from auditor.wings.baseline.compare import BaselineHead
+from auditor.wings.baseline.diff_section import DiffSection
+from auditor.wings.crawl.coverage_section import CoverageSection
+from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlSummary
+from auditor.wings.history.history_section import HistorySection
+from auditor.wings.history.last_known import HistoryCounts, LastKnown
 
 ROOT = Path(__file__).resolve().parent.parent
-# The benchmarks' own table code; their modules import each other by name, as scripts do.
-sys.path.insert(0, str(ROOT / "benchmarks"))
-
-from results import Run, table  # noqa: E402 - needs the path above
-
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
-SUITE_JSON = ROOT / "docs" / "performance" / "suite-full.json"
+INCLUDE = re.compile(r'^--8<-- "([\w.-]+\.md)"$', re.MULTILINE)  # a page made of a repository file
+# A link to a file of the repository that is no page of the site (the benchmark journal).
+REPOSITORY_LINK = re.compile(r"\[([^\]]+)\]\(((?:auditor|benchmarks|tests)/[^)\s]+)\)")
+# The latest full run kept in the benchmark journal, read as data (nothing of benchmarks/ is
+# imported): the suite's own table, and the JSON of every run.
+JOURNAL = ROOT / "benchmarks" / "journal"
+RESULTS_MD = JOURNAL / "RESULTS-full.md"
+SUITE_JSON = JOURNAL / "suite-full.json"
 
 
 def on_page_markdown(
@@ -50,7 +58,12 @@ def on_page_markdown(
     config: MkDocsConfig,  # noqa: ARG001 - MkDocs passes every event's arguments by name
     files: Files,  # noqa: ARG001
 ) -> str:
-    """Replace each marker line with its generated Markdown; an unknown name fails the build."""
+    """Replace each marker line with its generated Markdown; an unknown name fails the build.
+
+    A page that includes a file of the repository (CONTRIBUTING.md) has it included here, its
+    links to the repository's own files (no page of the site) shown as their paths.
+    """
+    markdown = INCLUDE.sub(lambda match: _included(match.group(1)), markdown)
 
     def render(match: re.Match[str]) -> str:
         name = match.group(1)
@@ -60,6 +73,12 @@ def on_page_markdown(
         return generator()
 
     return MARKER.sub(render, markdown)
+
+
+def _included(name: str) -> str:
+    """A repository file's text for a page: `[words](benchmarks/...)` -> words (`path`)."""
+    text = (ROOT / name).read_text("utf-8")
+    return REPOSITORY_LINK.sub(lambda link: f"{link.group(1)} (`{link.group(2)}`)", text)
 
 
 def cell(text: str) -> str:
@@ -109,7 +128,7 @@ def option_anchor(option: Option) -> str:
 
 def option_help(option: Option) -> str:
     """The option's help as `--help` shows it, with a machine's default said in words."""
-    text = option.help
+    text = option.said()
     if option.default_words is not None:  # "(the cores: %(default)s)" -> "(the cores)"
         text = re.sub(r":\s*%\(default\)s", "", text)
     return text % {"default": option.default_value(), "prog": "sitemap-audit"}
@@ -132,10 +151,10 @@ def _value(option: Option) -> str:
 def _default(option: Option) -> str:
     if option.default_words is not None:
         return option.default_words
-    default = option.default_value()
+    default = option.shown_default()
     if default in (None, False, [], 0):
         return ""
-    return f"`{default}`"
+    return f"`{said_value(default)}`"
 
 
 def options_reference() -> str:
@@ -238,11 +257,18 @@ def _one_of_each() -> Summary:
     summary.sitemaps_by_kind["urlset"] = 1
     summary.by_status_class["2xx"] = 1
     summary.by_code[Code.LOC_INVALID] = 1
-    summary.keep_history(HistoryCounts(), now_s=1.0)
-    assert summary.last_known is not None
-    summary.last_known.oldest_s = 0.0
-    summary.crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
     return summary
+
+
+def _sections() -> tuple[Section, ...]:
+    """A section of each wing that writes gauges, one value under every label."""
+    crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
+    known = LastKnown(now_s=1.0, oldest_s=0.0)
+    return (
+        CoverageSection(crawl, CoverageCounts(), found={}, examples={}),
+        HistorySection(HistoryCounts(), known),
+        DiffSection(BaselineHead("old.json", "2026-01-01T00:00:00Z"), FailOn.ERROR, regressions=0),
+    )
 
 
 def metric_rows(registry: Any) -> list[tuple[str, list[str], str]]:
@@ -263,7 +289,7 @@ def metrics_reference() -> str:
         exit_code=0,
         duration_s=1.0,
         finished_at_s=0.0,
-        regressions=0,
+        sections=_sections(),
     )
     single = metric_rows(metrics_registry(_one_of_each(), run, last_success_s=None))
     fleet = metric_rows(fleet_registry([], FleetRun(0, 1.0, 0.0), last_success={}))
@@ -291,12 +317,11 @@ def _suite() -> dict[str, Any]:
 
 
 def performance_table() -> str:
-    """The latest full run's table, as the suite writes it, from its JSON."""
-    suite = _suite()
-    fields = {field.name for field in dataclasses.fields(Run)}
-    runs = [Run(**{k: v for k, v in run.items() if k in fields}) for run in suite["runs"]]
-    order = [(entry["task"], entry["row"], tuple(entry["vs"])) for entry in suite["summary"]]
-    return table(runs, order) + "\n"
+    """The latest full run's table, as the suite wrote it: the first table of its results."""
+    lines = RESULTS_MD.read_text("utf-8").splitlines()
+    start = next(number for number, line in enumerate(lines) if line.startswith("| task "))
+    rows = itertools.takewhile(lambda line: line.startswith("|"), lines[start:])
+    return "\n".join(rows) + "\n"
 
 
 def performance_environment() -> str:

@@ -15,7 +15,7 @@ from pathlib import Path
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.demo.server import DEMO_CA, serve, serve_demo
 from auditor.demo.site import clean_routes
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from tests.browser import chromium, find_chromium
 
 DOCS = Path(__file__).parent

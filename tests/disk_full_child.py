@@ -25,9 +25,9 @@ from auditor.cli.main import main
 # What the command imports only for some options: imported here, once, not in every run.
 for _module in (
     "auditor.report.metrics",
-    "auditor.monitoring.baseline",
-    "auditor.history.store",
-    "auditor.crawl.coverage",
+    "auditor.wings.baseline.baseline_reader",
+    "auditor.wings.history.verdict_store",
+    "auditor.wings.crawl.coverage",
 ):
     importlib.import_module(_module)
 

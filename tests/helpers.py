@@ -22,7 +22,8 @@ from auditor.config import AuditConfig, Target
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import serve
 from auditor.discovery.targets import parse_target
-from auditor.pipeline import AuditResult, OnProgress, audit
+from auditor.flow.audit import AuditResult, audit
+from auditor.flow.ticker import OnProgress
 from auditor.report.schema import report_schema
 from auditor.urls import parse_http_url
 from tests.engines import ENGINE

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import json
 import sys
 from collections import Counter
 from pathlib import Path
@@ -10,7 +12,7 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 
-from results import Run, ratios, spread, targets
+from results import Run, ratios, spread, table, targets
 from rows import bare_final
 from serve_site import route
 from site_gen import OFF_HOST, Kind, expected_counts, kind_of, url_of
@@ -171,3 +173,13 @@ def test_three_small_nights_are_right() -> None:
     assert silent == found["silent_changes"] == 60
     assert [night["requested"] for night in found["per_night"]] == [1200, 1200, 1200]
     assert found["per_night"][2]["not_modified"] > 0  # the ETags sent back
+
+
+def test_the_journals_full_run_table_is_its_json() -> None:
+    """The performance page shows the kept full run's table: it says what that run's JSON says."""
+    journal = Path(__file__).parent.parent / "benchmarks" / "journal"
+    suite = json.loads((journal / "suite-full.json").read_text("utf-8"))
+    names = {field.name for field in dataclasses.fields(Run)}
+    runs = [Run(**{k: v for k, v in run.items() if k in names}) for run in suite["runs"]]
+    order = [(entry["task"], entry["row"], tuple(entry["vs"])) for entry in suite["summary"]]
+    assert table(runs, order) in (journal / "RESULTS-full.md").read_text("utf-8")

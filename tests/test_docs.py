@@ -3,6 +3,7 @@ report field; its examples run; the site builds strictly, offline."""
 
 from __future__ import annotations
 
+import ast
 import json
 import os
 import re
@@ -20,6 +21,8 @@ from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import ExitCode
 from auditor.fleet.outputs import fleet_schema
+from auditor.flow.registry import WINGS
+from auditor.options.row import said_value
 from auditor.options.table import BY_DEST, OPTIONS
 from auditor.report.schema import report_schema
 from docs.hooks import (
@@ -33,7 +36,7 @@ from docs.hooks import (
     options_reference,
     schema_reference,
 )
-from tests.monitoring.test_recipe import RECIPE
+from tests.wings.baseline.test_recipe import RECIPE
 
 ROOT = Path(__file__).parent.parent
 DOCS = ROOT / "docs"
@@ -88,6 +91,32 @@ def test_the_options_page_says_no_machine_value() -> None:
     assert "%(default)" in BY_DEST["workers"].help
     row = next(line for line in options_reference().splitlines() if "{#opt-workers}" in line)
     assert not re.search(r"\d", row.split("|", 3)[3])  # no number of cores in default or help
+
+
+def test_the_site_runs_no_code_of_the_benchmarks() -> None:
+    """The docs build reads the benchmark journal's results as data; it imports none of it."""
+    hooks = (ROOT / "docs" / "hooks.py").read_text()
+    tree = ast.parse(hooks)
+    named = {a.name for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+    named |= {n.module or "" for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+    scripts = {path.stem for path in (ROOT / "benchmarks").glob("*.py")} | {"benchmarks"}
+    assert {name.split(".")[0] for name in named} & scripts == set()
+    assert "sys.path" not in hooks
+
+
+def test_the_options_page_shows_every_default() -> None:
+    """A default is in its row's default cell, the field's for an option of a field."""
+    rows = {
+        line.split("{#", 1)[1].split("}", 1)[0]: line
+        for line in options_reference().splitlines()
+        if "{#opt-" in line
+    }
+    for option in OPTIONS:
+        default = option.shown_default()
+        if option.default_words is not None or default in (None, False, [], 0):
+            continue
+        cell = rows[option_anchor(option)].split(" | ")[2]
+        assert cell == f"`{said_value(default)}`", option.flag
 
 
 def schema_paths(
@@ -154,7 +183,7 @@ def test_scheduled_jobs_use_real_flags() -> None:
 
 
 def test_the_nightly_recipe_is_the_one_the_tests_run_night_after_night() -> None:
-    """tests/monitoring/test_recipe.py runs RECIPE; the cron line is it, with the config's path."""
+    """tests/wings/baseline/test_recipe.py runs RECIPE; the cron line is it, with its config."""
     cron = page("how-to/monitoring.md").split("```sh\n# m h dom mon dow  command\n", 1)[1]
     line = cron.split("\n", 1)[0].split("cd /var/lib/sitemap-audit && ", 1)[1]
     assert line.replace("/etc/sitemap-audit/example.toml", "audit.toml") == RECIPE
@@ -180,6 +209,22 @@ def test_the_layout_names_every_module_in_its_room() -> None:
         room = parts[0] if len(parts) > 1 or (package / parts[0]).is_dir() else ""
         where = rooms.get(room, layout) if room else layout
         assert f"`{parts[-1]}`" in where or f"`{parts[-1]}/`" in where, (parts, room)
+
+
+def test_the_design_pages_picture_draws_every_wing_in_its_order() -> None:
+    """The picture of the core and its wings is the registry's: each wing, in the fold's order."""
+    text = page("explanation/design.md")
+    section = text.split("\n## Wings {#wings}\n", 1)[1].split("\n## ", 1)[0]
+    picture = section.split("```text\n", 1)[1].split("```", 1)[0]
+    row = next(line for line in picture.splitlines() if line.strip().startswith("│ crawl"))
+    drawn = [cell.strip() for cell in row.split("│")[1:-1]]
+    assert drawn == [feature.name for feature in WINGS]
+    packages = sorted(
+        path.name
+        for path in (ROOT / "auditor" / "wings").iterdir()
+        if path.is_dir() and not path.name.startswith("_")
+    )
+    assert sorted(drawn) == packages
 
 
 def test_the_tutorials_sitemap_gives_the_findings_it_shows(

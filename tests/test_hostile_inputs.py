@@ -27,10 +27,10 @@ from auditor.config import AuditConfig, Engine
 from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from auditor.errors import ConfigError, ExitCode, HistoryError, UsageError
-from auditor.history.store import HistoryStore
+from auditor.wings.history.verdict_store import HistoryStore
 from tests.fault_server import ROOT, CliRun, run_cli
 from tests.helpers import target
-from tests.history.test_store import damaged, history_of_ours, truncated
+from tests.wings.history.test_store import damaged, history_of_ours, truncated
 
 MAX_RSS_MB = 200.0
 _STOPPED_WITHIN_S = 20.0  # from SIGTERM to the exit, on a shared machine

@@ -16,6 +16,7 @@ import pytest
 PACKAGE = Path(__file__).parent.parent / "auditor"
 # Modules every room may import: records, configuration, codes, URL rules, time, errors, limits.
 BASE = {
+    "auditor._version",
     "auditor.clock",
     "auditor.codes",
     "auditor.config",
@@ -34,11 +35,10 @@ ORDER = (
     "auditor.http_stack",
     "auditor.processes",
     "auditor.results",
-    "auditor.crawl",
     "auditor.report",
-    "auditor.monitoring",
-    "auditor.history",
-    "auditor.pipeline",
+    "auditor.options.row",
+    "auditor.wings",
+    "auditor.flow",
     "auditor.fleet",
     "auditor.demo",
     "auditor.options",
@@ -47,7 +47,16 @@ ORDER = (
 )
 # The front doors: the package's lazy library names and `python -m auditor` may name any room.
 FRONT = {"auditor", "auditor.__main__"}
+# The wings (docs/explanation/design.md#wings): each optional feature in a package of its own.
+# The run knows them through their protocol alone; one module lists them.
+WINGS = "auditor.wings"
+WING_PROTOCOL = "auditor.wings.feature"
+REGISTRY = "auditor.flow.registry"
+# The library's front door offers a wing's own functions (`Report.changes_frame`: the baseline's
+# comparison of two reports); it is no part of the run.
+LIBRARY = "auditor.api"
 PURE = {
+    "auditor._version",
     "auditor.checks.answer_rules",
     "auditor.checks.indexability",
     "auditor.checks.canonical",
@@ -61,42 +70,51 @@ PURE = {
     "auditor.clock",
     "auditor.codes",
     "auditor.config",
-    "auditor.crawl.links",
-    "auditor.crawl.scope",
     "auditor.discovery.probes",
     "auditor.discovery.robots",
     "auditor.discovery.targets",
     "auditor.errors",
     "auditor.fleet.sites",
     "auditor.fleet.fleet_summary",
-    "auditor.history.facts",
-    "auditor.history.order",
+    "auditor.wings.history.history_rows",
+    "auditor.wings.history.order",
     "auditor.limits",
     "auditor.models",
-    "auditor.monitoring.compare",
-    "auditor.monitoring.facts",
+    "auditor.wings.baseline.compare",
+    "auditor.wings.baseline.comparison_rows",
     "auditor.net.address_guard",
+    "auditor.net.answer_head",
     "auditor.net.breaker",
+    "auditor.net.causes",
     "auditor.net.decompress",
     "auditor.net.pacer",
     "auditor.net.redirects",
+    "auditor.net.remap",
     "auditor.net.retry",
     "auditor.net.transport",
-    "auditor.options.table",
+    "auditor.options.core_rows",
+    "auditor.options.request_rows",
+    "auditor.options.row",
     "auditor.report.charts",
-    "auditor.report.coverage_view",
     "auditor.report.decode",
     "auditor.report.encode",
     "auditor.report.extensions_view",
-    "auditor.report.history_view",
-    "auditor.report.diff_view",
+    "auditor.wings.history.history_view",
+    "auditor.report.section",
+    "auditor.wings.baseline.diff_view",
     "auditor.report.html_rows",
     "auditor.report.html_view",
-    "auditor.results.acceptance",
+    "auditor.report.failing",
+    "auditor.report.markdown",
+    "auditor.report.markdown_failing",
+    "auditor.report.markdown_text",
+    "auditor.report.places",
+    "auditor.wings.baseline.acceptance",
     "auditor.results.dedup",
-    "auditor.results.last_known",
+    "auditor.wings.history.last_known",
     "auditor.results.reach",
     "auditor.results.digest_table",
+    "auditor.results.gates",
     "auditor.results.samples",
     "auditor.results.summary",
     "auditor.results.verdict",
@@ -111,6 +129,7 @@ PURE = {
     "auditor.sitemap.extensions.news",
     "auditor.sitemap.extensions.video",
     "auditor.sitemap.parse",
+    "auditor.sitemap.parse.events",
     "auditor.sitemap.parse.extensions",
     "auditor.sitemap.parse.sniff",
     "auditor.sitemap.parse.text_reader",
@@ -121,6 +140,14 @@ PURE = {
     "auditor.sitemap.validate",
     "auditor.sitemap.validated_entries",
     "auditor.urls",
+    "auditor.wings.baseline.diff_section",
+    "auditor.wings.crawl.coverage_section",
+    "auditor.wings.hreflang.link_queries",
+    "auditor.wings.crawl.coverage_view",
+    "auditor.wings.crawl.crawl_records",
+    "auditor.wings.crawl.links",
+    "auditor.wings.crawl.scope",
+    "auditor.wings.history.history_section",
 }
 IO_MODULES = {
     *("asyncio", "aiohttp", "aiofiles", "socket", "ssl", "subprocess", "http", "urllib3", "pycurl"),
@@ -175,7 +202,9 @@ def test_at_most_twelve_modules_at_the_top() -> None:
 def test_imports_go_one_way(name: str) -> None:
     own = room(name)
     for imported in MODULES[name]:
-        # The root itself is imported for `__version__` only: it loads no room eagerly.
+        # The package's root is the library's front door: no room imports it (`__version__` is
+        # the leaf auditor._version's).
+        assert imported != "auditor", f"{name} imports the package's root"
         if imported.startswith("auditor."):
             target = room(imported)
             assert target <= own, f"{name} imports {imported}, a later room"
@@ -221,3 +250,35 @@ def test_the_root_loads_no_room_eagerly() -> None:
         if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("auditor")
     ]
     assert eager == []
+
+
+def wing_of(name: str) -> str | None:
+    """The wing a module belongs to (`auditor.wings.crawl`), or None."""
+    parts = name.split(".")
+    if name.startswith(WINGS + ".") and name != WING_PROTOCOL:
+        return ".".join(parts[:3])
+    return None
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_the_core_names_no_wing(name: str) -> None:
+    """Only the registry names a wing; the rest of the house knows their protocol alone."""
+    if wing_of(name) is not None or name == REGISTRY or name.startswith(LIBRARY + "."):
+        return
+    named = {imported for imported in MODULES[name] if wing_of(imported) is not None}
+    assert named == set(), f"{name} names a wing: {sorted(named)}"
+
+
+@pytest.mark.parametrize("name", sorted(m for m in MODULES if wing_of(m) is not None))
+def test_a_wing_names_no_other_wing(name: str) -> None:
+    """Wings stand side by side: each sees the core and the protocol, never another wing."""
+    own = wing_of(name)
+    others = {wing_of(i) for i in MODULES[name]} - {None, own}
+    assert others == set(), f"{name} names another wing: {sorted(map(str, others))}"
+
+
+def test_the_registry_lists_every_wing() -> None:
+    """Every wing's package is in the one list, so none is built and never folded in."""
+    registry = MODULES[REGISTRY]
+    packages = {wing_of(m) for m in MODULES} - {None}
+    assert packages == {wing_of(m) for m in registry} - {None}

@@ -1232,7 +1232,7 @@ def test_every_sitemap_side_code_has_a_scenario() -> None:
     families: tuple[str, ...] = ("discovery.", "robots.", "sitemap.", "xml.", "index.", "loc.")
     families = (*families, "entry.", "lastmod.", "changefreq.", "priority.")
     required = {code.value for code in Code if code.value.startswith(families)}
-    # Found by comparing two runs (--baseline), never by one: tests/monitoring/test_max_drop.py.
+    # Found by comparing two runs (--baseline), never by one: tests/wings/baseline/test_max_drop.py.
     required.discard(Code.SITEMAP_URLS_DROPPED.value)
     covered = {code for scenario in SCENARIOS for code in scenario.expect}
     assert required - covered == set()

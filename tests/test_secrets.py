@@ -22,7 +22,7 @@ from auditor.config import AuditConfig, Engine
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Handler, Route, serve
 from auditor.errors import ExitCode
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from auditor.report.encode import REDACTED, config_json, dumps
 from auditor.urls import redact_userinfo, split_userinfo
 from tests.fault_server import ROOT

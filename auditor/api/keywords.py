@@ -15,7 +15,8 @@ from pathlib import Path
 from auditor.config import AuditConfig
 from auditor.errors import ConfigError, ConfigFileError
 from auditor.options.build import STDOUT, config_from_values, targets_from
-from auditor.options.table import Place, defaults
+from auditor.options.row import Place
+from auditor.options.table import defaults
 from auditor.options.values import option_values, read_config_file
 
 Target = str | os.PathLike[str]

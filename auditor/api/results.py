@@ -14,16 +14,16 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from auditor.api.changes import baseline_of, changes, compared_in
 from auditor.api.dataframes import FindingRow, changes_frame, findings_frame, urls_frame
 from auditor.config import FailOn
 from auditor.errors import ExitCode
+from auditor.flow.audit import AuditResult
 from auditor.models import Finding, SitemapRecord, TargetRecord
-from auditor.pipeline import AuditResult
 from auditor.report.csv_writer import FINDINGS_CSV, URLS_CSV
 from auditor.report.decode import ReportedUrl, ReportSummary, summary_of
 from auditor.report.reader import ReportHead, ReportReader
 from auditor.results.verdict import Decision, Verdict
+from auditor.wings.baseline.changes import baseline_of, changes, compared_in
 
 if TYPE_CHECKING:
     import pandas as pd

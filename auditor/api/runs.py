@@ -12,7 +12,7 @@ from pathlib import Path
 from auditor.api.keywords import Target, config_of
 from auditor.api.results import AuditRun, Report
 from auditor.config import AuditConfig
-from auditor.pipeline import AuditResult, audit
+from auditor.flow.audit import AuditResult, audit
 from auditor.processes.event_loop import run_in_loop
 
 

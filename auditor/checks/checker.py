@@ -11,10 +11,20 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
+from auditor.checks.answer_read import (
+    NOT_MODIFIED,
+    bounded_validator,
+    check_result,
+    conditional_headers,
+    last_modified_of,
+    may_have_head,
+    not_modified,
+    read_prefix,
+)
 from auditor.checks.answer_rules import bot_challenge, slow_finding, status_findings
 from auditor.checks.canonical import canonical_target, header_canonicals
 from auditor.checks.indexability import not_indexable
@@ -25,22 +35,19 @@ from auditor.clock import Clock
 from auditor.codes import Code
 from auditor.config import Method
 from auditor.discovery.robots import RobotsTxt, robots_detail
-from auditor.errors import CompressionError, FetchError
-from auditor.limits import MAX_VALIDATOR_CHARS
+from auditor.errors import FetchError
 from auditor.models import (
     AlreadyRead,
     CheckResult,
     Finding,
-    Redirect,
     Validators,
     finding,
 )
 from auditor.net.body_pace import Read, floored
-from auditor.net.decompress import BodyDecoder
 from auditor.net.opener import Opened, Opener, Refused
 from auditor.net.redirects import chain_findings
 from auditor.net.transport import Response
-from auditor.urls import parse_http_url
+from auditor.urls import origin_of
 
 log = logging.getLogger(__name__)
 # A GET reads at most this much of a body (the head: robots meta, canonical; bot challenges),
@@ -54,10 +61,6 @@ MAX_PAGE_BYTES = 2 * 1024 * 1024
 DEEP_READS = 4
 _SHOWN_CHARS = 200
 _ERROR_CHARS = 300
-# RFC 9110 §15.4.5: the answer to a conditional request whose condition is false.
-NOT_MODIFIED = 304
-# Content types that have an HTML head; a body without a Content-Type may have one too.
-_HTML_TYPES = ("text/html", "application/xhtml+xml")
 
 RobotsFor = Callable[[str], Awaitable[RobotsTxt | None]]  # origin -> its robots.txt rules
 
@@ -194,7 +197,7 @@ class Checker:
                 loc,
                 before_hop=self._robots_of_url,
                 method=method,
-                headers=_conditional(validators),
+                headers=conditional_headers(validators),
                 max_body=limit,
             )
         except FetchError as error:
@@ -206,7 +209,7 @@ class Checker:
         if isinstance(opened, Refused):
             return self._refused(opened, found), None
         if validators and not opened.redirects and opened.response.status == NOT_MODIFIED:
-            return _not_modified(opened, found), None
+            return not_modified(opened, found), None
         # judged where it lands (docs/explanation/rules.md#robots-blocked)
         if not found and opened.redirects:
             found += await self._blocked_on_the_way(loc, opened)
@@ -226,7 +229,7 @@ class Checker:
         Asked while no slot is held: once the hop's response holds one of its host's slots,
         asking for that host's robots.txt could wait for a slot only this check would free.
         """
-        origin = _origin_of(url)
+        origin = origin_of(url)
         if origin is not None:
             await self._robots_of(origin)
 
@@ -252,7 +255,7 @@ class Checker:
         """
         steps = [hop.url for hop in opened.redirects[1:]] + [opened.final_url]
         for url in steps:
-            origin = _origin_of(url)
+            origin = origin_of(url)
             found = self._blocked(loc, url, await self._robots_of(origin)) if origin else []
             if found:
                 return found
@@ -294,7 +297,7 @@ class Checker:
         page_body = None
         if 200 <= status < 300 and challenge is None:
             page = None
-            if head and _has_head(content_type):
+            if head and may_have_head(content_type):
                 page = await self._head_of(final_url, body, more=more)
             said = page_findings(
                 loc,
@@ -319,12 +322,12 @@ class Checker:
         if slow is not None:
             found.append(slow)
         direct = not chain and 200 <= status < 300
-        result = _result(
+        result = check_result(
             opened,
             status,
             found,
-            last_modified=_last_modified(headers),
-            etag=_bounded(headers.get("ETag")) if direct else None,
+            last_modified=last_modified_of(headers),
+            etag=bounded_validator(headers.get("ETag")) if direct else None,
         )
         return result, page_body
 
@@ -350,7 +353,7 @@ class Checker:
         index (docs/explanation/rules.md#canonical-target). The canonical's verdict is its own
         check's, made once a run whatever else asks for it (auditor.checks.visits).
         """
-        key, origin = url_key(target), _origin_of(target)
+        key, origin = url_key(target), origin_of(target)
         if key is None or origin is None:
             return []
         make = partial(self._visit_only, target, origin, None)
@@ -365,7 +368,7 @@ class Checker:
         read: Read = response.read
         if response.streamed:  # a body read whole by the transport was bounded there
             read = floored(read, window_s=self._timeout_s, clock=self._clock)
-        return await _read_prefix(read, response.body_encoding, limit=limit)
+        return await read_prefix(read, response.body_encoding, limit=limit)
 
     async def _read_on(self, url: str, page: PageHead) -> PageHead:
         """The head of a page whose first bytes did not end it, read up to MAX_PAGE_BYTES.
@@ -390,99 +393,3 @@ class Checker:
             finally:
                 response.close()
         return read_head(body, self._agents)  # Google reads no further
-
-
-def _result(
-    opened: Opened,
-    status: int,
-    found: list[Finding],
-    *,
-    last_modified: str | None,
-    etag: str | None = None,
-) -> CheckResult:
-    chain: tuple[Redirect, ...] = opened.redirects
-    return CheckResult(
-        chain[0].status if chain else status,
-        final_url=opened.final_url,
-        final_status=status,
-        redirects=chain,
-        elapsed_ms=round(opened.elapsed_s * 1000),
-        method=opened.method.value.upper(),
-        findings=tuple(found),
-        last_modified=last_modified,
-        etag=etag,
-    )
-
-
-def _conditional(validators: Validators | None) -> dict[str, str] | None:
-    """RFC 9110 §13.1.2, §13.1.3: ask for the page only if it changed since these validators."""
-    if validators is None:
-        return None
-    headers = {}
-    if validators.etag is not None:
-        headers["If-None-Match"] = validators.etag
-    if validators.last_modified is not None:
-        headers["If-Modified-Since"] = validators.last_modified
-    return headers or None
-
-
-def _not_modified(opened: Opened, found: list[Finding]) -> CheckResult:
-    """A 304 to a conditional request (RFC 9110 §15.4.5): the page did not change.
-
-    Nothing of the page is read or judged; the history keeps its last verdict. Only what this
-    run judges before asking (robots.txt) and the time it took are this check's own.
-    """
-    opened.response.close()
-    result = _result(opened, NOT_MODIFIED, found, last_modified=None)
-    result.not_modified = True
-    return result
-
-
-def _origin_of(url: str) -> str | None:
-    parsed = parse_http_url(url)
-    return parsed.origin if parsed is not None else None
-
-
-def _has_head(content_type: str | None) -> bool:
-    """Whether a body may hold an HTML head worth reading (no type said: maybe)."""
-    return content_type is None or content_type.split(";", 1)[0].strip().lower() in _HTML_TYPES
-
-
-def _last_modified(headers: Mapping[str, str]) -> str | None:
-    """The page's Last-Modified, unless it is the answer's Date: dynamic pages say "now"."""
-    value = headers.get("Last-Modified")
-    return _bounded(value) if value is not None and value != headers.get("Date") else None
-
-
-def _bounded(value: str | None) -> str | None:
-    """A validator kept to be sent back; a longer one is not a validator worth keeping."""
-    return value if value is not None and len(value) <= MAX_VALIDATOR_CHARS else None
-
-
-async def _read_prefix(read: Read, encoding: str | None, *, limit: int) -> tuple[bytes, bool]:
-    """At most `limit` bytes of the body, decoded where possible; and whether more may follow.
-
-    A short body is read to its end, so the connection goes back to the pool; a longer one is
-    dropped with its connection when the response closes.
-    """
-    first = await read()
-    if len(first) >= limit or not first:  # a body read whole by the transport: no copy
-        raw: bytes | bytearray = first
-    else:
-        raw = bytearray(first)
-        while len(raw) < limit and (chunk := await read()):
-            raw += chunk
-    more = len(raw) >= limit
-    if not encoding and raw[:2] != b"\x1f\x8b":
-        kept = bytes(raw[:limit]) if len(raw) > limit or isinstance(raw, bytearray) else raw
-        return kept, more
-    decoded = bytearray()
-    try:
-        for piece in BodyDecoder(encoding).feed(bytes(raw)):
-            decoded += piece
-            if len(decoded) >= limit:
-                more = True
-                break
-    except CompressionError:
-        pass  # a page, not a sitemap: a broken encoding only hides its head from us
-    return bytes(decoded[:limit]), more

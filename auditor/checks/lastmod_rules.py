@@ -37,7 +37,7 @@ def lastmod_behind(lastmod: str, last_modified: str, *, url: str) -> Finding | N
     parsed = parse_lastmod(lastmod)
     if parsed is None or len(lastmod) < _DAY_CHARS:
         return None
-    changed = http_date(last_modified)
+    changed = parse_http_date(last_modified)
     if changed is None:
         return None
     latest = parsed.earliest + (_DAY_SPREAD if len(lastmod) == _DAY_CHARS else _ZONE_SPREAD)
@@ -53,7 +53,7 @@ def lastmod_behind(lastmod: str, last_modified: str, *, url: str) -> Finding | N
     )
 
 
-def http_date(text: str) -> datetime | None:
+def parse_http_date(text: str) -> datetime | None:
     """An HTTP-date (RFC 9110 §5.6.7), None when it is none or has no zone."""
     try:
         moment = parsedate_to_datetime(text)
@@ -65,7 +65,7 @@ def http_date(text: str) -> datetime | None:
 # A deploy writes few distinct values: each is read once.
 @functools.lru_cache(maxsize=1024)
 def _minute_of(last_modified: str) -> int | None:
-    moment = http_date(last_modified)
+    moment = parse_http_date(last_modified)
     return int(moment.timestamp()) // 60 if moment is not None else None
 
 

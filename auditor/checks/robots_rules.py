@@ -43,7 +43,7 @@ class RobotsRules:
 
     noindex: bool = False
     unavailable_after: str | None = None
-    nofollow: bool = False  # the crawl follows none of the page's links (auditor.crawl.links)
+    nofollow: bool = False  # the crawl follows none of the page's links (auditor.wings.crawl.links)
 
     def __or__(self, other: RobotsRules) -> RobotsRules:
         return RobotsRules(

@@ -64,7 +64,7 @@ class Ask(NamedTuple):
 
 
 class Plan(Protocol):
-    """Which of the wanted URLs are requested, and when (auditor.history: --history)."""
+    """Which of the wanted URLs are requested, and when (auditor.wings.history: --history)."""
 
     async def sort(self, wanted: list[tuple[UrlRecord, str]]) -> tuple[list[Ask], list[UrlRecord]]:
         """Of a reader's wanted (record, origin) pairs: those to request now, and those done.

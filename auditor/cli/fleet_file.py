@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from auditor.cli.parser import given_options
-from auditor.cli.terminal import printable
 from auditor.config import AuditConfig, FailOn
 from auditor.errors import ConfigFileError, UsageError
 from auditor.files import not_a_file, read_input
@@ -28,8 +27,9 @@ from auditor.fleet.run import FleetPlan
 from auditor.fleet.sites import FleetSite, folder_name
 from auditor.limits import MAX_FLEET_FILE_BYTES
 from auditor.options.build import config_from_values, targets_from
-from auditor.options.table import Place, cores
+from auditor.options.row import Place, cores
 from auditor.options.values import option_values
+from auditor.report.section import printable
 from auditor.urls import split_userinfo
 
 SITE_HEADER = re.compile(r"^\s*\[\[\s*site\s*\]\]")

@@ -9,13 +9,11 @@ ended (exit 3); the second leaves at once, without a summary.
 from __future__ import annotations
 
 import argparse
-import signal
 import sys
 import threading
 import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from types import FrameType
 
 from rich.console import Console, Group
 from rich.live import Live
@@ -23,15 +21,15 @@ from rich.table import Table
 from rich.text import Text
 
 from auditor.cli.fleet_file import fleet_plan
-from auditor.cli.main import QUIET_ALL
-from auditor.cli.parser import PROG
-from auditor.cli.terminal import printable
+from auditor.cli.parser import PROG, QUIET_ALL
+from auditor.cli.signals import stop_on_signals
 from auditor.errors import ExitCode, RunError, UsageError
 from auditor.fleet.dask_runner import SiteTask, import_distributed
 from auditor.fleet.fleet_summary import worst_first
 from auditor.fleet.run import FleetPlan, FleetResult, run_fleet
 from auditor.fleet.sites import FleetSite, SiteOutcome
 from auditor.fleet.task import audit_fleet_site
+from auditor.report.section import printable
 
 RECENT_ROWS = 8  # ended sites the live table keeps showing; the counts hold them all
 _STYLES = {
@@ -60,7 +58,8 @@ def main_fleet(
     stop = threading.Event()
     live = not (args.quiet or args.no_progress) and sys.stderr.isatty()
     try:
-        with _stop_on_signals(stop), _table(plan, live=live, no_color=no_color) as table:
+        stopping = stop_on_signals(stop, doing="stopping the fleet, writing its summary")
+        with stopping, _table(plan, live=live, no_color=no_color) as table:
             result = run_fleet(plan, stop=stop, on_start=table.start, on_end=table.end, task=task)
     except (UsageError, RunError) as exc:
         print(f"{PROG}: error: {exc}", file=sys.stderr)
@@ -130,31 +129,6 @@ def _table(plan: FleetPlan, *, live: bool, no_color: bool) -> Iterator[FleetTabl
     with Live(table.render(), console=console, refresh_per_second=4, transient=True) as shown:
         table.attach(shown)
         yield table
-
-
-@contextmanager
-def _stop_on_signals(stop: threading.Event) -> Iterator[None]:
-    """First Ctrl-C or SIGTERM: stop the fleet, write what ended; the second one: leave."""
-    if threading.current_thread() is not threading.main_thread():  # signals are the main's
-        yield
-        return
-
-    def signalled(signum: int, _frame: FrameType | None) -> None:
-        if stop.is_set():
-            raise KeyboardInterrupt
-        name = signal.Signals(signum).name
-        print(f"{PROG}: {name}: stopping the fleet, writing its summary", file=sys.stderr)
-        stop.set()
-
-    previous = {signum: signal.signal(signum, signalled) for signum in _SIGNALS}
-    try:
-        yield
-    finally:
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)
-
-
-_SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
 
 def _label(outcome: SiteOutcome) -> tuple[str, str]:

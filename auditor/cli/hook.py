@@ -14,12 +14,12 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from auditor.cli.parser import parse_command
-from auditor.cli.terminal import printable
 from auditor.errors import ExitCode, RunError, UsageError
+from auditor.flow.audit import audit
 from auditor.models import Finding
-from auditor.pipeline import audit
 from auditor.processes.event_loop import run_in_loop
 from auditor.report.reader import ReportReader
+from auditor.report.section import printable
 
 PROG = "sitemap-audit-hook"
 

@@ -1,7 +1,7 @@
 """The command: options -> AuditConfig -> audit() -> summary and exit code.
 
 The only module that prints (with the pre-commit hook), reads the environment (NO_COLOR), or
-installs signal handlers.
+installs signal handlers (auditor.cli.signals).
 
 See docs/reference/options.md.
 """
@@ -12,7 +12,6 @@ import asyncio
 import logging
 import os
 import shutil
-import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Iterator, Sequence
@@ -24,14 +23,16 @@ from typing import TextIO
 
 from rich.console import Console
 
-from auditor.cli.parser import PROG, parse_command
+from auditor.cli.parser import PROG, QUIET_ALL, parse_command
+from auditor.cli.signals import stop_on_signals
 from auditor.cli.terminal import Shown, plain_lines, rich_summary
 from auditor.cli.version import version_text
 from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, ReportWriteError, RunError, UsageError
+from auditor.flow.audit import AuditResult, audit
+from auditor.flow.ticker import OnProgress
 from auditor.net.remap import origin_rule
 from auditor.options.build import STDOUT
-from auditor.pipeline import AuditResult, OnProgress, audit
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped
 from auditor.report.dated import keep_dated, prune
@@ -39,7 +40,6 @@ from auditor.report.publish import report_path
 from auditor.report.schema import schema_text
 from auditor.urls import parse_http_url
 
-QUIET_ALL = 2  # -qq: nothing printed at all, the exit code speaks
 STDOUT_CHUNK_BYTES = 1 << 20
 
 
@@ -101,9 +101,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _schema(which: str) -> str:
     """`--print-schema [report|fleet]`: the JSON report's schema, or the fleet summary's."""
     if which == "fleet":
-        from auditor.fleet.outputs import schema_text as fleet_schema  # noqa: PLC0415
+        from auditor.fleet.outputs import FLEET_SCHEMA  # noqa: PLC0415
 
-        return fleet_schema()
+        return schema_text(FLEET_SCHEMA)
     return schema_text()
 
 
@@ -121,7 +121,9 @@ async def _run(
     stop = asyncio.Event()
     if spool is not None:
         config = await _spooled(config, spool)
-    with _stop_on_signals(stop), _progress_bar(look) as on_progress:
+    loop = asyncio.get_running_loop()
+    stopping = stop_on_signals(stop, doing="stopping, writing the report", loop=loop)
+    with stopping, _progress_bar(look) as on_progress:
         if serve is not None:
             async with _served(config, serve) as served:
                 return await audit(served, stop=stop, on_progress=on_progress)
@@ -230,32 +232,6 @@ async def _demo_site() -> AsyncIterator[tuple[tuple[str, ...], Path]]:
 
     async with server.serve_demo() as urls:
         yield urls, server.DEMO_CA
-
-
-class _stop_on_signals:  # noqa: N801 - used as a context manager, named like one
-    """First Ctrl-C or SIGTERM: stop cleanly and write the report; the second one: abort."""
-
-    def __init__(self, stop: asyncio.Event) -> None:
-        self._stop = stop
-        self._loop: asyncio.AbstractEventLoop | None = None
-
-    def __enter__(self) -> None:
-        self._loop = asyncio.get_running_loop()
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._loop.add_signal_handler(signum, self._signalled, signum)
-
-    def __exit__(self, *exc_info: object) -> None:
-        assert self._loop is not None
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._loop.remove_signal_handler(signum)
-
-    def _signalled(self, signum: int) -> None:
-        if self._stop.is_set():
-            raise KeyboardInterrupt
-        print(
-            f"{PROG}: {signal.Signals(signum).name}: stopping, writing the report", file=sys.stderr
-        )
-        self._stop.set()
 
 
 def _print_summary(

@@ -14,13 +14,15 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from auditor.cli.numbers import InRange
-from auditor.config import AuditConfig, Target, TargetKind, parse_duration
+from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ConfigFileError, UsageError
 from auditor.options.build import config_from_values, targets_from
-from auditor.options.table import Kind, Option, Place, grouped
+from auditor.options.row import Kind, Option, Place, parse_duration
+from auditor.options.table import grouped
 from auditor.options.values import option_values, read_config_file
 
 PROG = "sitemap-audit"
+QUIET_ALL = 2  # -qq: nothing printed at all, the exit code speaks
 _DEMO_PLACEHOLDER = Target("--demo", TargetKind.SITE, "http://127.0.0.1/")
 
 
@@ -54,7 +56,7 @@ def build_parser(*, defaults: bool = True) -> argparse.ArgumentParser:
 
 def _argument(option: Option) -> dict[str, Any]:
     """Argparse's keywords for one option."""
-    kwargs: dict[str, Any] = {"help": option.help, "default": option.default_value()}
+    kwargs: dict[str, Any] = {"help": option.said(), "default": option.default_value()}
     if option.metavar is not None:
         kwargs["metavar"] = option.metavar
     if option.positional:

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeRemainingColumn
 from rich.progress import Progress as RichProgress
 
-from auditor.pipeline import Progress
+from auditor.flow.ticker import Progress
 
 
 class ProgressBar:

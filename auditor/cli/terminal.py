@@ -13,10 +13,11 @@ from rich.console import Group, RenderableType
 from rich.table import Table
 from rich.text import Text
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.codes import Code, Severity
+from auditor.flow.audit import AuditResult
 from auditor.models import Indexability, SitemapKind
-from auditor.pipeline import AuditResult
+from auditor.report.section import printable
 from auditor.results.samples import Example
 from auditor.results.verdict import Outcome
 
@@ -144,15 +145,6 @@ def fitting(lines: list[CodeLine], *, height: int) -> int:
     return len(lines) if room >= len(lines) else max(MIN_CODES, room)
 
 
-def printable(text: str) -> str:
-    """The text with every control character (an escape sequence, a line break) as `?`.
-
-    One line per item, and nothing a terminal would obey: text from the network or from
-    files never moves the cursor or recolours the screen.
-    """
-    return "".join(char if char.isprintable() else "?" for char in text)
-
-
 def _short(text: str, limit: int = EXAMPLE_CHARS) -> str:
     text = printable(text)
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -188,76 +180,6 @@ def indexability_line(result: AuditResult) -> str | None:
     return line
 
 
-def history_line(result: AuditResult) -> str | None:
-    """With --history: what the run requested, and what it carried, with the oldest's age."""
-    counts, known = result.summary.history, result.summary.last_known
-    if counts is None or known is None:
-        return None
-    line = f"history: {_count(counts.requested, 'URL')} requested"
-    if counts.not_modified:
-        line += f" ({counts.not_modified:,} unchanged: 304)"
-    if counts.resumed:
-        line += f", {counts.resumed:,} by the run it resumed"
-    if counts.carried:
-        oldest = max(known.by_age_days) if known.by_age_days else 0
-        line += f", {counts.carried:,} carried (the oldest {_count(oldest, 'day')} old)"
-    if counts.never_checked:
-        line += f", {counts.never_checked:,} never checked yet"
-    if counts.max_age_exceeded:
-        line += f"; {counts.max_age_exceeded:,} older than --max-age: the budget ran out"
-    return line
-
-
-def coverage_line(result: AuditResult) -> str | None:
-    """The crawl against the sitemaps (--crawl); None without a crawl."""
-    summary = result.summary
-    crawl = summary.crawl
-    if crawl is None:
-        return None
-    coverage = summary.coverage_json()
-    line = (
-        f"coverage: {crawl.read + crawl.unread:,} URLs crawled, "
-        f"{coverage['crawled_and_listed']:,} of them listed, {coverage['crawled_only']:,} not; "
-        f"{coverage['listed_only']:,} listed URLs not crawled"
-    )
-    if not crawl.complete:
-        stops = [*crawl.bounds, *(["interrupted"] if crawl.interrupted else [])]
-        stopped = ", ".join(stops) or "pages it could not read"
-        line += f" (the crawl did not cover the site: {stopped}; no orphan named)"
-    return line
-
-
-def diff_lines(result: AuditResult) -> list[str]:
-    """What changed since the baseline (--baseline), in two lines; none without one."""
-    diff = result.diff
-    if diff is None:
-        return []
-    new = diff["new_findings"]
-    resolved = diff["resolved_findings"]
-    assert isinstance(new, dict)
-    assert isinstance(resolved, dict)
-    regressions = int(str(diff["regressions"]))
-    first = f"since the baseline: {_count(regressions, 'regression')}"
-    if new:
-        first += "; new: " + ", ".join(f"{code} +{n}" for code, n in _top(new))
-    if resolved:
-        first += "; fixed: " + ", ".join(f"{code} -{n}" for code, n in _top(resolved))
-    second = (
-        f"  URLs +{diff['urls_added']} -{diff['urls_removed']}, {diff['urls_changed']} changed "
-        f"({diff.get('became_not_indexable', 0)} became not indexable)"
-    )
-    examples = diff.get("regression_examples") or []
-    assert isinstance(examples, list)
-    if examples:
-        item = examples[0]
-        second += f"; first regression: {_short(str(item['subject']))}"
-    return [first, second]
-
-
-def _top(counts: dict[str, object]) -> list[tuple[str, object]]:
-    return sorted(counts.items(), key=lambda pair: (-int(str(pair[1])), pair[0]))[:5]
-
-
 def plain_lines(
     result: AuditResult,
     *,
@@ -276,8 +198,7 @@ def plain_lines(
         lines.insert(1, extensions)
     if (indexable := indexability_line(result)) is not None:
         lines.insert(2 if extensions_line(result) else 1, indexable)
-    if (coverage := coverage_line(result)) is not None:
-        lines.insert(1, coverage)
+    lines[1:1] = [line for section in result.sections for line in section.lines().head]
     codes = code_lines(result)
     count = fitting(codes, height=height)
     for line in codes[:count]:
@@ -289,9 +210,7 @@ def plain_lines(
         lines.append(f"{_INDENT}fix: {line.fix}")
     if (rest := _rest(codes, count, outputs)) is not None:
         lines.append(rest)
-    if (history := history_line(result)) is not None:
-        lines.append(history)
-    lines += diff_lines(result)
+    lines += [line for section in result.sections for line in section.lines().tail]
     lines += _report_lines(outputs)
     lines.append(result.verdict.line)
     return lines
@@ -318,16 +237,13 @@ def rich_summary(
         parts.append(Text(extensions))
     if (indexable := indexability_line(result)) is not None:
         parts.append(Text(indexable))
-    if (coverage := coverage_line(result)) is not None:
-        parts.append(Text(coverage))
+    parts += [Text(line) for section in result.sections for line in section.lines().head]
     parts.append(findings)
     if codes:
         parts.append(_table(codes[:count]))
     if (rest := _rest(codes, count, outputs)) is not None:
         parts.append(Text(rest, style="dim"))
-    if (history := history_line(result)) is not None:
-        parts.append(Text(history))
-    parts += [Text(line) for line in diff_lines(result)]
+    parts += [Text(line) for section in result.sections for line in section.lines().tail]
     parts += [Text(line) for line in _report_lines(outputs)]
     verdict = result.verdict
     parts.append(Text(verdict.line, style=_VERDICT_STYLES[verdict.outcome]))

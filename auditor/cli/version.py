@@ -6,7 +6,7 @@ import platform
 from collections.abc import Iterable
 from importlib import metadata
 
-from auditor import __version__
+from auditor._version import __version__
 
 PROG = "sitemap-audit"
 # Named when installed; read from their metadata, never imported (pycurl may be absent).

@@ -35,7 +35,7 @@ _AGENT_LINE = re.compile(
 
 
 @dataclass(frozen=True, slots=True)
-class SitemapLine:
+class SitemapDirective:
     """One `Sitemap:` line: the value as written and the absolute URL it means (None: unusable)."""
 
     line: int
@@ -49,7 +49,7 @@ class RobotsTxt:
     """A parsed robots.txt; `rules` is None when they were not kept (see `without_rules`)."""
 
     url: str
-    sitemaps: tuple[SitemapLine, ...]
+    sitemaps: tuple[SitemapDirective, ...]
     sitemap_keys: frozenset[str]  # the normalised URLs of `sitemaps`, for cross-submission
     rules: Protego | None
     # The Disallow values of every group when all are plain (a URL whose path starts with none
@@ -122,7 +122,7 @@ def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
     `Sitemap:` lines are independent of user-agent groups and may repeat (sitemaps.org); a
     relative value is resolved against the robots.txt URL, as Google does, and marked.
     """
-    lines: list[SitemapLine] = []
+    lines: list[SitemapDirective] = []
     keys: set[str] = set()
     for number, raw in enumerate(text.splitlines(), start=1):
         match = _SITEMAP_LINE.match(raw)
@@ -130,14 +130,14 @@ def parse_robots(text: str, *, url: str, rules: bool = True) -> RobotsTxt:
             continue
         parsed = parse_http_url(value)
         if parsed is not None:
-            lines.append(SitemapLine(number, value, value, relative=False))
+            lines.append(SitemapDirective(number, value, value, relative=False))
             keys.add(parsed.key)
             continue
         resolved = parse_http_url(urljoin(url, value)) if "://" not in value else None
         if resolved is None:
-            lines.append(SitemapLine(number, value, None, relative=False))
+            lines.append(SitemapDirective(number, value, None, relative=False))
             continue
-        lines.append(SitemapLine(number, value, urljoin(url, value), relative=True))
+        lines.append(SitemapDirective(number, value, urljoin(url, value), relative=True))
         keys.add(resolved.key)
     kept = Protego.parse(_product_tokens(text)) if rules else None
     return RobotsTxt(url, tuple(lines), frozenset(keys), kept, blocking=_blocking(text))

@@ -22,7 +22,7 @@ from multiprocessing import resource_tracker
 from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.errors import UsageError
 from auditor.fleet.sites import FailureKind, FleetSite, SiteFailure, SiteReport
 

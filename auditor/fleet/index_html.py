@@ -9,19 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
 from pathlib import Path
 from urllib.parse import quote
 
-import jinja2
-
 from auditor.errors import ReportWriteError
-from auditor.files import write_atomically
 from auditor.fleet.fleet_summary import FleetDecision, FleetFacts, relative, worst_first
 from auditor.fleet.sites import SiteOutcome
 from auditor.report.charts import HBarChart, Item, hbar_chart
 from auditor.report.encode import TOOL
-from auditor.report.html_writer import html_environment, report_assets
+from auditor.report.html_writer import render_page, write_page
 
 TEMPLATE = "fleet.html.j2"
 CHART_SITES = 40  # the chart shows the sites with the most errors; the table shows every site
@@ -71,7 +67,7 @@ class FleetView:
     chart_note: str
 
 
-def build_view(
+def index_view(
     outcomes: Sequence[SiteOutcome],
     facts: FleetFacts,
     decision: FleetDecision,
@@ -153,21 +149,14 @@ def _href(path: str, folder: Path) -> str:
     return quote(relative(Path(path), folder), safe="/")
 
 
-@cache
-def _environment() -> jinja2.Environment:
-    return html_environment("auditor.fleet")
-
-
 def render_index(view: FleetView) -> str:
     """The index as one HTML document, with the site report's CSS and script (sorting)."""
-    assets = report_assets()
-    template = _environment().get_template(TEMPLATE)
-    return template.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
+    return render_page("auditor.fleet", TEMPLATE, view)
 
 
 def write_index(path: Path, view: FleetView) -> None:
     """Render and publish the index at `path` atomically; ReportWriteError when that fails."""
     try:
-        write_atomically(path, render_index(view).encode("utf-8", "replace"))
+        write_page(path, render_index(view))
     except OSError as exc:
         raise ReportWriteError(f"cannot write the fleet index {path}: {exc.strerror}") from exc

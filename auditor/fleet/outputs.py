@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from datetime import datetime
-from importlib import resources
 from pathlib import Path
 
 import orjson
@@ -17,19 +16,14 @@ from auditor.files import read_input, write_atomically
 from auditor.fleet.fleet_summary import previous_reports
 from auditor.limits import MAX_FLEET_SUMMARY_BYTES
 from auditor.report.encode import Json
+from auditor.report.schema import json_schema
 
-SCHEMA_FILE = "fleet.schema.json"
-
-
-def schema_text() -> str:
-    """The fleet summary's JSON Schema as it ships (`sitemap-audit --print-schema fleet`)."""
-    return resources.files("auditor.fleet").joinpath(SCHEMA_FILE).read_text("utf-8")
+FLEET_SCHEMA = ("auditor.fleet", "fleet.schema.json")  # shipped beside this module
 
 
 def fleet_schema() -> dict[str, object]:
     """The JSON Schema (Draft 2020-12) every fleet summary validates against."""
-    schema: dict[str, object] = json.loads(schema_text())
-    return schema
+    return json_schema(FLEET_SCHEMA)
 
 
 def summary_paths(

@@ -20,7 +20,7 @@ from auditor.config import FailOn
 from auditor.fleet.dashboards import FleetRun, write_fleet_junit, write_fleet_metrics
 from auditor.fleet.dask_runner import ClusterSpec, Result, SiteTask, open_cluster, run_sites
 from auditor.fleet.fleet_summary import FleetDecision, FleetFacts, decide_fleet, summary_json
-from auditor.fleet.index_html import build_view, write_index
+from auditor.fleet.index_html import index_view, write_index
 from auditor.fleet.outputs import summary_paths, write_summary
 from auditor.fleet.sites import (
     FailureKind,
@@ -122,7 +122,7 @@ def _publish(
     """The fleet's decision, and every output that says it."""
     decision = decide_fleet(outcomes, complete=facts.complete)
     write_summary(json_path, summary_json(outcomes, facts, decision, folder=json_path.parent))
-    view = build_view(
+    view = index_view(
         outcomes, facts, decision, folder=html_path.parent, summary_name=json_path.name
     )
     write_index(html_path, view)

@@ -12,7 +12,7 @@ import socket
 
 from auditor.errors import RunError, UsageError
 from auditor.fleet.sites import FailureKind, FleetSite, SiteCounts, SiteFailure, SiteReport
-from auditor.pipeline import AuditResult, audit
+from auditor.flow.audit import AuditResult, audit
 from auditor.processes.event_loop import run_in_loop
 
 

@@ -13,7 +13,7 @@ import asyncio
 import socket
 import ssl
 import weakref
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import Self
@@ -28,7 +28,7 @@ from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
 from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
-from auditor.net.transport import ClosingResponse, Timeouts
+from auditor.net.transport import ClosingResponse, ConnectionPolicy, Timeouts
 from auditor.urls import dns_name_problem, parse_http_url
 
 __all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "is_private_host", "translate_error"]
@@ -243,38 +243,23 @@ class HttpClient:
     """The run's one aiohttp session: connection limits, our headers, no cookies kept."""
 
     def __init__(
-        self,
-        *,
-        user_agent: str,
-        headers: Sequence[tuple[str, str]] = (),
-        header_hosts: frozenset[str] | None = None,
-        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-        concurrency: int = 128,
-        per_host: int = 8,
-        spare: int = 0,
-        reach: Reach = Reach.ANY,
-        ca_file: Path | None = None,
-        insecure: bool = False,
-        resolver: AbstractResolver | None = None,
+        self, policy: ConnectionPolicy, *, resolver: AbstractResolver | None = None
     ) -> None:
-        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+        """`policy`: limits, headers and their hosts, TLS, reach (auditor.net.transport).
 
-        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
-
-        A sitemap may list, and a redirect may lead to, any host: a token for the audited site
-        must not travel there, as browsers and curl drop credentials across hosts. `resolver`
-        answers name look-ups (default: aiohttp's); the guard judges its answers all the same.
+        `resolver` answers name look-ups (default: aiohttp's); the guard judges its answers all
+        the same.
         """
-        self._headers = {"User-Agent": user_agent, "Accept-Encoding": ACCEPT_ENCODING}
-        self._custom = dict(headers)
-        self._header_hosts = header_hosts
-        self._by_origin = {origin: dict(own) for origin, own in (origin_headers or {}).items()}
-        self._concurrency = concurrency
-        self._per_host = per_host
-        self._spare = spare
-        self._reach = reach
-        self._ca_file = ca_file
-        self._insecure = insecure
+        self._headers = {"User-Agent": policy.user_agent, "Accept-Encoding": ACCEPT_ENCODING}
+        self._custom = dict(policy.headers)
+        self._header_hosts = policy.header_hosts
+        self._by_origin = {origin: dict(own) for origin, own in policy.origin_headers.items()}
+        self._concurrency = policy.concurrency
+        self._per_host = policy.per_host
+        self._spare = policy.spare
+        self._reach = policy.reach
+        self._ca_file = policy.ca_file
+        self._insecure = policy.insecure
         self._resolver = resolver
         self._session: aiohttp.ClientSession | None = None
         self._timeouts: dict[Timeouts, aiohttp.ClientTimeout] = {}  # a few policies a run

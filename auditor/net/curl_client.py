@@ -29,19 +29,15 @@ from auditor.codes import Code
 from auditor.errors import FetchError
 from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed
+from auditor.net.answer_head import head_over_bounds, parse_head
 from auditor.net.body_pace import FLOOR_BYTES_PER_S
-from auditor.net.curl_multi import CurlMulti
+from auditor.net.curl_multi import CurlMulti, trace_transfer
 from auditor.net.redirects import encoded_url
-from auditor.net.transport import BufferedResponse, Headers, Timeouts
+from auditor.net.transport import BufferedResponse, ConnectionPolicy, Timeouts
 from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
 
 # What this libcurl decodes itself (built with zlib and brotli); the body cap counts decoded bytes.
 ACCEPT_ENCODING = "gzip, deflate, br"
-# aiohttp's bounds on an answer's head (its parser's defaults), held the same here: a line of at
-# most 8,190 bytes, at most 128 header lines. libcurl's own limits (100 KB a line, 300 KB a head)
-# bound what is buffered before these are judged.
-MAX_HEAD_LINE_BYTES = 8190
-MAX_HEADERS = 128
 DEFAULT_MAX_BODY = 1 << 20  # a caller that gives no cap gets at most this much
 DNS_CACHE_S = 300  # as the aiohttp client's ttl_dns_cache
 MAX_AUTHORITIES = 1024  # hosts whose header decision is kept (most runs check a few)
@@ -189,7 +185,7 @@ class _Slot:
         if log.isEnabledFor(
             logging.DEBUG
         ):  # -vv: where the time of a transfer went, as libcurl measured it
-            _trace_transfer(curl, code, self.elapsed_s)
+            trace_transfer(curl, code, self.elapsed_s)
 
     def head_done(self, raw: bytes) -> bool:
         """Whether a final answer's head (`raw`) came whole, its blank line included."""
@@ -203,53 +199,29 @@ class _Slot:
             if not self.head_done(raw):
                 raise _failure(self, raw)
             error = _body_error(code, self.message)
-            if error is not None:
-                _logged(self, error)
+            error = error and _logged(self, error)
             if code == pycurl.E_BAD_CONTENT_ENCODING:
                 self.body = []  # a page, not a sitemap: a broken encoding only hides its head
-        headers = _parse_head(raw)
+        headers = parse_head(raw)
         body = b"".join(self.body)
         return BufferedResponse(self.status, headers, body, elapsed_s=self.elapsed_s, error=error)
 
 
-def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
-    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
-    phases = {
-        "dns": pycurl.NAMELOOKUP_TIME_T,
-        "connect": pycurl.CONNECT_TIME_T,
-        "tls": pycurl.APPCONNECT_TIME_T,
-        "first byte": pycurl.STARTTRANSFER_TIME_T,
-    }
-    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
-    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
-    url = curl.getinfo(pycurl.EFFECTIVE_URL)
-    log.debug(
-        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
-        url, code, said, total_s * 1000, new_connections,
-    )  # fmt: skip
-
-
-def _text(code: int, message: str) -> str:
-    """What libcurl itself said (logged under -v, never stored)."""
-    # libcurl may leave its error buffer empty (CURLE_TOO_LARGE): its generic text then.
-    return f"libcurl error {code}: {message or pycurl.easy_strerror(code)}"[:_MESSAGE_CHARS]
-
-
 def _logged(slot: _Slot, error: FetchError) -> FetchError:
-    """`error`, with what libcurl itself said of it (the opener logs it under -v)."""
-    error.library = _text(slot.code, slot.message)
+    """`error`, with libcurl's own words for it (the opener logs them under -v, never kept)."""
+    said = slot.message or pycurl.easy_strerror(slot.code)  # an empty buffer: CURLE_TOO_LARGE
+    error.library = f"libcurl error {slot.code}: {said}"[:_MESSAGE_CHARS]
     return error
 
 
 def _failure(slot: _Slot, raw: bytes) -> FetchError:
-    """The FetchError for a transfer that gave no whole head."""
+    """The FetchError for a transfer that gave no whole head, its cause in words."""
     code = slot.code
     if code == pycurl.E_COULDNT_CONNECT and slot.blocked is not None and not slot.opened:
         return FetchError(Code.NET_BLOCKED_ADDRESS, f"{slot.blocked} is a private address")
-    if _head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
+    if head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
         return _logged(slot, FetchError(Code.NET_PROTOCOL, "an answer head over the bounds"))
-    finding = _CODES.get(code, Code.NET_PROTOCOL)
-    # The OS's reason for a failed connection (CURLINFO_OS_ERRNO): libcurl's text may not say.
+    finding = _CODES.get(code, Code.NET_PROTOCOL)  # the OS's errno says a refusal, not its text
     number = slot.curl.getinfo(pycurl.OS_ERRNO) if code == pycurl.E_COULDNT_CONNECT else None
     words = causes.cause_words(finding, slot.message or pycurl.easy_strerror(code), number=number)
     return _logged(slot, FetchError(finding, words))
@@ -261,91 +233,38 @@ def _body_error(code: int, message: str) -> FetchError | None:
         return None
     if code == pycurl.E_OPERATION_TIMEDOUT:
         # lib/speedcheck.c's words when LOW_SPEED_LIMIT/LOW_SPEED_TIME ended it: the floor.
-        if "too slow" in message:
-            slow = "too slow: the body came in below the floor"
-            return FetchError(Code.NET_TIMEOUT, slow, kind="too_slow")
-        return FetchError(Code.NET_TIMEOUT, causes.timeout_words(None, message))
+        kind = {"kind": "too_slow"} if "too slow" in message else {}
+        said = "too slow: below the floor" if kind else causes.timeout_words(None, message)
+        return FetchError(Code.NET_TIMEOUT, said, **kind)
     return FetchError(Code.NET_PROTOCOL, causes.BODY_BROKE_OFF)  # or lied about its length
-
-
-def _head_over_bounds(raw: bytes) -> bool:
-    """Whether a head (whole or cut short) has more lines, or a longer line, than aiohttp takes."""
-    lines = raw.split(b"\n")
-    fields = sum(1 for line in lines if line.strip(b"\r") and not line.startswith(b"HTTP/"))
-    return fields > MAX_HEADERS or any(
-        len(line.rstrip(b"\r")) > MAX_HEAD_LINE_BYTES for line in lines
-    )
-
-
-def _parse_head(raw: bytes) -> Headers:
-    """The last answer's header fields (1xx answers and a proxy's CONNECT answer come first)."""
-    # As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8
-    # Location is a URL to encode, not Latin-1 mojibake).
-    lines = raw.decode("utf-8", "surrogateescape").split("\n")
-    start = 0
-    for number in range(len(lines) - 1, -1, -1):
-        if lines[number].startswith("HTTP/"):
-            start = number + 1
-            break
-    items: list[tuple[str, str]] = []
-    for line in lines[start:]:
-        text = line.rstrip("\r")
-        if len(text) > MAX_HEAD_LINE_BYTES or (len(items) >= MAX_HEADERS and text):
-            raise FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
-        if not text:
-            continue
-        if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space
-            name, value = items[-1]
-            items[-1] = (name, f"{value} {text.strip()}")
-            continue
-        name, colon, value = text.partition(":")
-        if colon:
-            items.append((name.strip(), value.strip()))
-    return Headers(items)
 
 
 class CurlTransport:
     """URL checks on libcurl's multi interface: connection limits, our headers, no cookies."""
 
-    def __init__(
-        self,
-        *,
-        user_agent: str,
-        headers: Sequence[tuple[str, str]] = (),
-        header_hosts: frozenset[str] | None = None,
-        origin_headers: Mapping[str, Sequence[tuple[str, str]]] | None = None,
-        concurrency: int = 128,
-        per_host: int = 8,
-        spare: int = 0,
-        reach: Reach = Reach.ANY,
-        ca_file: Path | None = None,
-        insecure: bool = False,
-        resolve: Resolve | None = None,
-    ) -> None:
-        """The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host).
+    def __init__(self, policy: ConnectionPolicy, *, resolve: Resolve | None = None) -> None:
+        """`policy`: limits, headers and their hosts, TLS, reach (auditor.net.transport).
 
-        `origin_headers` (a target's basic auth) go to the origin (`HttpUrl.origin`) they name.
-
-        `spare`: connections beyond `concurrency` and `per_host` (robots.txt in a checker process).
-
-        `ca_file`: a PEM bundle that replaces libcurl's (CURLOPT_CAINFO): give the system's CAs
-        and the extra one together (auditor.http_stack builds it). `insecure`: certificates
-        are not verified (--insecure). `resolve`: a test's answers
-        for some names, pinned with CURLOPT_RESOLVE; the guard judges them all the same.
+        Its `ca_file` replaces libcurl's CAs (CURLOPT_CAINFO): the system's and the extra one
+        together (auditor.http_stack builds it). `resolve`: a test's answers for some names,
+        pinned with CURLOPT_RESOLVE; the guard judges them all the same.
         """
-        self._user_agent = user_agent
-        self._lines = _header_lines(headers)
-        self._header_hosts = header_hosts
-        self._by_origin = {o: _header_lines(own) for o, own in (origin_headers or {}).items()}
-        self._reach = reach
-        self._ca_file = ca_file
-        self._insecure = insecure
+        self._user_agent = policy.user_agent
+        self._lines = _header_lines(policy.headers)
+        self._header_hosts = policy.header_hosts
+        self._by_origin = {o: _header_lines(own) for o, own in policy.origin_headers.items()}
+        self._reach = policy.reach
+        self._ca_file = policy.ca_file
+        self._insecure = policy.insecure
         self._resolve = resolve
         self._free: list[_Slot] = []
         # Per `scheme://authority` as written: the header lines its requests get, or why none go.
         self._by_authority: dict[str, list[str] | FetchError] = {}
+        spare = policy.spare
         self._multi = CurlMulti(
-            per_host=per_host + spare, concurrency=concurrency + spare, release=self._free.append
+            per_host=policy.per_host + spare,
+            concurrency=policy.concurrency + spare,
+            release=self._free.append,
         )
         self._slots: list[_Slot] = []
 

@@ -6,8 +6,8 @@ while it sleeps, so that a post is taken at once) and hands finished ones back i
 loop wake-up per batch. Measured against driving the multi from the loop itself (socket and
 timer callbacks on add_reader/call_later): 8-10% more URLs/s with the auditor's work beside it,
 and again later, 15.2 s against 16.7 s for 200k URLs with two checkers
-(docs/performance/journal.md). Only the multi's thread touches the multi; a handle belongs to that
-thread from its post until it comes back.
+(benchmarks/journal/journal.md). Only the multi's thread touches the multi; a handle belongs to
+that thread from its post until it comes back.
 """
 
 from __future__ import annotations
@@ -236,3 +236,20 @@ class CurlMulti(Generic[T]):
         for future in self._waiting:
             if not future.done():
                 future.set_exception(RuntimeError("the libcurl thread failed"))
+
+
+def trace_transfer(curl: Any, code: int, total_s: float) -> None:
+    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
+    phases = {
+        "dns": pycurl.NAMELOOKUP_TIME_T,
+        "connect": pycurl.CONNECT_TIME_T,
+        "tls": pycurl.APPCONNECT_TIME_T,
+        "first byte": pycurl.STARTTRANSFER_TIME_T,
+    }
+    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
+    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
+    url = curl.getinfo(pycurl.EFFECTIVE_URL)
+    log.debug(
+        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
+        url, code, said, total_s * 1000, new_connections,
+    )  # fmt: skip

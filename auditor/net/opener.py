@@ -229,12 +229,9 @@ class Opener:
                 if elapsed_s is None:
                     elapsed_s = clock.monotonic() - started
             except FetchError as error:
-                said = (
-                    f"{error.code} ({error.message}; {error.library})"
-                    if error.library
-                    else error.code
+                self._trace(
+                    verb, url, _said(error), started=started, tries=attempt, waited_s=waited_s
                 )
-                self._trace(verb, url, said, started=started, tries=attempt, waited_s=waited_s)
                 if not self._retryable(host, error) or attempt >= policy.retries:
                     raise
                 tried = error
@@ -257,14 +254,7 @@ class Opener:
             finally:
                 if not held:
                     self._gate.release(host)
-            delay = backoff_s(
-                attempt,
-                base_s=policy.backoff_base_s,
-                cap_s=policy.max_retry_after_s,
-                retry_after=asked,
-                jitter=self._rng.random(),
-            )
-            await asyncio.sleep(delay)
+            await asyncio.sleep(self._pause_s(attempt, asked_s=asked))
             attempt += 1
 
     def _requested(self, url: str) -> str:
@@ -275,6 +265,17 @@ class Opener:
             return self._remap.requested(url)
         except ValueError as exc:
             raise FetchError(Code.LOC_INVALID, str(exc)) from None
+
+    def _pause_s(self, attempt: int, *, asked_s: float | None) -> float:
+        """How long to wait before try `attempt + 1` (backoff, or the server's Retry-After)."""
+        policy = self._policy
+        return backoff_s(
+            attempt,
+            base_s=policy.backoff_base_s,
+            cap_s=policy.max_retry_after_s,
+            retry_after=asked_s,
+            jitter=self._rng.random(),
+        )
 
     def _trace(
         self,
@@ -309,3 +310,8 @@ class Opener:
         if error.code in FAILURE_CODES:
             self._gate.breaker.failed(host, error.code, self._clock.monotonic())
         return error.code in RETRY_CODES
+
+
+def _said(error: FetchError) -> str:
+    """A failure as -v traces it: its code, and the library's own text where there is one."""
+    return f"{error.code} ({error.message}; {error.library})" if error.library else error.code

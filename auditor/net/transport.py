@@ -10,11 +10,13 @@ Pure: no I/O.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from pathlib import Path
 from types import TracebackType
 from typing import Protocol, Self
 
 from auditor.errors import FetchError
+from auditor.net.address_guard import Reach
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +31,31 @@ class Timeouts:
 
     total_s: float
     idle_s: float | None
+
+
+@dataclass(frozen=True, slots=True)
+class ConnectionPolicy:
+    """How a transport connects, alike for aiohttp's and libcurl's (auditor.http_stack makes it).
+
+    The user's `headers` (cookies, tokens) go to `header_hosts` only (None: every host): a sitemap
+    may list, and a redirect may lead to, any host, and a token for the audited site must not
+    travel there, as browsers and curl drop credentials across hosts. `origin_headers` (a
+    target's basic auth) go to the origin (`HttpUrl.origin`) they name. `spare`: connections
+    beyond `concurrency` and `per_host` (the sitemap readers', a checker process's robots.txt).
+    `ca_file`: a CA trusted beside the system's (libcurl's: a bundle that replaces its own);
+    `insecure`: no certificate is verified (--insecure). `reach`: the addresses it may connect to.
+    """
+
+    user_agent: str
+    headers: tuple[tuple[str, str], ...] = ()
+    header_hosts: frozenset[str] | None = None
+    origin_headers: Mapping[str, tuple[tuple[str, str], ...]] = field(default_factory=dict)
+    concurrency: int = 128
+    per_host: int = 8
+    spare: int = 0
+    reach: Reach = Reach.ANY
+    ca_file: Path | None = None
+    insecure: bool = False
 
 
 class Response(Protocol):

@@ -13,24 +13,25 @@ import os
 import ssl
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
+from enum import Enum
 from pathlib import Path
-from typing import Any
+from types import MappingProxyType
+from typing import Any, cast
 
 from auditor.checks.url_patterns import check_pattern
-from auditor.config import AuditConfig, Engine, EventLoop, FailOn, Method, Target
+from auditor.config import AuditConfig, Target
 from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 from auditor.files import not_a_file, read_input
 from auditor.limits import MAX_CA_FILE_BYTES
 from auditor.net.remap import parse_rule
+from auditor.options.row import FIELDS
 from auditor.options.table import OPTIONS
 from auditor.urls import parse_http_url
 
 STDOUT = Path("-")  # `--json -`, `--markdown -`
 # The demo's slow pages and its page that never answers show in seconds, not minutes.
-DEMO_TIMEOUT_S = 2.0
-DEMO_SLOW_S = 1.0
-DEMO_RETRIES = 1
+DEMO_QUICK = MappingProxyType({"timeout_s": 2.0, "retries": 1, "slow_s": 1.0})
 
 # Options naming one file, read or written: a folder, a FIFO or a device there is refused.
 _WRITTEN = ("json", "html", "markdown", "metrics", "junit", "state", "history")
@@ -39,73 +40,34 @@ Values = Mapping[str, Any]  # every option by dest (auditor.options.table.defaul
 
 
 def config_from_values(values: Values, targets: tuple[Target, ...]) -> AuditConfig:
-    """Check what the option table cannot and build the run's configuration."""
+    """Check what the option table cannot and build the run's configuration.
+
+    Each option of a field sets it, its value made the field's kind (`_field_value`); one not
+    given keeps the field's default, or with `--demo` the demo's quicker one.
+    """
     _check_values(values)
-    config = AuditConfig(
-        targets=targets,
-        out=values["out"],
-        json=values["json"],
-        html=values["html"],
-        csv=values["csv"],
-        markdown=values["markdown"],
-        reports_url=values["reports_url"],
-        no_check=values["no_check"],
-        concurrency=values["concurrency"],
-        per_host=values["per_host"],
-        workers=values["workers"],
-        loop=EventLoop(values["loop"]),
-        rate=values["rate"],
-        max_redirects=values["max_redirects"],
-        method=Method(values["method"] or Method.GET),
-        engine=Engine(values["engine"]),
-        robots_agent=values["robots_agent"],
-        headers=tuple(_header(text) for text in values["header"]),
-        remap=tuple(values["remap"]),
-        include=tuple(values["include"]),
-        exclude=tuple(values["exclude"]),
-        sample=values["sample"],
-        fail_on=FailOn(values["fail_on"]),
-        fail_on_new=FailOn(values["fail_on_new"]),
-        max_drop=values["max_drop"],
-        max_drop_urls=values["max_drop_urls"],
-        accept_file=values["accept_file"],
-        allow_private=values["allow_private"],
-        ca_file=values["ca_file"],
-        insecure=values["insecure"],
-        metrics=values["metrics"],
-        junit=values["junit"],
-        junit_failures_only=values["junit_failures_only"],
-        baseline=values["baseline"],
-        state=values["state"],
-        history=values["history"],
-        budget=values["budget"],
-        budget_time_s=values["budget_time"],
-        max_age_days=values["max_age"],
-        resume=values["resume"],
-        # the demo shows coverage too, unless told to request nothing
-        crawl=values["crawl"] or (values["demo"] and not values["no_check"]),
-        crawl_max=values["crawl_max"],
-        crawl_depth=values["crawl_depth"],
-        crawl_page_bytes=values["crawl_page_bytes"],
-        crawl_hosts=tuple(values["crawl_host"]),
-        crawl_starts=tuple(values["crawl_start"]),
-        crawl_nofollow=values["crawl_nofollow"],
-        deep_clicks=values["deep_clicks"],
-        sitemap_concurrency=values["sitemap_concurrency"],
-        sitemap_timeout_s=values["sitemap_timeout"],
-        max_depth=values["max_depth"],
-        max_sitemaps=values["max_sitemaps"],
-    )
-    given = {
-        "user_agent": values["user_agent"],
-        "timeout_s": values["timeout"],
-        "retries": values["retries"],
-        "slow_s": values["slow"],
-    }
-    if values["demo"]:  # the user's own values win over the demo's quick ones
-        quick = {"timeout_s": DEMO_TIMEOUT_S, "retries": DEMO_RETRIES, "slow_s": DEMO_SLOW_S}
-        given = {name: quick.get(name) if value is None else value for name, value in given.items()}
-    return replace(config, **{name: value for name, value in given.items() if value is not None})
+    settings: dict[str, Any] = {}  # keywords of AuditConfig, by field
+    for option in OPTIONS:
+        field, value = option.field, values[option.dest]
+        if field is not None and value is not None:
+            settings[field] = _field_value(field, value)
+    if values["demo"]:  # the demo shows coverage too, unless told to request nothing
+        settings["crawl"] = settings["crawl"] or not values["no_check"]
+        for field, quick in DEMO_QUICK.items():  # the user's own values win over the demo's
+            settings.setdefault(field, quick)
+    return replace(AuditConfig(targets=targets), **settings)
+
+
+def _field_value(field: str, value: object) -> object:
+    """An option's value as its field holds it: an enum, a tuple, a parsed header."""
+    if field == "headers":
+        return tuple(_header(str(text)) for text in cast("list[object]", value))
+    default = FIELDS[field].default
+    if isinstance(default, Enum):
+        return type(default)(value)
+    if isinstance(value, list):
+        return tuple(value)
+    return value
 
 
 def _check_values(values: Values) -> None:
@@ -124,6 +86,11 @@ def _check_values(values: Values) -> None:
         except ValueError as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from None
     _check_crawl(values)
+    _check_remote(values)
+
+
+def _check_remote(values: Values) -> None:
+    """UsageError for a `--remap` rule that is none, or a `--reports-url` that is no URL."""
     for rule in values["remap"]:
         try:
             parse_rule(rule)

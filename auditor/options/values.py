@@ -13,11 +13,12 @@ import tomllib
 from collections.abc import Mapping
 from pathlib import Path
 
-from auditor.config import out_of_range, parse_duration
+from auditor.config import out_of_range
 from auditor.errors import ConfigError, ConfigFileError, UsageError
 from auditor.files import read_input
 from auditor.limits import MAX_CONFIG_BYTES
-from auditor.options.table import BY_DEST, MAX_COUNT, Kind, Option, Place
+from auditor.options.row import MAX_COUNT, Kind, Option, Place, parse_duration
+from auditor.options.table import BY_DEST
 
 
 def read_config_file(path: Path) -> dict[str, object]:

@@ -24,8 +24,7 @@ from auditor.errors import ReportError, ReportWriteError
 from auditor.files import create_new, hidden_stem
 from auditor.models import Finding, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.report.decode import codes_of, worst_of
-from auditor.report.encode import dumps
-from auditor.results.last_known import utc_text
+from auditor.report.encode import dumps, utc_text
 
 URLS_CSV = "urls.csv"
 FINDINGS_CSV = "findings.csv"

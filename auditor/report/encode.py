@@ -22,22 +22,27 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from dataclasses import fields
-from datetime import datetime
+from datetime import UTC, datetime
 from enum import Enum
 from pathlib import Path
 
 import orjson
 
-from auditor import __version__
+from auditor._version import __version__
 from auditor.config import AuditConfig, Target
 from auditor.models import ExtensionFacts, Finding, SitemapRecord, TargetRecord, UrlRecord
-from auditor.results.last_known import utc_text
 
 SCHEMA_VERSION = 1
 TOOL = {"name": "sitemap-auditor", "version": __version__}
 REDACTED = "<redacted>"
 
 Json = dict[str, object]
+
+
+def utc_text(seconds: float) -> str:
+    """A Unix time as the report writes times: `2026-11-23T12:00:00Z`."""
+    moment = datetime.fromtimestamp(int(seconds), UTC)
+    return moment.isoformat().replace("+00:00", "Z")
 
 
 def dumps(value: object) -> bytes:

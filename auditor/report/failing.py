@@ -13,7 +13,8 @@ from dataclasses import dataclass, field
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.models import Finding, Regression, RunFindings, SitemapRecord, TargetRecord, UrlRecord
+from auditor.models import Finding, RunFindings, SitemapRecord, TargetRecord, UrlRecord
+from auditor.report.section import Regression
 
 TARGETS = "targets"  # the group of the targets' own findings (discovery)
 RUN = "run"  # findings about the run's URLs taken together (hreflang return links)
@@ -36,7 +37,7 @@ class Failing:
 
 
 @dataclass(slots=True)
-class Group:
+class SitemapGroup:
     """The failing subjects of one sitemap (or of the targets, or of the run)."""
 
     place: str  # the sitemap's URL, or TARGETS, RUN, ALTERNATES
@@ -59,7 +60,7 @@ class FailingUrls:
         self._fail_on = fail_on
         self._budget = budget_bytes
         self._used = 0
-        self.groups: dict[str, Group] = {}  # in the order first seen
+        self.groups: dict[str, SitemapGroup] = {}  # in the order first seen
         self._kept: dict[tuple[str, str], Failing] = {}  # by (kind, subject), for regressions
         self.failing = 0  # every failing subject
         self.urls = 0  # of them, URLs (the others are documents', targets' and the run's findings)
@@ -154,10 +155,10 @@ class FailingUrls:
         self._kept.setdefault((kind, line.subject), line)
         return True
 
-    def _group(self, place: str) -> Group:
+    def _group(self, place: str) -> SitemapGroup:
         group = self.groups.get(place)
         if group is None:
-            group = self.groups[place] = Group(place)
+            group = self.groups[place] = SitemapGroup(place)
         return group
 
 

@@ -8,18 +8,15 @@ See docs/explanation/design.md#html-report.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 
-from auditor.codes import Severity
+from auditor.codes import Code, Severity
 from auditor.models import Indexability, StatusClass, TargetRecord
 from auditor.report.charts import ColumnChart, HBarChart, Item, column_chart, hbar_chart
-from auditor.report.coverage_view import CoverageView, coverage_view
-from auditor.report.diff_view import DiffView
 from auditor.report.encode import Json
 from auditor.report.extensions_view import ExtensionsView, extensions_view
-from auditor.report.history_view import HistoryView, history_view
 from auditor.report.html_rows import (
     CodeGroup,
     CodeRow,
@@ -31,6 +28,7 @@ from auditor.report.html_rows import (
     sitemap_line,
     target_line,
 )
+from auditor.report.section import HtmlPart
 from auditor.results.samples import (
     TIME_BUCKETS_MS,
     Samples,
@@ -75,12 +73,10 @@ class ReportView:
     sitemaps_total: int
     sitemap_cap: int
     extensions: ExtensionsView | None  # None: no entry uses a sitemap extension
-    coverage: CoverageView | None  # None: no crawl (--crawl)
+    parts: tuple[HtmlPart, ...]  # the wings' sections (auditor.report.section), in order
     problems: tuple[CodeGroup, ...]
     examples_cap: int
     groups_open: int  # the first error groups are open; the others fold (JS off: a click opens)
-    diff: DiffView | None
-    history: HistoryView | None  # with --history: this run's requests, the site as last known
     targets: tuple[TargetLine, ...]
     config: tuple[tuple[str, str], ...]
     json_name: str
@@ -107,9 +103,14 @@ def build_view(
     verdict: Verdict,
     facts: RunFacts,
     targets: Sequence[TargetRecord],
-    diff: DiffView | None = None,
+    parts: Sequence[HtmlPart] = (),
+    new_codes: Mapping[Code, int] | None = None,
 ) -> ReportView:
-    """The report's content, from counters and bounded samples only."""
+    """The report's content, from counters and bounded samples only.
+
+    `parts`: the wings' sections as the HTML shows them; `new_codes`: the findings by code they
+    call new (since the baseline), marked in the table of codes.
+    """
     return ReportView(
         title=facts.title,
         generated_at=facts.generated_at.strftime("%Y-%m-%d %H:%M:%S UTC"),
@@ -118,7 +119,7 @@ def build_view(
         verdict=verdict,
         gate=facts.gate,
         cards=_cards(summary, samples, facts.duration_s),
-        fix_first=_fix_first(summary, diff),
+        fix_first=_fix_first(summary, new_codes or {}),
         fix_first_shown=FIX_FIRST_SHOWN,
         status_chart=_status_chart(summary),
         time_chart=_time_chart(samples),
@@ -127,22 +128,14 @@ def build_view(
         sitemaps_total=samples.documents,
         sitemap_cap=samples.row_cap,
         extensions=extensions_view(summary, samples),
-        coverage=coverage_view(summary, samples),
+        parts=tuple(parts),
         problems=code_groups(summary, samples),
         examples_cap=samples.examples_per_code,
         groups_open=GROUPS_OPEN,
-        diff=diff,
-        history=_history(summary),
         targets=tuple(target_line(target) for target in targets),
         config=_config_lines(facts.config),
         json_name=facts.json_name,
     )
-
-
-def _history(summary: Summary) -> HistoryView | None:
-    if summary.history is None or summary.last_known is None:
-        return None
-    return history_view(summary.history, summary.last_known)
 
 
 def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card, ...]:
@@ -180,8 +173,7 @@ def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card,
     return tuple(cards)
 
 
-def _fix_first(summary: Summary, diff: DiffView | None) -> tuple[CodeRow, ...]:
-    new = diff.new_codes if diff is not None else {}
+def _fix_first(summary: Summary, new: Mapping[Code, int]) -> tuple[CodeRow, ...]:
     return tuple(code_row(code, n, new=new.get(code, 0)) for code, n in by_worst(summary))
 
 

@@ -38,9 +38,15 @@ class Assets:
 
 
 def html_environment(package: str) -> jinja2.Environment:
-    """jinja2 for one package's `templates/` (the site report's, the fleet index's)."""
+    """jinja2 for one package's `templates/` (the site report's, the fleet index's).
+
+    A name `other.package:file` is that package's template: a wing's part of the report
+    (auditor.report.section.HtmlPart).
+    """
     environment = jinja2.Environment(
-        loader=jinja2.PackageLoader(package, "templates"),
+        loader=jinja2.ChoiceLoader(
+            [jinja2.PackageLoader(package, "templates"), jinja2.FunctionLoader(_qualified)]
+        ),
         autoescape=True,  # every string is escaped unless the template says otherwise
         undefined=jinja2.StrictUndefined,  # a misspelt field fails the tests, not the reader
         trim_blocks=True,
@@ -80,9 +86,17 @@ _PARTS = re.compile(r"(?<=/)(?!/)|(?=\?)")
 _BREAKS_INSIDE = re.compile(r"[^A-Za-z0-9.:/]")
 
 
+def _qualified(name: str) -> str | None:
+    """The text of `package:file`, a file of the package's `templates/` (None: no such name)."""
+    package, colon, file = name.partition(":")
+    if not colon:
+        return None
+    return resources.files(package).joinpath("templates", file).read_text("utf-8")
+
+
 @cache
-def _environment() -> jinja2.Environment:
-    return html_environment("auditor.report")
+def _environment(package: str) -> jinja2.Environment:
+    return html_environment(package)
 
 
 @cache
@@ -110,11 +124,27 @@ def _hash(source: str) -> str:
     return f"'sha256-{base64.b64encode(digest).decode()}'"
 
 
+def render_page(package: str, template: str, view: object) -> str:
+    """One page of ours: `package`'s template, rendered from `view`, our CSS and script inline.
+
+    The site report's (`render_html`), and the fleet's index (auditor.fleet.index_html).
+    """
+    assets = report_assets()
+    page = _environment(package).get_template(template)
+    return page.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
+
+
 def render_html(view: ReportView) -> str:
     """The report as one HTML document."""
-    assets = report_assets()
-    template = _environment().get_template(TEMPLATE)
-    return template.render(view=view, css=assets.css, js=assets.js, csp=assets.csp)
+    return render_page("auditor.report", TEMPLATE, view)
+
+
+def write_page(path: Path, page: str) -> None:
+    """A rendered page, published atomically (blocking: in a thread, or out of any event loop).
+
+    A lone surrogate (an undecodable file name) cannot be UTF-8: it is shown as "?".
+    """
+    write_atomically(path, page.encode("utf-8", "replace"))
 
 
 async def write_html(path: Path, view: ReportView) -> None:
@@ -129,5 +159,4 @@ async def write_html(path: Path, view: ReportView) -> None:
 
 
 def _render_and_replace(path: Path, view: ReportView) -> None:
-    # A lone surrogate (an undecodable file name) cannot be UTF-8: it is shown as "?".
-    write_atomically(path, render_html(view).encode("utf-8", "replace"))
+    write_page(path, render_html(view))

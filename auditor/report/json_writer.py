@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import aiofiles
@@ -137,18 +137,26 @@ class JsonReportWriter:
                 await spool.flush()
 
     async def commit(
-        self, head: Json, *, targets: Sequence[Json], summary: Json, diff: Json | None = None
+        self,
+        head: Json,
+        *,
+        targets: Sequence[Json],
+        summary: Json,
+        closing: Mapping[str, object] | None = None,
     ) -> None:
-        """Assemble head, targets, sitemaps, urls and summary; sync; rename into place."""
+        """Assemble head, targets, sitemaps, urls and summary; sync; rename into place.
+
+        `closing`: fields of the wings' sections, written before the summary (`diff`).
+        """
         try:
-            await self._commit(head, targets=targets, summary=summary, diff=diff)
+            await self._commit(head, targets=targets, summary=summary, closing=closing or {})
         except OSError as exc:
             raise ReportWriteError(f"cannot write the report {self.path}: {exc}") from exc
         finally:
             await self.discard()  # the spools, and the temporary file if the rename failed
 
     async def _commit(
-        self, head: Json, *, targets: Sequence[Json], summary: Json, diff: Json | None
+        self, head: Json, *, targets: Sequence[Json], summary: Json, closing: Mapping[str, object]
     ) -> None:
         await self._sitemaps.close()
         await self._urls.close()
@@ -163,8 +171,8 @@ class JsonReportWriter:
             if self._run_findings or self._run_omitted:
                 await out.write(b',\n"run_findings":' + dumps(self._run_findings))
                 await out.write(b',\n"run_findings_omitted":' + dumps(self._run_omitted))
-            if diff is not None:
-                await out.write(b',\n"diff":' + dumps(diff))
+            for key, value in closing.items():
+                await out.write(b",\n" + dumps(key) + b":" + dumps(value))
             await out.write(b',\n"summary":' + dumps(summary) + b"}\n")
             await out.flush()
             await asyncio.to_thread(os.fsync, out.fileno())

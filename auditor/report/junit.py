@@ -21,7 +21,7 @@ import asyncio
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Protocol
+from typing import BinaryIO
 from xml.sax.saxutils import escape, quoteattr
 
 from auditor.codes import Code
@@ -30,13 +30,13 @@ from auditor.files import replaced_atomically, scratch_database, written
 from auditor.models import (
     Finding,
     NotIndexable,
-    Regression,
     RunFindings,
     SitemapRecord,
     TargetRecord,
     UrlRecord,
 )
 from auditor.report.places import case_file, class_name
+from auditor.report.section import Regression, RegressionSource
 from auditor.results.reach import unreached_finding
 
 MAX_LINES = 20  # findings written out per failing case; all are counted
@@ -47,15 +47,6 @@ CACHE_KIB = 2_048  # the spool's page cache (grouping by suite spills to tempora
 # A failing case's subject as a regression names it: its kind and subject, one string.
 _SEP = "\x1f"
 REGRESSED_NOTE = "counted once, as a regression (the regressions suite); its findings:"
-
-
-class RegressionSource(Protocol):
-    """The run's regressions, read back one at a time (auditor.monitoring.store.Comparison)."""
-
-    regressions: int
-
-    def regression_rows(self, *, limit: int | None = None) -> Iterator[Regression]:
-        """Every regression (blocking)."""
 
 
 @dataclass(slots=True)

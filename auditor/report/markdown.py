@@ -20,6 +20,7 @@ from auditor.report.failing import FailingUrls
 from auditor.report.markdown_failing import failing_part
 from auditor.report.markdown_text import code, text
 from auditor.report.places import shown_place
+from auditor.report.section import Section
 from auditor.results.summary import Summary
 from auditor.results.verdict import Decision, Outcome
 
@@ -63,12 +64,14 @@ def markdown_summary(
     *,
     where: Where,
     examples: Mapping[Code, str],
-    diff: Mapping[str, object] | None = None,
+    sections: Sequence[Section] = (),
+    new: Iterable[Code] = (),
     failing: FailingUrls | None = None,
     gates: Gates | None = None,
 ) -> str:
     """The whole summary; `examples`: one URL per code (the HTML's first).
 
+    `sections`: the wings' (their parts follow the counts); `new`: the codes they call new;
     `failing`: what fails the run (its list); `gates`: what the run fails on.
     """
     verdict = decision.verdict
@@ -78,9 +81,8 @@ def markdown_summary(
         text(gates.sentence, limit=2_000) if gates is not None else "",
         _counts(summary),
     ]
-    if diff is not None:
-        head.append(_changes(diff, workspace=where.workspace))
-    tail = [_codes(summary, examples, new=_new_codes(diff), workspace=where.workspace)]
+    head += [part for section in sections if (part := section.markdown()) is not None]
+    tail = [_codes(summary, examples, new=new, workspace=where.workspace)]
     tail.append(_reports(where))
     if failing is not None and gates is not None:
         used = sum(len(part.encode()) + 2 for part in (*head, *tail))
@@ -119,40 +121,8 @@ def _counts(summary: Summary) -> str:
     return "| " + " | ".join(cells) + " |\n|" + "---|" * len(cells)
 
 
-def _changes(diff: Mapping[str, object], *, workspace: Path | None) -> str:
-    regressions = int(str(diff.get("regressions", 0)))
-    lines = [f"### Since the baseline: {regressions:,} regression{'' if regressions == 1 else 's'}"]
-    examples = _list(diff, "regression_examples")
-    for item in examples[:MAX_LINES]:
-        assert isinstance(item, dict)
-        codes = ", ".join(code(name) for name in item.get("codes") or ())
-        lost = item.get("became_not_indexable")
-        why = codes + (f" (not indexable: {code(lost)})" if lost else "")
-        subject = code(shown_place(str(item["subject"]), workspace=workspace))
-        lines.append(f"- {subject}: {why or 'not indexable'}")
-    left = regressions - min(len(examples), MAX_LINES)
-    if left > 0:
-        lines.append(f"- … and {left:,} more (all in the JSON report and the JUnit file)")
-    new, fixed = _counted(diff, "new_findings"), _counted(diff, "resolved_findings")
-    lines.append("")
-    lines.append(f"New findings: {new or 'none'}. Fixed: {fixed or 'none'}.")
-    lines.append(
-        f"URLs added {diff.get('urls_added', 0):,}, removed {diff.get('urls_removed', 0):,}, "
-        f"changed {diff.get('urls_changed', 0):,}."
-    )
-    return "\n".join(lines)
-
-
-def _counted(diff: Mapping[str, object], key: str) -> str:
-    counts = diff.get(key) or {}
-    assert isinstance(counts, dict)
-    ranked = sorted(counts.items(), key=lambda pair: (-int(pair[1]), pair[0]))
-    shown = ", ".join(f"{code(name)} {int(n):,}" for name, n in ranked[:MAX_LINES])
-    return shown + (f", … {len(ranked) - MAX_LINES} more codes" if len(ranked) > MAX_LINES else "")
-
-
 def _codes(
-    summary: Summary, examples: Mapping[Code, str], *, new: Iterable[str], workspace: Path | None
+    summary: Summary, examples: Mapping[Code, str], *, new: Iterable[Code], workspace: Path | None
 ) -> str:
     ranked = sorted(
         ((code, n) for code, n in summary.by_code.items() if n),
@@ -168,7 +138,7 @@ def _codes(
     ]
     for item, n in ranked[:MAX_CODES]:
         info = item.info
-        mark = " **new**" if item.value in fresh else ""
+        mark = " **new**" if item in fresh else ""
         shown = examples.get(item)
         example = code(shown_place(shown, workspace=workspace), cell=True) if shown else ""
         rows.append(
@@ -178,20 +148,6 @@ def _codes(
     if len(ranked) > MAX_CODES:
         rows.append(f"\n… and {len(ranked) - MAX_CODES} more codes, every one in the HTML report.")
     return "\n".join(rows)
-
-
-def _new_codes(diff: Mapping[str, object] | None) -> Sequence[str]:
-    if diff is None:
-        return ()
-    counts = diff.get("new_findings") or {}
-    assert isinstance(counts, dict)
-    return list(counts)
-
-
-def _list(diff: Mapping[str, object], key: str) -> list[object]:
-    items = diff.get(key) or []
-    assert isinstance(items, list)
-    return items
 
 
 def _n(count: int, noun: str) -> str:

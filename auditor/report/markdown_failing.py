@@ -19,7 +19,7 @@ from auditor.report.failing import (
     TARGETS,
     Failing,
     FailingUrls,
-    Group,
+    SitemapGroup,
 )
 from auditor.report.markdown_text import code, text
 from auditor.report.places import shown_place
@@ -77,7 +77,7 @@ def _headline(failing: FailingUrls, fail_on: FailOn, fail_on_new: FailOn | None)
     return "; ".join(said)
 
 
-def _group_lines(group: Group, *, workspace: Path | None) -> Iterator[str]:
+def _group_lines(group: SitemapGroup, *, workspace: Path | None) -> Iterator[str]:
     """The group's heading, then for each code its fix and its subjects."""
     place = _PLACES.get(group.place) or code(shown_place(group.place, workspace=workspace))
     yield ""

@@ -7,7 +7,7 @@ Every value is a gauge: each run replaces the file, so a value describes that ru
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,6 +18,7 @@ from auditor.codes import Code
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.models import Indexability, NotIndexable
+from auditor.report.section import Section
 from auditor.results.summary import Summary
 
 PREFIX = "sitemap_audit"
@@ -34,9 +35,9 @@ class RunMetrics:
     exit_code: int
     duration_s: float
     finished_at_s: float  # Unix time
-    regressions: int | None = None  # with --baseline
     reached: bool = True  # every target could be read (no target.* finding)
     unreachable: bool = False  # no target answered at all: an outage (auditor.results.reach)
+    sections: tuple[Section, ...] = ()  # the wings' sections: each adds its gauges
 
 
 def metrics_registry(
@@ -96,58 +97,9 @@ def metrics_registry(
     reasons = gauge("urls_not_indexable", "Listed URLs not indexable, by reason.", "reason")
     for reason in NotIndexable:  # every reason, 0 included: a series that cleared drops to 0
         reasons.labels(target, reason.value).set(summary.not_indexable[reason])
-    if summary.crawl is not None:
-        _coverage_gauges(gauge, summary, target)
-    if run.regressions is not None:
-        gauge("regressions", "Regressions since the baseline.").labels(target).set(run.regressions)
-    if summary.history is not None and summary.last_known is not None:
-        _history_gauges(gauge, target, summary)
+    for section in run.sections:  # the wings' own (auditor.report.section)
+        section.gauges(gauge, target)
     return registry
-
-
-def _history_gauges(gauge: Callable[..., Gauge], target: str, summary: Summary) -> None:
-    """With --history: what the budget carried, and how old the oldest verdict is."""
-    counts, known = summary.history, summary.last_known
-    assert counts is not None
-    assert known is not None
-    for name, doc, value in (
-        (
-            "urls_carried",
-            "URLs not requested: their last verdict carried (--history).",
-            counts.carried,
-        ),
-        (
-            "urls_not_modified",
-            "URLs that answered 304: their last verdict confirmed.",
-            counts.not_modified,
-        ),
-        ("urls_never_checked", "Listed URLs never requested yet (--budget).", counts.never_checked),
-        (
-            "urls_max_age_exceeded",
-            "Carried verdicts older than --max-age.",
-            counts.max_age_exceeded,
-        ),
-    ):
-        gauge(name, doc).labels(target).set(value)
-    if known.oldest_s is not None:
-        oldest = max(0.0, known.now_s - known.oldest_s)
-        gauge("oldest_verdict_age_seconds", "The age of the oldest verdict (--history).").labels(
-            target
-        ).set(oldest)
-
-
-def _coverage_gauges(gauge: Callable[..., Gauge], summary: Summary, target: str) -> None:
-    """The crawl against the sitemaps (--crawl): its three counts, its pages, whether complete."""
-    crawl = summary.crawl
-    assert crawl is not None
-    coverage = summary.coverage_json()
-    kinds = gauge("coverage_urls", "URLs crawled and listed, crawled only, listed only.", "kind")
-    for kind in ("crawled_and_listed", "crawled_only", "listed_only"):
-        kinds.labels(target, kind).set(int(str(coverage[kind])))
-    pages = gauge("crawl_pages", "URLs the crawl requested (--crawl).")
-    pages.labels(target).set(crawl.read + crawl.unread)
-    complete = gauge("crawl_complete", "1 when the crawl covered the site, else 0.")
-    complete.labels(target).set(int(crawl.complete))
 
 
 def last_success(text: str, target: str) -> float | None:

@@ -14,21 +14,22 @@ from pathlib import Path
 
 import aiofiles.os
 
+from auditor.codes import Code
 from auditor.config import AuditConfig
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.models import TargetRecord
 from auditor.net.remap import Remap
 from auditor.report.csv_writer import CsvWriter
-from auditor.report.diff_view import diff_view_of
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
 from auditor.report.failing import FailingUrls
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
-from auditor.report.junit import JunitCases, RegressionSource, write_junit
+from auditor.report.junit import JunitCases, write_junit
 from auditor.report.markdown import Gates, Where, markdown_summary
 from auditor.report.places import shown_place
+from auditor.report.section import RegressionSource, Section, placed
 from auditor.results.gates import gate_sentence
 from auditor.results.reach import unreached
 from auditor.results.samples import Samples
@@ -38,7 +39,7 @@ from auditor.results.verdict import Decision
 
 @dataclass(frozen=True, slots=True)
 class FinishedRun:
-    """Everything a run's outputs say: its counts, samples, decision and diff."""
+    """Everything a run's outputs say: its counts, samples, decision and the wings' sections."""
 
     config: AuditConfig
     started_at: datetime
@@ -49,8 +50,24 @@ class FinishedRun:
     samples: Samples
     targets: tuple[TargetRecord, ...]
     decision: Decision
-    diff: Json | None  # the report's `diff` (with --baseline)
     unreachable: bool = False  # no target answered at all (auditor.results.reach)
+    sections: tuple[Section, ...] = ()  # the wings' (auditor.report.section), in order
+
+    def summary_json(self) -> Json:
+        """The report's `summary`: the run's counts, and the wings' sections placed in it."""
+        return {
+            **self.summary.to_json(duration_s=self.duration_s),
+            **placed(self.sections, summary=True),
+        }
+
+    def new_codes(self) -> dict[Code, int]:
+        """The findings by code the sections call new (since the baseline)."""
+        return {code: n for section in self.sections for code, n in section.new_codes.items()}
+
+    def regression_cases(self) -> RegressionSource | None:
+        """The sections' failing cases for JUnit (the regressions), if any."""
+        found = (cases for section in self.sections if (cases := section.junit()) is not None)
+        return next(found, None)
 
 
 async def open_outputs(
@@ -85,7 +102,6 @@ async def publish(
     *,
     junit: JunitCases | None,
     csv: CsvWriter | None = None,
-    regressions: RegressionSource | None = None,
     failing: FailingUrls | None = None,
 ) -> Path:
     """Write every output of the run (ReportWriteError when one fails); the HTML report's path.
@@ -109,9 +125,24 @@ async def publish(
     await writer.commit(
         head,
         targets=[target_json(target) for target in run.targets],
-        summary=run.summary.to_json(duration_s=run.duration_s),
-        diff=run.diff,
+        summary=run.summary_json(),
+        closing=placed(run.sections, summary=False),
     )
+    html_path, gate = await _write_html_report(writer, run)
+    if config.markdown is not None:
+        paths = (writer.path, html_path)
+        await _write_markdown(config.markdown, run, paths=paths, failing=failing, gate=gate)
+    if config.metrics is not None:
+        await _write_metrics(config.metrics, run)
+    if config.junit is not None and junit is not None:
+        cases = run.regression_cases()
+        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=cases)
+    return html_path
+
+
+async def _write_html_report(writer: JsonReportWriter, run: FinishedRun) -> tuple[Path, str]:
+    """The HTML report (`--html`, else beside the JSON): its path, and the gate sentence."""
+    config = run.config
     facts = RunFacts(
         title=config.targets[0].title,
         generated_at=run.started_at,
@@ -132,20 +163,12 @@ async def publish(
         verdict=run.decision.verdict,
         facts=facts,
         targets=run.targets,
-        diff=diff_view_of(run.diff) if run.diff is not None else None,
+        parts=[part for section in run.sections if (part := section.html()) is not None],
+        new_codes=run.new_codes(),
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
-    if config.markdown is not None:
-        if failing is not None and regressions is not None and regressions.regressions:
-            await asyncio.to_thread(failing.add_regressions, regressions.regression_rows())
-        paths = (writer.path, html_path)
-        await _write_markdown(config.markdown, run, paths=paths, failing=failing, gate=facts.gate)
-    if config.metrics is not None:
-        await _write_metrics(config.metrics, run)
-    if config.junit is not None and junit is not None:
-        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=regressions)
-    return html_path
+    return html_path, facts.gate
 
 
 async def _write_markdown(
@@ -158,6 +181,9 @@ async def _write_markdown(
 ) -> None:
     """The summary; `paths`: the JSON and HTML reports'; `gate`: the gate sentence."""
     config = run.config
+    regressions = run.regression_cases()
+    if failing is not None and regressions is not None and regressions.regressions:
+        await asyncio.to_thread(failing.add_regressions, regressions.regression_rows())
     examples = {
         code: kept[0].url.value
         for code, kept in run.samples.examples.items()
@@ -177,7 +203,8 @@ async def _write_markdown(
         run.decision,
         where=where,
         examples=examples,
-        diff=run.diff,
+        sections=run.sections,
+        new=run.new_codes(),
         failing=failing,
         gates=Gates(gate, config.fail_on, fail_on_new),
     )
@@ -206,9 +233,9 @@ async def _write_metrics(path: Path, run: FinishedRun) -> None:
         exit_code=run.decision.exit_code,
         duration_s=run.duration_s,
         finished_at_s=run.finished_at_s,
-        regressions=run.decision.regressions,
         reached=not any(unreached(target) for target in run.targets),
         unreachable=run.unreachable,
+        sections=run.sections,
     )
     await write_metrics(path, run.summary, metrics)
 

@@ -65,18 +65,18 @@ class UrlDedup(Generic[L]):
         outcome |= (_FAILING_BIT * failing) | (_INDEXABLE_BIT * indexable)
         self._table.replace(digest, (value & _ORDINAL_MASK) | outcome)
 
-    def outcome(self, digest: int) -> Outcome | None:
+    def outcome(self, digest: int) -> UrlOutcome | None:
         """How the URL's check went; None: not checked."""
         value = self._table.get(digest) or 0
         index = (value >> _ORDINAL_BITS) & 0b111
         if not index:
             return None
-        return Outcome(
+        return UrlOutcome(
             _CLASSES[index - 1], bool(value & _FAILING_BIT), bool(value & _INDEXABLE_BIT)
         )
 
 
-class Outcome(NamedTuple):
+class UrlOutcome(NamedTuple):
     """How a URL's one check went, for each sitemap that lists it."""
 
     status_class: StatusClass

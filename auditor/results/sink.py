@@ -6,12 +6,13 @@ See docs/explanation/design.md#pipeline.
 from __future__ import annotations
 
 import asyncio
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from auditor.models import CrawlSummary, Relisted, RunFindings, SitemapRecord, UrlRecord
-from auditor.results.acceptance import NO_RULES, AcceptRules
+from auditor.codes import Code
+from auditor.models import Relisted, RunFindings, SitemapRecord, TargetRecord, UrlRecord
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
@@ -76,7 +77,26 @@ class Observer(Protocol):
         """One distinct URL."""
 
 
-SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | CrawlSummary | None
+class Marks(Protocol):
+    """What marks known issues as the sink takes each record (--accept-file's rules)."""
+
+    def mark_url(self, record: UrlRecord) -> None:
+        """Mark the URL's findings (and its check's) in place."""
+
+    def mark_sitemap(self, record: SitemapRecord) -> tuple[SitemapRecord, Counter[Code]]:
+        """The document marked; the codes of its omitted findings that are accepted, counted."""
+        ...
+
+    def mark_run(self, item: RunFindings) -> tuple[RunFindings, Counter[Code]]:
+        """The run's findings marked; the accepted ones of those omitted, counted."""
+        ...
+
+    def mark_target(self, record: TargetRecord) -> TargetRecord:
+        """A target marked."""
+        ...
+
+
+SinkItem = list[UrlRecord] | SitemapRecord | Relisted | RunFindings | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -93,14 +113,14 @@ async def run_sink(
     dedup: UrlDedup[Any],
     samples: Samples,
     observers: Sequence[Observer] = (),
-    accept: AcceptRules = NO_RULES,
+    marks: Marks | None = None,
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
-    Known issues (`accept`) are marked first, so that every output says which they are.
+    Known issues are marked first (`marks`), so that every output says which they are.
     Relistings wait for the end: the URL's check may finish after its duplicate was read.
     """
-    sink = _Sink(writer, summary, dedup, samples, observers, accept)
+    sink = _Sink(writer, summary, dedup, samples, observers, marks)
     relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
         match item:
@@ -110,8 +130,6 @@ async def run_sink(
                 relisted.append(item)
             case RunFindings():
                 sink.add_run_findings(item)
-            case CrawlSummary():
-                summary.crawl = item
             case _:
                 sink.add_urls(item)
         await writer.flush_if_full()
@@ -131,11 +149,11 @@ class _Sink:
     dedup: UrlDedup[Any]
     samples: Samples
     observers: Sequence[Observer]
-    accept: AcceptRules
+    marks: Marks | None
 
     def add_sitemap(self, item: SitemapRecord) -> None:
-        if self.accept:
-            item, omitted = self.accept.mark_sitemap(item)
+        if self.marks is not None:
+            item, omitted = self.marks.mark_sitemap(item)
             self.summary.accepted.update(omitted)
         self.summary.add_sitemap(item)
         self.samples.add_sitemap(item)
@@ -144,8 +162,8 @@ class _Sink:
             observer.add_sitemap(item)
 
     def add_run_findings(self, item: RunFindings) -> None:
-        if self.accept:
-            item, omitted = self.accept.mark_run(item)
+        if self.marks is not None:
+            item, omitted = self.marks.mark_run(item)
             self.summary.accepted.update(omitted)
         self.summary.add_findings(item.findings)
         self.summary.by_code.update(item.omitted)
@@ -153,10 +171,10 @@ class _Sink:
         self.writer.add_run_findings(item)
 
     def add_urls(self, records: list[UrlRecord]) -> None:
-        accept, summary, writer, dedup = self.accept, self.summary, self.writer, self.dedup
+        marks, summary, writer, dedup = self.marks, self.summary, self.writer, self.dedup
         for record in records:
-            if accept:
-                accept.mark_url(record)
+            if marks is not None:
+                marks.mark_url(record)
             summary.add_url(record)
             writer.add_url(record)
             for observer in self.observers:

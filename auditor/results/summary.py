@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 
 from auditor.codes import Code, Severity, by_severity
 from auditor.models import (
-    CrawlSummary,
     ExtensionFacts,
     Finding,
     Indexability,
@@ -23,8 +22,7 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
-from auditor.results.dedup import Outcome
-from auditor.results.last_known import HistoryCounts, LastKnown
+from auditor.results.dedup import UrlOutcome
 
 # The report's `summary.extensions`, in this order.
 EXTENSION_COUNTS = ("hreflang_urls", "hreflang_links", "images", "videos", "news")
@@ -76,22 +74,6 @@ class Summary:
         # that cannot be indexed (auditor.checks.indexability).
         self.indexability: Counter[Indexability] = Counter()
         self.not_indexable: Counter[NotIndexable] = Counter()
-        # With --history: what the budget did, and the site as last known (carried verdicts
-        # included); the counts above are this run's requests.
-        self.history: HistoryCounts | None = None
-        self.last_known: LastKnown | None = None
-        # The crawl (--crawl): its summary once over; listed http(s) URLs, and of them those
-        # the crawl requested or reached (a link to it) without requesting.
-        self.crawl: CrawlSummary | None = None
-        self.listed_urls = 0
-        self.listed_crawled = 0
-        self.listed_reached = 0
-        self.only_crawled = 0  # URL records of pages only the crawl found
-
-    def keep_history(self, counts: HistoryCounts, *, now_s: float) -> None:
-        """Count the site as last known too (`summary.history`), fed by `add_url`."""
-        self.history = counts
-        self.last_known = LastKnown(now_s)
 
     def add_findings(self, findings: Iterable[Finding]) -> None:
         """Count findings by code (the accepted ones also apart)."""
@@ -104,19 +86,17 @@ class Summary:
         """One distinct URL of the tree, and its check when it was requested."""
         listed = record.listed
         if listed:
-            self._count_listed(record)
+            self.urls += 1
         elif record.alternate_of is not None:
             self.alternates += 1
         else:
-            self._count_only_crawled(record)
+            self._count_unlisted(record)
             return
         facts = record.extensions
         if facts is not None:
             self._count_extensions(facts)
         if record.findings:
             self.add_findings(record.findings)
-        if self.last_known is not None:
-            self.last_known.add(record)
         check = record.fresh_check  # a carried verdict is not this run's
         if check is None:
             if listed:
@@ -132,31 +112,23 @@ class Summary:
             self.indexability[check.indexability] += 1
             if reason is not None:
                 self.not_indexable[reason] += 1
-        outcome = Outcome(status_class, check.failing, reason is None)
+        outcome = UrlOutcome(status_class, check.failing, reason is None)
         for sitemap in record.sitemaps:
             self.count_for(sitemap, outcome)
 
-    def _count_only_crawled(self, record: UrlRecord) -> None:
-        """A page only the crawl found: its findings count, not its answer."""
-        self.only_crawled += 1
+    def _count_unlisted(self, record: UrlRecord) -> None:
+        """A page no sitemap lists and no alternate names (one only the crawl found).
+
+        Its findings count, not its answer.
+        """
         self.add_findings(record.findings)
         if record.check is not None:
             self.add_findings(record.check.findings)
 
-    def _count_listed(self, record: UrlRecord) -> None:
-        """A listed URL, and whether the crawl requested it or only reached it."""
-        self.urls += 1
-        if record.digest:
-            self.listed_urls += 1
-        crawl = record.crawl
-        if crawl is not None:
-            self.listed_crawled += crawl.requested
-            self.listed_reached += not crawl.requested
-
     def _count_extensions(self, facts: ExtensionFacts) -> None:
         self.extensions.update(facts.counts())
 
-    def count_for(self, sitemap: str, outcome: Outcome) -> None:
+    def count_for(self, sitemap: str, outcome: UrlOutcome) -> None:
         """Count a checked URL for a sitemap that lists it."""
         counts = self.by_sitemap.get(sitemap)
         if counts is None:
@@ -209,40 +181,6 @@ class Summary:
             "by_sitemap": {
                 url: counts.to_json() for url, counts in sorted(self.by_sitemap.items())
             },
-            **self._history_json(),
             "duration_s": round(duration_s, 3),
             "urls_per_s": round(self.urls / duration_s, 1) if duration_s > 0 else 0.0,
-            **({"coverage": self.coverage_json()} if self.crawl is not None else {}),
         }
-
-    def coverage_json(self) -> dict[str, object]:
-        """The report's `summary.coverage` (with --crawl): the crawl against the sitemaps."""
-        crawl = self.crawl
-        assert crawl is not None
-        stopped = [*crawl.bounds, *(["interrupted"] if crawl.interrupted else [])]
-        return {
-            "complete": crawl.complete,
-            "stopped_by": stopped,
-            "sitemaps_read": crawl.sitemaps_read,
-            "starts": list(crawl.starts),
-            "scope": list(crawl.scope),
-            "crawled": crawl.read + crawl.unread,
-            "unread": crawl.unread,
-            "blocked": crawl.blocked,
-            "hidden": crawl.hidden,
-            "no_robots": crawl.no_robots,
-            "nofollow": crawl.nofollow,
-            "depth": crawl.depth,
-            "crawled_and_listed": self.listed_crawled,
-            "crawled_only": crawl.only_crawled,
-            "listed_only": self.listed_urls - self.listed_crawled,
-            "listed_linked": self.listed_reached,
-            "not_in_sitemap": self.by_code[Code.COVERAGE_NOT_IN_SITEMAP],
-            "orphans": self.by_code[Code.COVERAGE_ORPHAN],
-            "deep": self.by_code[Code.COVERAGE_DEEP],
-        }
-
-    def _history_json(self) -> dict[str, object]:
-        if self.history is None or self.last_known is None:
-            return {}
-        return {"history": self.history.to_json(self.last_known)}

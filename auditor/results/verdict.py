@@ -74,7 +74,7 @@ class KnownCounts:
     """With --history: the site as last known beside what this run requested.
 
     A run with a budget requests part of the site and carries the rest's last verdicts
-    (auditor.results.last_known): its verdict line speaks of the site as last known, and says
+    (auditor.wings.history): its verdict line speaks of the site as last known, and says
     how much of it this run checked, never a part as the whole.
     """
 
@@ -103,8 +103,13 @@ class RunCounts:
         return {s: n - self.accepted.get(s, 0) for s, n in self.by_severity.items()}
 
 
-def run_counts(summary: Summary, samples: Samples) -> RunCounts:
-    """The counts of a run, from its summary and the samples' tallies."""
+def run_counts(
+    summary: Summary, samples: Samples, *, known: KnownCounts | None = None
+) -> RunCounts:
+    """The counts of a run, from its summary and the samples' tallies.
+
+    `known`: the site as last known, where a section knows it (--history).
+    """
     failing = {url for url, counts in summary.by_sitemap.items() if counts.failing}
     erring = samples.erring_sitemaps | set(samples.url_errors) | failing
     return RunCounts(
@@ -116,18 +121,7 @@ def run_counts(summary: Summary, samples: Samples) -> RunCounts:
         urls_with_errors=samples.urls_with_errors,
         accepted=by_severity(summary.accepted),
         not_indexable=summary.indexability[Indexability.NOT_INDEXABLE],
-        known=_known(summary),
-    )
-
-
-def _known(summary: Summary) -> KnownCounts | None:
-    history, last_known = summary.history, summary.last_known
-    if history is None or last_known is None:
-        return None
-    return KnownCounts(
-        not_indexable=last_known.not_indexable.total(),
-        requested=history.requested,
-        never_checked=history.never_checked,
+        known=known,
     )
 
 
@@ -148,7 +142,7 @@ def decide(
     site's findings nor a baseline to compare with. A finished run fails on a finding at or
     above --fail-on that is not accepted, and on any regression since the baseline whatever
     --fail-on says (regressions are counted at --fail-on-new, and never with `--fail-on-new
-    never`: auditor.monitoring.compare); else it passes. `stalled`: what a run the watchdog
+    never`: auditor.wings.baseline.compare); else it passes. `stalled`: what a run the watchdog
     stopped waited for (auditor.processes.watchdog).
     """
     so_far = _counts(counts.by_severity) or "no findings"
@@ -178,10 +172,11 @@ def judge(
     regressions: int | None = None,
     stalled: str | None = None,
     unreachable: str | None = None,
+    known: KnownCounts | None = None,
 ) -> Decision:
-    """`decide` on a run's summary and samples."""
+    """`decide` on a run's summary and samples (`known`: the site as last known, --history)."""
     return decide(
-        run_counts(summary, samples),
+        run_counts(summary, samples, known=known),
         fail_on=fail_on,
         complete=complete,
         failed=failed,

@@ -12,9 +12,10 @@ from collections.abc import Iterable, Iterator
 
 from auditor.codes import Code
 from auditor.errors import CompressionError
-from auditor.models import ParseEvent, finding
+from auditor.models import finding
 from auditor.net.decompress import BodyDecoder
 from auditor.sitemap.parse import SitemapParser
+from auditor.sitemap.parse.events import ParseEvent
 
 # Bytes on the wire may exceed the document's by deflate's worst-case overhead, never by more:
 # past this margin, what comes is padding or empty gzip members, and reading stops.

@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import replace
 
 from auditor.codes import Code
-from auditor.models import Finding, RootFound, SitemapKind, UrlRecord, finding
+from auditor.models import Finding, SitemapKind, UrlRecord, finding
 from auditor.sitemap.document_tally import DocumentTally
+from auditor.sitemap.parse.events import RootFound
 from auditor.sitemap.read_services import Lister, ReadServices
 from auditor.sitemap.tree_rules import Job
 from auditor.sitemap.validated_entries import Validated, ValidatedSitemap, ValidatedUrl

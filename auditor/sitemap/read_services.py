@@ -13,7 +13,7 @@ from auditor.discovery.robots_fetch import RobotsCache
 from auditor.models import FoundBy, Relisted, SitemapRecord, UrlRecord
 from auditor.net.opener import Opener
 from auditor.sitemap.document_tally import DocumentTally
-from auditor.sitemap.hreflang_store import LinkStore
+from auditor.sitemap.extensions.hreflang import Cluster
 from auditor.sitemap.parsers import InProcessParsers, Parsers
 from auditor.sitemap.state_store import StateStore
 from auditor.sitemap.tree_rules import Job, SitemapTree
@@ -47,6 +47,15 @@ class Lister:
         return self.probed_for is None or first.probed_for != self.probed_for
 
 
+class Clusters(Protocol):
+    """Where the readers put each entry's hreflang cluster, judged run-wide at the end."""
+
+    async def add(
+        self, digest: int, loc: str, sitemap: str, cluster: Cluster, *, again: bool = False
+    ) -> None:
+        """One listing's cluster; `again`: the URL was listed before (links of both count)."""
+
+
 class Listings(Protocol):
     """The run's URL dedup (auditor.results.dedup): who listed a URL first."""
 
@@ -71,7 +80,7 @@ class ReadServices:
     emit_sitemap: EmitSitemap
     state: StateStore | None = None  # --state: sitemaps' validators and kept bodies
     parsers: Parsers = field(default_factory=InProcessParsers)  # helpers: --workers, --no-check
-    links: LinkStore | None = None  # hreflang clusters, judged run-wide at the end
+    links: Clusters | None = None  # hreflang clusters, judged run-wide at the end
     # The documents probes found: (target, fingerprint) -> the first probe's URL.
     probed: dict[tuple[int, str], str] = field(default_factory=dict)
 

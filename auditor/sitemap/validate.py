@@ -15,8 +15,9 @@ from decimal import Decimal
 
 from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
-from auditor.models import Finding, SitemapEntry, UrlEntry, finding
+from auditor.models import Finding, finding
 from auditor.sitemap.dates import parse_lastmod, parse_rfc822
+from auditor.sitemap.parse.events import SitemapEntry, UrlEntry
 from auditor.urls import HttpUrl, Scope, needs_escaping, parse_known
 
 CHANGEFREQS = frozenset({"always", "hourly", "daily", "weekly", "monthly", "yearly", "never"})

@@ -15,18 +15,11 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import NamedTuple, cast
 
-from auditor.models import (
-    ExtensionFacts,
-    Finding,
-    ParseEvent,
-    RootFound,
-    SitemapEntry,
-    SitemapKind,
-    UrlEntry,
-)
+from auditor.models import ExtensionFacts, Finding, SitemapKind
 from auditor.sitemap.body_stream import DocumentStream
 from auditor.sitemap.extensions import validate_extensions
 from auditor.sitemap.extensions.hreflang import Cluster
+from auditor.sitemap.parse.events import ParseEvent, RootFound, SitemapEntry, UrlEntry
 from auditor.sitemap.validate import EntryContext, validate_sitemap_entry, validate_url_entry
 from auditor.urls import Scope, parse_http_url, url_digest
 

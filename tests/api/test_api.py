@@ -20,7 +20,7 @@ from auditor.demo.server import serve
 from auditor.errors import ConfigError, ExitCode, ReportReadError, UsageError
 from tests.cli.test_main import trickle
 from tests.helpers import mixed_routes, validate_report
-from tests.monitoring.nightly_site import NightlySite
+from tests.wings.baseline.nightly_site import NightlySite
 
 ROOT = Path(__file__).parent.parent.parent
 QUICK = {"timeout": 2, "retries": 0, "allow_private": True}  # loopback, test-sized

@@ -17,7 +17,7 @@ import auditor
 from auditor.api.dataframes import categories
 from auditor.demo.server import serve
 from auditor.errors import ReportReadError
-from tests.monitoring.nightly_site import NightlySite
+from tests.wings.baseline.nightly_site import NightlySite
 
 QUICK = {"timeout": 2, "retries": 0, "allow_private": True}
 pd = pytest.importorskip("pandas")

@@ -17,7 +17,7 @@ from aiohttp import web
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, serve
 from tests.helpers import Report, run_audit
-from tests.history.site import HistorySite, audit_night, entries
+from tests.wings.history.site import HistorySite, audit_night, entries
 
 pytestmark = pytest.mark.usefixtures("engine")
 

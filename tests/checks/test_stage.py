@@ -20,7 +20,7 @@ from auditor.config import Engine, Method
 from auditor.demo.documents import Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import DEMO_CA, Route, RoutesFor, serve, serve_demo
 from auditor.errors import ExitCode
-from auditor.pipeline import Progress
+from auditor.flow.ticker import Progress
 from tests.helpers import run_audit, validate_report
 
 # Every test once with each transport of the URL checks (tests/engines.py).

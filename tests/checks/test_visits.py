@@ -17,8 +17,8 @@ from aiohttp import web
 from auditor.config import FailOn
 from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
-from tests.crawl.site import codes_of, entry, page, site
 from tests.helpers import Audited, run_audit
+from tests.wings.crawl.site import codes_of, entry, page, site
 
 pytestmark = pytest.mark.usefixtures("engine")
 

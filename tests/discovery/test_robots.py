@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from auditor.discovery.robots import RobotsTxt, SitemapLine, parse_robots, robots_detail
+from auditor.discovery.robots import RobotsTxt, SitemapDirective, parse_robots, robots_detail
 
 ROBOTS_URL = "https://example.com/robots.txt"
 ROBOTS = """# a comment line
@@ -35,13 +35,15 @@ def test_robots_sitemap_lines() -> None:
     robots = parse_robots(ROBOTS, url=ROBOTS_URL)
     assert robots.url == ROBOTS_URL
     assert robots.sitemaps == (
-        SitemapLine(8, "https://example.com/sitemap.xml", "https://example.com/sitemap.xml", False),
-        SitemapLine(9, "/relative.xml", "https://example.com/relative.xml", True),
-        SitemapLine(10, "sub/s.xml", "https://example.com/sub/s.xml", True),
-        SitemapLine(11, "//cdn.example.com/s.xml", "https://cdn.example.com/s.xml", True),
-        SitemapLine(12, "ftp://example.com/s.xml", None, False),
-        SitemapLine(13, "javascript:alert(1)", None, False),
-        SitemapLine(
+        SitemapDirective(
+            8, "https://example.com/sitemap.xml", "https://example.com/sitemap.xml", False
+        ),
+        SitemapDirective(9, "/relative.xml", "https://example.com/relative.xml", True),
+        SitemapDirective(10, "sub/s.xml", "https://example.com/sub/s.xml", True),
+        SitemapDirective(11, "//cdn.example.com/s.xml", "https://cdn.example.com/s.xml", True),
+        SitemapDirective(12, "ftp://example.com/s.xml", None, False),
+        SitemapDirective(13, "javascript:alert(1)", None, False),
+        SitemapDirective(
             19, "https://EXAMPLE.com:443/other.xml", "https://EXAMPLE.com:443/other.xml", False
         ),
     )
@@ -50,7 +52,7 @@ def test_robots_sitemap_lines() -> None:
 def test_relative_sitemap_resolves_against_the_robots_folder() -> None:
     robots = parse_robots("Sitemap: maps/s.xml\n", url="http://example.com:8080/sub/robots.txt")
     assert robots.sitemaps == (
-        SitemapLine(1, "maps/s.xml", "http://example.com:8080/sub/maps/s.xml", True),
+        SitemapDirective(1, "maps/s.xml", "http://example.com:8080/sub/maps/s.xml", True),
     )
 
 

@@ -18,7 +18,7 @@ from auditor.fleet.dask_runner import SiteTask
 from auditor.fleet.outputs import fleet_schema
 from auditor.fleet.run import FleetPlan
 from auditor.fleet.task import audit_fleet_site
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from tests.fleet.sites import Served
 from tests.helpers import validate_report
 from tests.html_checks import inspect_html

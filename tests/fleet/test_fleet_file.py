@@ -16,7 +16,8 @@ from auditor.cli.main import main
 from auditor.cli.parser import build_parser, parse_command
 from auditor.errors import ConfigFileError, ExitCode
 from auditor.fleet.outputs import fleet_schema
-from auditor.options.table import Place, given_at
+from auditor.options.row import Place
+from auditor.options.table import given_at
 
 
 def one_line_error(captured: pytest.CaptureFixture[str]) -> str:

@@ -6,7 +6,7 @@ import asyncio
 from pathlib import Path
 
 from auditor.fleet.fleet_summary import decide_fleet
-from auditor.fleet.index_html import build_view, render_index
+from auditor.fleet.index_html import index_view, render_index
 from tests.browser import Page
 from tests.fleet.test_summary import FOLDER, facts, mixed
 from tests.report.test_browser import look_at
@@ -39,7 +39,7 @@ def write_index(path: Path) -> None:
     """The index of a fleet with every kind of site: passed, failed, lost, stopped, not run."""
     outcomes = mixed()
     decision = decide_fleet(outcomes, complete=True)
-    view = build_view(outcomes, facts(), decision, folder=FOLDER, summary_name="fleet.json")
+    view = index_view(outcomes, facts(), decision, folder=FOLDER, summary_name="fleet.json")
     path.write_text(render_index(view), encoding="utf-8")
 
 

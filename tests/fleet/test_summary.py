@@ -19,7 +19,7 @@ from auditor.fleet.fleet_summary import (
     summary_json,
     worst_first,
 )
-from auditor.fleet.index_html import build_view, render_index
+from auditor.fleet.index_html import index_view, render_index
 from auditor.fleet.outputs import fleet_schema
 from auditor.fleet.sites import (
     FailureKind,
@@ -186,7 +186,7 @@ def test_anything_but_a_fleet_summary_is_no_baseline(summary: object) -> None:
 def test_the_index_escapes_everything_and_links_each_report() -> None:
     outcomes = mixed()
     decision = decide_fleet(outcomes, complete=True)
-    view = build_view(outcomes, facts(), decision, folder=FOLDER, summary_name="fleet.json")
+    view = index_view(outcomes, facts(), decision, folder=FOLDER, summary_name="fleet.json")
     assert [row.name for row in view.rows][:3] == ["cut", "lost", "never"]
     assert view.chart is not None
     assert [bar.label for bar in view.chart.bars] == ["worse", "bad"]

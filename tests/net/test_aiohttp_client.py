@@ -14,7 +14,7 @@ from auditor.codes import Code
 from auditor.demo.server import serve
 from auditor.errors import FetchError
 from auditor.net.client import AiohttpResponse, HttpClient
-from auditor.net.transport import Timeouts
+from auditor.net.transport import ConnectionPolicy, Timeouts
 from tests.fault_server import broken_chunked_late
 
 # A hung read ends at the idle bound as net.timeout, which the test tells from net.protocol.
@@ -32,7 +32,7 @@ async def test_a_body_broken_after_its_first_piece_fails_as_a_protocol_error(
     wait_s: float,
 ) -> None:
     site = serve(lambda base: {"/broken": broken_chunked_late(base)})
-    async with site as served, HttpClient(user_agent="test") as client:
+    async with site as served, HttpClient(ConnectionPolicy("test")) as client:
         response = await client.open(f"{served.base}/broken", timeouts=TIMEOUTS)
         async with response:
             assert response.status == 200

@@ -23,7 +23,7 @@ from auditor.demo.server import Handler, Route, serve
 from auditor.errors import ExitCode, FetchError
 from auditor.net.address_guard import Reach
 from auditor.net.curl_client import CurlTransport
-from auditor.net.transport import Timeouts
+from auditor.net.transport import ConnectionPolicy, Timeouts
 
 TIMEOUTS = Timeouts(total_s=5.0, idle_s=None)
 ROOT = Path(__file__).parent.parent.parent
@@ -45,7 +45,7 @@ async def stalled(request: web.Request) -> web.StreamResponse:
 async def test_a_cancelled_request_gives_its_handle_back_and_closing_leaves_nothing() -> None:
     fds = open_fds()
     async with serve(lambda base: {"/slow": stalled, "/ok": Page(200, b"ok")}) as served:
-        transport = CurlTransport(user_agent="test")
+        transport = CurlTransport(ConnectionPolicy("test"))
         async with transport:
             slow = [transport.open(f"{served.base}/slow", timeouts=TIMEOUTS) for _ in range(8)]
             done, pending = await asyncio.wait(
@@ -77,7 +77,7 @@ async def test_every_request_is_taken_whether_the_thread_sleeps_or_is_busy() -> 
     pages: dict[str, Route] = {"/slow": stalled, "/ok": Page(200, b"ok")}
     async with (
         serve(lambda base: pages) as served,
-        CurlTransport(user_agent="test") as transport,
+        CurlTransport(ConnectionPolicy("test")) as transport,
         asyncio.timeout(30),
     ):
         for stalling in (False, True):
@@ -97,7 +97,7 @@ async def test_every_request_is_taken_whether_the_thread_sleeps_or_is_busy() -> 
 
 async def test_closing_with_requests_in_flight_ends_them() -> None:
     async with serve(lambda base: {"/slow": stalled}) as served:
-        transport = CurlTransport(user_agent="test")
+        transport = CurlTransport(ConnectionPolicy("test"))
         async with transport:
             task = asyncio.ensure_future(transport.open(f"{served.base}/slow", timeouts=TIMEOUTS))
             await asyncio.sleep(0.2)
@@ -116,7 +116,7 @@ async def test_the_body_cap_counts_decoded_bytes() -> None:
 
     async with (
         serve(lambda base: {"/bomb": gzipped}) as served,
-        CurlTransport(user_agent="test") as transport,
+        CurlTransport(ConnectionPolicy("test")) as transport,
     ):
         answer = await transport.open(f"{served.base}/bomb", timeouts=TIMEOUTS, max_body=65536)
         body = await answer.read()
@@ -148,7 +148,7 @@ async def test_the_head_is_held_to_aiohttps_bounds(head: bytes, code: Code | Non
     data = b"HTTP/1.1 200 OK\r\n" + head + b"Content-Length: 2\r\n\r\nok"
     async with (
         serve(lambda base: {"/": raw_answer(data)}) as served,
-        CurlTransport(user_agent="test") as transport,
+        CurlTransport(ConnectionPolicy("test")) as transport,
     ):
         if code is None:
             answer = await transport.open(f"{served.base}/", timeouts=TIMEOUTS)
@@ -165,10 +165,10 @@ async def test_a_proxy_from_the_environment_is_used(monkeypatch: pytest.MonkeyPa
         monkeypatch.setenv("http_proxy", proxy.base)
         monkeypatch.delenv("no_proxy", raising=False)
         monkeypatch.delenv("NO_PROXY", raising=False)
-        async with CurlTransport(user_agent="test", reach=Reach.PRIVATE) as transport:
+        async with CurlTransport(ConnectionPolicy("test", reach=Reach.PRIVATE)) as transport:
             answer = await transport.open("http://proxied.test/page", timeouts=TIMEOUTS)
             body = await answer.read()
-        async with CurlTransport(user_agent="test", reach=Reach.PUBLIC) as transport:
+        async with CurlTransport(ConnectionPolicy("test", reach=Reach.PUBLIC)) as transport:
             with pytest.raises(FetchError) as caught:
                 await transport.open("http://proxied.test/page", timeouts=TIMEOUTS)
         hits = dict(proxy.hits)

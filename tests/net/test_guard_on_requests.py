@@ -22,7 +22,7 @@ from auditor.errors import BlockedAddressError, FetchError
 from auditor.net.address_guard import Reach
 from auditor.net.client import HttpClient, Timeouts, _Resolver
 from auditor.net.curl_client import CurlTransport
-from auditor.net.transport import Transport
+from auditor.net.transport import ConnectionPolicy, Transport
 from tests.helpers import run_audit
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -108,9 +108,9 @@ NEVER = ["169.254.169.254", "fe80::1", "::ffff:169.254.169.254", "64:ff9b::a9fe:
 def transport(engine: Engine, reach: Reach, resolver: FixedResolver | None) -> Transport:
     """One transport of `engine`, its names answered by `resolver` (no DNS)."""
     if engine is Engine.AIOHTTP:
-        return HttpClient(user_agent="test", reach=reach, resolver=resolver)
+        return HttpClient(ConnectionPolicy("test", reach=reach), resolver=resolver)
     answer = resolver.answer if resolver is not None else None
-    return CurlTransport(user_agent="test", reach=reach, resolve=answer)
+    return CurlTransport(ConnectionPolicy("test", reach=reach), resolve=answer)
 
 
 async def fetch_status(
@@ -191,7 +191,7 @@ async def test_libcurl_judges_the_address_of_each_new_connection() -> None:
     closing = Page(200, b"ok", {"Connection": "close"})  # no connection left to reuse
     async with serve(lambda base: {"/": closing}) as served:
         name = served.base.replace("127.0.0.1", "rebind.test")
-        curl = CurlTransport(user_agent="test", reach=Reach.PRIVATE, resolve=resolver.answer)
+        curl = CurlTransport(ConnectionPolicy("test", reach=Reach.PRIVATE), resolve=resolver.answer)
         async with curl:
             first = await curl.open(f"{name}/", timeouts=TIMEOUTS)
             with pytest.raises(FetchError) as caught:

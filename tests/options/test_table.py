@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
+from enum import Enum
 from pathlib import Path
 
 import pytest
 
 from auditor.api.keywords import config_of
 from auditor.cli.parser import build_parser
-from auditor.config import option_name
+from auditor.config import RANGES, option_name
 from auditor.errors import UsageError
-from auditor.options.table import BY_DEST, OPTIONS, Kind, Option, Place, defaults, grouped
+from auditor.flow.registry import WINGS
+from auditor.options.core_rows import CORE
+from auditor.options.row import FIELDS, Kind, Option, Place
+from auditor.options.table import BY_DEST, OPTIONS, defaults, grouped
 from auditor.options.values import option_values
 
 TARGET = "https://example.com/"
@@ -79,3 +83,38 @@ def test_the_library_refuses_the_commands_own_options_by_name() -> None:
 def test_a_relative_path_in_a_file_is_the_files() -> None:
     values = option_values({"state": "s.json"}, place=Place.CONFIG, base=Path("/etc/audit"))
     assert values["state"] == Path("/etc/audit/s.json")
+
+
+def test_every_field_of_the_configuration_has_its_row_but_the_librarys_own() -> None:
+    """AuditConfig and the table agree: a field is an option's, or a library setting alone."""
+    fields_of_rows = [option.field for option in OPTIONS if option.field is not None]
+    assert len(fields_of_rows) == len(set(fields_of_rows))  # one row a field
+    library_only = {key for key, number_range in RANGES.items() if not number_range.option}
+    assert set(FIELDS) - set(fields_of_rows) == library_only
+
+
+@pytest.mark.parametrize("option", [o for o in OPTIONS if o.field], ids=lambda option: option.name)
+def test_a_rows_default_and_range_are_its_fields(option: Option) -> None:
+    """One declaration: the row reads its field's default and range, never its own."""
+    assert option.field is not None
+    field = FIELDS[option.field]
+    assert option.default is None  # declared on the field alone
+    shown = field.default.value if isinstance(field.default, Enum) else field.default
+    if not option.repeat:
+        assert option.shown_default() == shown
+    if option.number_range is not None:
+        assert option.number_range is field.metadata["range"]
+    elif option.kind in (Kind.NUMBER, Kind.DURATION):
+        pytest.fail(f"{option.flag} has no range")
+
+
+def test_each_wing_declares_its_own_rows() -> None:
+    """A wing's options are rows of its own, of fields, none the core's or another wing's."""
+    core = {option.dest for option in CORE}
+    seen: set[str] = set()
+    for wing in WINGS:
+        dests = {row.dest for row in wing.rows}
+        assert dests.isdisjoint(core | seen), wing.name
+        assert all(row.field is not None for row in wing.rows), wing.name
+        seen |= dests
+    assert {option.dest for option in OPTIONS} == core | seen

@@ -20,7 +20,7 @@ from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import DEMO_CA, serve, serve_demo
 from auditor.demo.site import clean_routes
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from tests.browser import Page, chromium, find_chromium, require_browser
 from tests.helpers import NOW, run_audit, target
 from tests.report.test_html import hostile_routes

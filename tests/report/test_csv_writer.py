@@ -16,7 +16,7 @@ from auditor.clock import FixedClock
 from auditor.config import AuditConfig
 from auditor.demo.server import serve
 from auditor.errors import ExitCode
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
 from auditor.report.csv_writer import FINDING_COLUMNS, URL_COLUMNS
 from tests.helpers import NOW, Report, mixed_routes, run_audit, target
 from tests.report.test_json_report import held_sitemap

@@ -18,7 +18,6 @@ from auditor.demo.site import CLEAN_SECTIONS, clean_routes
 from auditor.errors import ReportWriteError
 from auditor.models import (
     CheckResult,
-    FieldChange,
     FoundBy,
     Redirect,
     SitemapKind,
@@ -26,13 +25,15 @@ from auditor.models import (
     UrlRecord,
     finding,
 )
-from auditor.report.diff_view import DiffView, RegressionLine, UrlChange
 from auditor.report.html_rows import link
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import render_html, write_html
+from auditor.report.section import HtmlPart, Slot
 from auditor.results.samples import EXAMPLES_PER_CODE, SITEMAP_ROWS, Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Outcome, judge
+from auditor.wings.baseline.compare import FieldChange
+from auditor.wings.baseline.diff_view import TEMPLATE, ChangeLine, DiffView, RegressionLine
 from tests.helpers import run_audit
 from tests.html_checks import inspect_html
 
@@ -139,7 +140,16 @@ def render(summary: Summary, samples: Samples, diff: DiffView | None = None) -> 
         json_name="r.json",
     )
     verdict = judge(summary, samples, complete=True, failed=False, fail_on=FailOn.ERROR).verdict
-    view = build_view(summary, samples, verdict=verdict, facts=facts, targets=(), diff=diff)
+    parts = [HtmlPart("changes", "Changes since the baseline", Slot.TOP, TEMPLATE, diff)]
+    view = build_view(
+        summary,
+        samples,
+        verdict=verdict,
+        facts=facts,
+        targets=(),
+        parts=parts if diff is not None else (),
+        new_codes=diff.new_codes if diff is not None else None,
+    )
     return render_html(view)
 
 
@@ -176,7 +186,9 @@ def test_the_diff_section_is_there_only_with_a_baseline() -> None:
         sitemaps_added=["https://example.com/new.xml"],
         urls_added=3,
         changed=[
-            UrlChange(link("https://example.com/<b>"), (FieldChange("status", "200", "404"),), True)
+            ChangeLine(
+                link("https://example.com/<b>"), (FieldChange("status", "200", "404"),), True
+            )
         ],
         changed_total=1,
     )

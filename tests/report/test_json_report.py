@@ -16,9 +16,10 @@ from auditor.config import AuditConfig, Method
 from auditor.demo.documents import SITEMAP_NS, Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import Handler, serve
 from auditor.errors import ExitCode
-from auditor.models import UrlEntry, UrlRecord
-from auditor.pipeline import audit
+from auditor.flow.audit import audit
+from auditor.models import UrlRecord
 from auditor.report.encode import config_json
+from auditor.sitemap.parse.events import UrlEntry
 from auditor.sitemap.validate import EntryContext, LocVerdict, validate_url_entry
 from tests.helpers import NOW, run_audit, target, validate_report
 

@@ -16,12 +16,13 @@ from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.demo.documents import Page, sitemapindex, url, urlset, xml_page
 from auditor.demo.server import serve
-from auditor.models import CheckResult, Regression, UrlRecord, finding
+from auditor.models import CheckResult, UrlRecord, finding
 from auditor.report.failing import FailingUrls
 from auditor.report.markdown import MAX_BYTES, Gates, Where, markdown_summary
 from auditor.report.markdown_failing import failing_part
 from auditor.report.markdown_text import code, text
 from auditor.report.places import shown_place
+from auditor.report.section import Regression
 from auditor.results.gates import gate_sentence
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary

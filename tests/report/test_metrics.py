@@ -13,7 +13,7 @@ from auditor.demo.server import serve
 from auditor.report.metrics import RunMetrics, last_success, metrics_registry
 from auditor.results.summary import Summary
 from tests.helpers import run_audit
-from tests.monitoring.nightly_site import NightlySite
+from tests.wings.baseline.nightly_site import NightlySite
 
 
 def samples(path: Path) -> dict[str, list[Sample]]:

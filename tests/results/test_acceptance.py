@@ -11,10 +11,10 @@ from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.errors import ConfigError, ExitCode
 from auditor.models import CheckResult, FoundBy, SitemapRecord, UrlRecord, finding
-from auditor.results.acceptance import parse_accept_rules
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
 from auditor.results.verdict import Outcome, judge
+from auditor.wings.baseline.acceptance import parse_accept_rules
 
 GOOD = """
 # known issues of the shop

@@ -13,18 +13,7 @@ from hypothesis import strategies as st
 
 from auditor.codes import Code, Severity
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import (
-    Alternate,
-    Extensions,
-    Finding,
-    JsonScalar,
-    MediaItem,
-    ParseEvent,
-    RootFound,
-    SitemapEntry,
-    SitemapKind,
-    UrlEntry,
-)
+from auditor.models import Finding, JsonScalar, SitemapKind
 from auditor.sitemap.parse import (
     ATOM_NS,
     LEGACY_NS,
@@ -34,6 +23,15 @@ from auditor.sitemap.parse import (
     SitemapParser,
     classify_root,
     parse_document,
+)
+from auditor.sitemap.parse.events import (
+    Alternate,
+    Extensions,
+    MediaItem,
+    ParseEvent,
+    RootFound,
+    SitemapEntry,
+    UrlEntry,
 )
 from auditor.sitemap.parse.xml_reader import ATOM03_NS, MAX_XML_DEPTH, RDF_NS
 from tests.helpers import deeper

@@ -13,8 +13,15 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import Alternate, Extensions, MediaItem, ParseEvent, RootFound, UrlEntry
 from auditor.sitemap.parse import SitemapParser, parse_document
+from auditor.sitemap.parse.events import (
+    Alternate,
+    Extensions,
+    MediaItem,
+    ParseEvent,
+    RootFound,
+    UrlEntry,
+)
 from auditor.sitemap.parse.extensions import MAX_ALTERNATES, MAX_ITEMS, MAX_PATHS
 from tests.helpers import deeper
 

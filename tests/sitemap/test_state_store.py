@@ -20,8 +20,8 @@ from auditor.config import AuditConfig
 from auditor.demo.documents import sitemapindex, url, urlset
 from auditor.demo.server import serve
 from auditor.errors import ExitCode
-from auditor.pipeline import Progress
-from auditor.pipeline import audit as run
+from auditor.flow.audit import audit as run
+from auditor.flow.ticker import Progress
 from auditor.sitemap.state_file import StateEntry, body_name, is_body_name, parse_state
 from auditor.sitemap.state_store import StateStore, body_folder
 from tests.helpers import NOW, Audited, Report, run_audit, target

@@ -12,9 +12,10 @@ from hypothesis import strategies as st
 from auditor import urls as urls_module
 from auditor.codes import Code
 from auditor.limits import MAX_LOC_CHARS
-from auditor.models import Finding, JsonScalar, SitemapEntry, UrlEntry, finding
+from auditor.models import Finding, JsonScalar, finding
 from auditor.sitemap import dates as dates_module
 from auditor.sitemap.dates import Lastmod, parse_lastmod, xsd_earliest
+from auditor.sitemap.parse.events import SitemapEntry, UrlEntry
 from auditor.sitemap.validate import (
     CHANGEFREQS,
     EntryContext,

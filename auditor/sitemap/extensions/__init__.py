@@ -1,7 +1,7 @@
 """An entry's sitemap extensions judged: hreflang, image, video and news (Google Search Central).
 
 Each family's rules, with their sources, are in its module; what needs the whole run (return
-links, alternates no sitemap lists) is auditor.sitemap.hreflang_store's. Pure: no I/O.
+links, alternates no sitemap lists) is auditor.wings.hreflang.link_store's. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -10,11 +10,12 @@ from datetime import datetime
 from typing import NamedTuple
 
 from auditor.codes import Code
-from auditor.models import ExtensionFacts, Extensions, Finding, MediaItem, finding
+from auditor.models import ExtensionFacts, Finding, finding
 from auditor.sitemap.extensions.hreflang import Cluster, read_alternates
 from auditor.sitemap.extensions.image import validate_images
 from auditor.sitemap.extensions.news import validate_news
 from auditor.sitemap.extensions.video import validate_videos
+from auditor.sitemap.parse.events import Extensions, MediaItem
 from auditor.urls import HttpUrl
 
 # Alternates the report keeps for a URL with an hreflang finding (all are judged): enough to

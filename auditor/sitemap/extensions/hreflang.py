@@ -5,7 +5,7 @@ each `<url>` lists every language version, itself included, as `<xhtml:link rel=
 hreflang="..." href="..."/>`; hrefs are fully qualified and may be on other hosts; values are an
 ISO 639-1 language, optionally an ISO 15924 script and an ISO 3166-1 alpha-2 region, or
 `x-default`. Case does not matter (RFC 5646 §2.1.1). Return links are judged run-wide
-(auditor.sitemap.hreflang_store). Pure: no I/O.
+(auditor.wings.hreflang.link_store). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from auditor.codes import Code
-from auditor.models import Alternate, Finding, finding
+from auditor.models import Finding, finding
 from auditor.sitemap.extensions.iso_codes import (
     ISO_639_1,
     ISO_639_1_WITHDRAWN,
@@ -24,6 +24,7 @@ from auditor.sitemap.extensions.iso_codes import (
     ISO_3166_1_RESERVED,
     ISO_15924,
 )
+from auditor.sitemap.parse.events import Alternate
 from auditor.urls import HttpUrl, digest64, parse_known
 
 X_DEFAULT = "x-default"
@@ -36,7 +37,7 @@ _BRITISH_PATH = re.compile(r"/(?:uk|gb|en-gb|en_gb)(?:/|$)", re.IGNORECASE)
 _SHOWN_CHARS = 200
 
 
-class Link(NamedTuple):
+class HreflangLink(NamedTuple):
     """One alternate a cluster names: its language (folded) and its URL, normalised."""
 
     hreflang: str  # lower case; "x-default" for the fallback
@@ -55,11 +56,11 @@ class Cluster(NamedTuple):
     """
 
     own: tuple[str, ...]  # the hreflang values naming the entry itself; (): it lists not itself
-    links: tuple[Link, ...]  # every valid link, itself included
+    links: tuple[HreflangLink, ...]  # every valid link, itself included
     key: int  # the same for every entry naming the same links, in any order (cluster_key)
 
 
-def cluster_key(links: tuple[Link, ...]) -> int:
+def cluster_key(links: tuple[HreflangLink, ...]) -> int:
     """An unsigned 64-bit key of a set of (language, URL) links, the same in every process.
 
     The sum of each link's own hash: the order the links are written in does not matter.
@@ -135,7 +136,7 @@ def read_alternates(
 class _Judged:
     """What a set of alternates says, whichever page names it."""
 
-    links: tuple[Link, ...]  # the first valid link for each language
+    links: tuple[HreflangLink, ...]  # the first valid link for each language
     key: int  # cluster_key(links)
     languages: dict[int, tuple[str, ...]]  # digest -> every language naming it, in order
     said: tuple[tuple[Code, dict[str, str]], ...]  # each problem once per value
@@ -147,7 +148,7 @@ _judged: dict[tuple[Alternate, ...], _Judged] = {}
 
 def _judge(alternates: tuple[Alternate, ...]) -> _Judged:
     said = _Said()
-    links: dict[str, Link] = {}  # folded hreflang -> the first link named for it
+    links: dict[str, HreflangLink] = {}  # folded hreflang -> the first link named for it
     for alternate in alternates:
         link = said.link(alternate)
         if link is None:
@@ -174,7 +175,7 @@ class _Said:
             self._said.add((code, value))
             self.found.append((code, detail))
 
-    def link(self, alternate: Alternate) -> Link | None:
+    def link(self, alternate: Alternate) -> HreflangLink | None:
         """The link an alternate names, or None (said why) when it cannot count."""
         rel, value, href = alternate.rel, alternate.hreflang, alternate.href
         if rel is not None and rel.strip().lower() != "alternate":
@@ -194,7 +195,7 @@ class _Said:
                 return None
         if value.lower() == "uk" and _looks_british(parsed[0]):
             self.say(Code.HREFLANG_AMBIGUOUS_CODE, value, hreflang=value, href=href[:_SHOWN_CHARS])
-        return Link(value.lower(), parsed[1], href)
+        return HreflangLink(value.lower(), parsed[1], href)
 
 
 def _looks_british(url: HttpUrl) -> bool:

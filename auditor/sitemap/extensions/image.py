@@ -9,8 +9,9 @@ on indexing ... after August 6, 2022"). Pure: no I/O.
 from __future__ import annotations
 
 from auditor.codes import Code
-from auditor.models import Finding, MediaItem
+from auditor.models import Finding
 from auditor.sitemap.extensions.items import ItemFindings, absolute, shown
+from auditor.sitemap.parse.events import MediaItem
 
 MAX_IMAGES = 1000
 KNOWN = frozenset({"loc"})

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Collection, Iterable
 
 from auditor.codes import Code
-from auditor.models import Finding, MediaItem, finding
+from auditor.models import Finding, finding
+from auditor.sitemap.parse.events import MediaItem
 from auditor.sitemap.parse.extensions import FOREIGN
 from auditor.urls import HttpUrl, parse_http_url
 

@@ -14,9 +14,10 @@ import re
 from datetime import datetime, timedelta
 
 from auditor.codes import Code
-from auditor.models import Finding, MediaItem
+from auditor.models import Finding
 from auditor.sitemap.dates import parse_lastmod
 from auditor.sitemap.extensions.items import ItemFindings, shown
+from auditor.sitemap.parse.events import MediaItem
 
 MAX_NEWS_PER_SITEMAP = 1000
 REQUIRED = ("publication/name", "publication/language", "publication_date", "title")

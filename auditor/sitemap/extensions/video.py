@@ -16,10 +16,11 @@ import re
 from datetime import datetime, timedelta
 
 from auditor.codes import Code
-from auditor.models import Finding, MediaItem
+from auditor.models import Finding
 from auditor.sitemap.dates import parse_lastmod
 from auditor.sitemap.extensions.iso_codes import ISO_3166_1
 from auditor.sitemap.extensions.items import ItemFindings, absolute, shown
+from auditor.sitemap.parse.events import MediaItem
 from auditor.urls import HttpUrl
 
 REQUIRED = ("thumbnail_loc", "title", "description")

@@ -10,7 +10,8 @@ of one URL per line (`text_reader`). Pure: no I/O.
 from __future__ import annotations
 
 from auditor.codes import Code
-from auditor.models import ParseEvent, SitemapKind, finding
+from auditor.models import SitemapKind, finding
+from auditor.sitemap.parse.events import ParseEvent
 from auditor.sitemap.parse.sniff import Sniffer
 from auditor.sitemap.parse.text_reader import TextReader
 from auditor.sitemap.parse.utf8 import WIDE_HEAD_BYTES, Utf8Decoder, wide_encoding

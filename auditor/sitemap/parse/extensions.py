@@ -10,7 +10,7 @@ Pure: no I/O.
 from __future__ import annotations
 
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import Alternate, Extensions, MediaItem
+from auditor.sitemap.parse.events import Alternate, Extensions, MediaItem
 
 XHTML_NS = "http://www.w3.org/1999/xhtml"
 IMAGE_NS = "http://www.google.com/schemas/sitemap-image/1.1"

@@ -6,7 +6,8 @@ Pure: no I/O.
 from __future__ import annotations
 
 from auditor.codes import Code
-from auditor.models import ParseEvent, RootFound, SitemapKind, finding
+from auditor.models import SitemapKind, finding
+from auditor.sitemap.parse.events import ParseEvent, RootFound
 from auditor.sitemap.parse.text_reader import TextReader
 from auditor.sitemap.parse.xml_reader import XML_SPACE, XmlReader
 

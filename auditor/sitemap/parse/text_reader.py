@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from auditor.codes import Code
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import ParseEvent, SitemapKind, UrlEntry, finding
+from auditor.models import SitemapKind, finding
+from auditor.sitemap.parse.events import ParseEvent, UrlEntry
 
 
 class TextReader:

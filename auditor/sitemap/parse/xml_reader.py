@@ -13,15 +13,8 @@ from defusedxml.ElementTree import DefusedXMLParser
 
 from auditor.codes import Code
 from auditor.limits import MAX_FIELD_CHARS
-from auditor.models import (
-    Finding,
-    ParseEvent,
-    RootFound,
-    SitemapEntry,
-    SitemapKind,
-    UrlEntry,
-    finding,
-)
+from auditor.models import Finding, SitemapKind, finding
+from auditor.sitemap.parse.events import ParseEvent, RootFound, SitemapEntry, UrlEntry
 from auditor.sitemap.parse.extensions import FAMILIES, XHTML_LINK, ExtensionReader
 
 SITEMAP_NS = "http://www.sitemaps.org/schemas/sitemap/0.9"

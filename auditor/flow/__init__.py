@@ -1,0 +1,1 @@
+"""The run: one audit, walked and published; the wings it folds over."""
