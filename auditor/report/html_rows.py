@@ -100,7 +100,7 @@ class ExampleLine:
     message: str
     detail: str
     indexability: str | None  # its URL's: indexable, not_indexable, not_checked
-    indexability_label: str  # as shown: "indexable", "noindex (meta)", "not checked"
+    indexability_label: str  # as shown: "indexable", "noindex_meta", "not_checked"
 
 
 @dataclass(frozen=True, slots=True)
