@@ -152,7 +152,7 @@ def findings_frame(rows: Iterable[FindingRow]) -> pd.DataFrame:
 
 
 def changes_frame(rows: Iterable[dict[str, object]]) -> pd.DataFrame:
-    """One row per URL added, removed or changed since a baseline (auditor.api.changes)."""
+    """One row per URL added, removed or changed (auditor.wings.baseline.changes)."""
     pd = pandas()
     frame = pd.DataFrame(list(rows), columns=list(CHANGE_FRAME_COLUMNS))
     shared = categories()
