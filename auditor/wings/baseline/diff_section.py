@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from auditor.codes import Code
 from auditor.config import FailOn
@@ -17,6 +18,7 @@ from auditor.models import NotIndexable
 from auditor.report.html_rows import MAX_LIST_ITEMS, link
 from auditor.report.markdown import MAX_LINES
 from auditor.report.markdown_text import code
+from auditor.report.places import shown_place
 from auditor.report.section import (
     HtmlPart,
     Json,
@@ -65,6 +67,9 @@ class DiffSection:
     new_findings: Mapping[str, int] = field(default_factory=dict)  # by code, sorted
     resolved_findings: Mapping[str, int] = field(default_factory=dict)
     cases: RegressionSource | None = None  # every regression, read back for JUnit
+    # Local sitemaps are named relative to it in the Markdown (the current folder: a CI job's
+    # checkout), never by the runner's absolute file:///...
+    workspace: Path | None = None
 
     place = "diff"
     last_known = None
@@ -216,7 +221,8 @@ def _diff_markdown(diff: DiffSection) -> str:
         codes = ", ".join(code(name) for name in item.codes)
         lost = item.verdict
         why = codes + (f" (not indexable: {code(lost)})" if lost else "")
-        lines.append(f"- {code(item.subject)}: {why or 'not indexable'}")
+        subject = code(shown_place(item.subject, workspace=diff.workspace))
+        lines.append(f"- {subject}: {why or 'not indexable'}")
     left = regressions - min(len(examples), MAX_LINES)
     if left > 0:
         lines.append(f"- … and {left:,} more (all in the JSON report and the JUnit file)")
