@@ -159,6 +159,11 @@ class Target:
         parsed = parse_http_url(self.url)
         return parsed.host if parsed else "target"
 
+    @property
+    def title(self) -> str:
+        """What reports are titled by: the host, or the file as given (`public/sitemap.xml`)."""
+        return self.input if self.path is not None else self.label
+
 
 class FailOn(StrEnum):
     """The lowest severity that makes the run exit 1 (docs/explanation/design.md#exit-codes)."""
@@ -231,6 +236,7 @@ class AuditConfig:
     html: Path | None = None
     csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
     markdown: Path | None = None  # a summary in Markdown, for a CI job summary
+    reports_url: str | None = None  # where the reports are read: the Markdown links there
     no_check: bool = False
     concurrency: int = ranged(128, 1, 10_000, "requests in flight")
     per_host: int = ranged(8, 1, 10_000, "requests in flight")
@@ -247,6 +253,7 @@ class AuditConfig:
     user_agent: str = DEFAULT_USER_AGENT
     robots_agent: str = DEFAULT_ROBOTS_AGENT  # whose robots.txt group and noindex are judged
     headers: tuple[tuple[str, str], ...] = ()
+    remap: tuple[str, ...] = ()  # `--remap 'REGEX REPLACEMENT'`: where requests go (net.remap)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     sample: int | None = ranged(None, 1, 1_000_000, "URLs")

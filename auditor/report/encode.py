@@ -11,7 +11,8 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
      (answered 304), summary.history; urls[].crawl and summary.coverage (with --crawl), and
      urls[] entries of pages only the crawl found (`sitemaps` empty); unreachable (no target
-     answered at all: an outage, never a baseline).
+     answered at all: an outage, never a baseline); urls[].remapped and sitemaps[].remapped
+     (with --remap or --serve: where the requests went).
 
 See docs/reference/report.md.
 """
