@@ -160,17 +160,13 @@ class NotIndexable(StrEnum):
 
     @property
     def label(self) -> str:
-        """How reports say it: `noindex (meta)`, `client error`."""
-        return _REASON_LABELS.get(self, self.value.replace("_", " "))
+        """How every output spells it, the report's JSON and the HTML alike: `client_error`.
 
-
-_REASON_LABELS = {
-    NotIndexable.REFUSED: "refused to us",
-    NotIndexable.SOFT_404: "soft 404",
-    NotIndexable.NOINDEX_HEADER: "noindex (header)",
-    NotIndexable.NOINDEX_META: "noindex (meta)",
-    NotIndexable.BLOCKED_BY_ROBOTS: "blocked by robots.txt",
-}
+        One spelling everywhere (JSON, CSV, frames, HTML, Markdown, terminal, JUnit), so that
+        what a reader sees is what they search for; docs/explanation/rules.md#indexability says
+        what each one means.
+        """
+        return self.value
 
 
 class Validators(NamedTuple):

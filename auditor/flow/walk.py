@@ -22,7 +22,7 @@ from auditor.checks.lastmod_rules import BehindPages
 from auditor.checks.selection import Reservoir, UrlFilter
 from auditor.checks.stage import CheckLoop, Checks, CheckStage, records_checked
 from auditor.clock import Clock
-from auditor.config import AuditConfig, checker_configs, parse_helpers
+from auditor.config import AuditConfig
 from auditor.flow.ticker import OnProgress, tick
 from auditor.http_stack import Openers, check_transport, checker, http_client, openers, reach_of
 from auditor.models import TargetRecord
@@ -30,6 +30,7 @@ from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool
 from auditor.processes.event_loop import until_stopped
 from auditor.processes.parse_pool import ParsePool
+from auditor.processes.shares import checker_configs, parse_helpers
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples

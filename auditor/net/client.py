@@ -26,6 +26,7 @@ from aiohttp.resolver import DefaultResolver
 
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
+from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed, ip_literal, is_public_address
 from auditor.net.transport import ClosingResponse, ConnectionPolicy, Timeouts
 from auditor.urls import dns_name_problem, parse_http_url
@@ -49,17 +50,27 @@ _ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
 )
 
 
-def translate_error(exc: BaseException) -> FetchError:
-    """Map an aiohttp/OS exception to the most specific finding code."""
-    text = f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+def translate_error(
+    exc: BaseException, *, host: str | None = None, timeout_s: float | None = None
+) -> FetchError:
+    """Map an aiohttp/OS exception to the most specific finding code, its cause in words.
+
+    `host`: the request's; `timeout_s`: the window a timeout ran out of (auditor.net.causes).
+    """
     if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
         exc.os_error, BlockedAddressError
     ):
         return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
-    for classes, code in _ERROR_CODES:
-        if isinstance(exc, classes):
-            return FetchError(code, text)
-    return FetchError(Code.NET_PROTOCOL, text)
+    code = next((code for kinds, code in _ERROR_CODES if isinstance(exc, kinds)), Code.NET_PROTOCOL)
+    number = getattr(getattr(exc, "os_error", exc), "errno", None)  # a connection's OS error
+    broken = isinstance(exc, aiohttp.ClientPayloadError)
+    number = number if isinstance(number, int) else None
+    said = causes.cause_words(
+        code, str(exc), number=number, host=host, timeout_s=timeout_s, broken_body=broken
+    )
+    error = FetchError(code, said)
+    error.library = f"aiohttp: {type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+    return error
 
 
 _TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
@@ -114,8 +125,10 @@ def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
 class AiohttpResponse(ClosingResponse):
     """An open response; read it with `read()`, then close it (`async with response:`)."""
 
-    def __init__(self, raw: aiohttp.ClientResponse) -> None:
+    def __init__(self, raw: aiohttp.ClientResponse, *, timeout_s: float | None = None) -> None:
+        """`timeout_s`: the window a read waits at most (a timeout says it)."""
         self._raw = raw
+        self._timeout_s = timeout_s
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
         self._watch = _watch(raw)
@@ -145,7 +158,7 @@ class AiohttpResponse(ClosingResponse):
         try:
             return await self._raw.content.readany()
         except _TRANSLATED as exc:
-            raise translate_error(exc) from exc
+            raise translate_error(exc, timeout_s=self._timeout_s) from exc
         except RuntimeError as exc:
             # A body that breaks after its first piece was read (a bad chunk size, say) closes
             # the connection without marking the body failed; aiohttp's StreamReader then says
@@ -153,7 +166,7 @@ class AiohttpResponse(ClosingResponse):
             connection = self._raw.connection
             if connection is not None and not connection.closed:
                 raise  # not a broken body: our own misuse, which must show
-            raise FetchError(Code.NET_PROTOCOL, f"the body broke off: {exc}") from exc
+            raise FetchError(Code.NET_PROTOCOL, "the body broke off") from exc
 
     def close(self) -> None:
         """Give the connection back when the body was read, else drop it."""
@@ -300,9 +313,9 @@ class HttpClient:
             ):
                 return None
         except aiohttp.ClientConnectorCertificateError as exc:
-            return str(exc.certificate_error)[:_MESSAGE_CHARS]
+            return translate_error(exc).message
         except aiohttp.ClientSSLError as exc:
-            return str(exc)[:_MESSAGE_CHARS]
+            return causes.tls_words(str(exc))
         except (aiohttp.ClientError, OSError, TimeoutError):
             return None  # no certificate problem to speak of: the run's requests say what is
 
@@ -332,7 +345,7 @@ class HttpClient:
         host = urlsplit(url).hostname
         problem = dns_name_problem(host) if host else None
         if problem is not None:  # aiohttp would fail it before its resolver is asked
-            raise FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
+            raise FetchError(Code.NET_DNS, f"{causes.dns_words(host)} ({problem})")
         self._refuse_private_literal(host)
         timeout = self._timeouts.get(timeouts)
         if timeout is None:
@@ -357,8 +370,9 @@ class HttpClient:
                 async with asyncio.timeout(timeouts.idle_s):
                     raw = await request
         except _TRANSLATED as exc:
-            raise translate_error(exc) from exc
-        return AiohttpResponse(raw)
+            waited = timeouts.idle_s if timeouts.idle_s is not None else timeouts.total_s
+            raise translate_error(exc, host=host, timeout_s=waited) from exc
+        return AiohttpResponse(raw, timeout_s=timeouts.idle_s or timeouts.total_s)
 
     def _refuse_private_literal(self, host: str | None) -> None:
         """Aiohttp never resolves an IP literal: the guard checks it here."""

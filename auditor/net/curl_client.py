@@ -27,10 +27,11 @@ import pycurl
 
 from auditor.codes import Code
 from auditor.errors import FetchError
+from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed
 from auditor.net.answer_head import head_over_bounds, parse_head
 from auditor.net.body_pace import FLOOR_BYTES_PER_S
-from auditor.net.curl_multi import CurlMulti
+from auditor.net.curl_multi import CurlMulti, trace_transfer
 from auditor.net.redirects import encoded_url
 from auditor.net.transport import BufferedResponse, ConnectionPolicy, Timeouts
 from auditor.urls import authority_of, dns_name_problem, needs_escaping, parse_http_url
@@ -184,7 +185,7 @@ class _Slot:
         if log.isEnabledFor(
             logging.DEBUG
         ):  # -vv: where the time of a transfer went, as libcurl measured it
-            _trace_transfer(curl, code, self.elapsed_s)
+            trace_transfer(curl, code, self.elapsed_s)
 
     def head_done(self, raw: bytes) -> bool:
         """Whether a final answer's head (`raw`) came whole, its blank line included."""
@@ -198,6 +199,7 @@ class _Slot:
             if not self.head_done(raw):
                 raise _failure(self, raw)
             error = _body_error(code, self.message)
+            error = error and _logged(self, error)
             if code == pycurl.E_BAD_CONTENT_ENCODING:
                 self.body = []  # a page, not a sitemap: a broken encoding only hides its head
         headers = parse_head(raw)
@@ -205,48 +207,36 @@ class _Slot:
         return BufferedResponse(self.status, headers, body, elapsed_s=self.elapsed_s, error=error)
 
 
-def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
-    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
-    phases = {
-        "dns": pycurl.NAMELOOKUP_TIME_T,
-        "connect": pycurl.CONNECT_TIME_T,
-        "tls": pycurl.APPCONNECT_TIME_T,
-        "first byte": pycurl.STARTTRANSFER_TIME_T,
-    }
-    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
-    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
-    url = curl.getinfo(pycurl.EFFECTIVE_URL)
-    log.debug(
-        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
-        url, code, said, total_s * 1000, new_connections,
-    )  # fmt: skip
-
-
-def _text(code: int, message: str) -> str:
-    # libcurl may leave its error buffer empty (CURLE_TOO_LARGE): its generic text then.
-    return f"libcurl error {code}: {message or pycurl.easy_strerror(code)}"[:_MESSAGE_CHARS]
+def _logged(slot: _Slot, error: FetchError) -> FetchError:
+    """`error`, with libcurl's own words for it (the opener logs them under -v, never kept)."""
+    said = slot.message or pycurl.easy_strerror(slot.code)  # an empty buffer: CURLE_TOO_LARGE
+    error.library = f"libcurl error {slot.code}: {said}"[:_MESSAGE_CHARS]
+    return error
 
 
 def _failure(slot: _Slot, raw: bytes) -> FetchError:
-    """The FetchError for a transfer that gave no whole head."""
-    code, text = slot.code, _text(slot.code, slot.message)
+    """The FetchError for a transfer that gave no whole head, its cause in words."""
+    code = slot.code
     if code == pycurl.E_COULDNT_CONNECT and slot.blocked is not None and not slot.opened:
         return FetchError(Code.NET_BLOCKED_ADDRESS, f"{slot.blocked} is a private address")
     if head_over_bounds(raw):  # what aiohttp refuses as soon as it reads it
-        return FetchError(Code.NET_PROTOCOL, f"{text} (an answer head over the bounds)")
-    return FetchError(_CODES.get(code, Code.NET_PROTOCOL), text)
+        return _logged(slot, FetchError(Code.NET_PROTOCOL, "an answer head over the bounds"))
+    finding = _CODES.get(code, Code.NET_PROTOCOL)  # the OS's errno says a refusal, not its text
+    number = slot.curl.getinfo(pycurl.OS_ERRNO) if code == pycurl.E_COULDNT_CONNECT else None
+    words = causes.cause_words(finding, slot.message or pycurl.easy_strerror(code), number=number)
+    return _logged(slot, FetchError(finding, words))
 
 
 def _body_error(code: int, message: str) -> FetchError | None:
     """What a transfer that ended badly after a whole head means (None: nothing to report)."""
     if code == pycurl.E_BAD_CONTENT_ENCODING:
         return None
-    text = _text(code, message)
     if code == pycurl.E_OPERATION_TIMEDOUT:
         # lib/speedcheck.c's words when LOW_SPEED_LIMIT/LOW_SPEED_TIME ended it: the floor.
         kind = {"kind": "too_slow"} if "too slow" in message else {}
-        return FetchError(Code.NET_TIMEOUT, text, **kind)
-    return FetchError(Code.NET_PROTOCOL, text)  # a body that broke off or lied about itself
+        said = "too slow: below the floor" if kind else causes.timeout_words(None, message)
+        return FetchError(Code.NET_TIMEOUT, said, **kind)
+    return FetchError(Code.NET_PROTOCOL, causes.BODY_BROKE_OFF)  # or lied about its length
 
 
 class CurlTransport:
@@ -347,10 +337,10 @@ class CurlTransport:
     def _lines_for_host(self, url: str) -> list[str] | FetchError:
         host = urlsplit(url).hostname or ""
         if host == "invalid" or host.endswith(".invalid"):  # RFC 6761 §6.4: never looked up
-            return FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
+            return FetchError(Code.NET_DNS, causes.dns_words(host))
         problem = dns_name_problem(host) if host else None
         if problem is not None:  # as aiohttp's transport says it: no resolver takes it
-            return FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
+            return FetchError(Code.NET_DNS, f"{causes.dns_words(host)} ({problem})")
         hosts = self._header_hosts
         lines = self._lines if self._lines and (hosts is None or host in hosts) else []
         if self._by_origin:

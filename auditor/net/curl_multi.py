@@ -236,3 +236,20 @@ class CurlMulti(Generic[T]):
         for future in self._waiting:
             if not future.done():
                 future.set_exception(RuntimeError("the libcurl thread failed"))
+
+
+def trace_transfer(curl: Any, code: int, total_s: float) -> None:
+    """-vv: one transfer's phases (libcurl's timers, microseconds from its start) and reuse."""
+    phases = {
+        "dns": pycurl.NAMELOOKUP_TIME_T,
+        "connect": pycurl.CONNECT_TIME_T,
+        "tls": pycurl.APPCONNECT_TIME_T,
+        "first byte": pycurl.STARTTRANSFER_TIME_T,
+    }
+    said = ", ".join(f"{name} {curl.getinfo(key) / 1000:.1f} ms" for name, key in phases.items())
+    new_connections = curl.getinfo(pycurl.NUM_CONNECTS)
+    url = curl.getinfo(pycurl.EFFECTIVE_URL)
+    log.debug(
+        "libcurl %s: code %d, %s, total %.1f ms, %d new connection(s)",
+        url, code, said, total_s * 1000, new_connections,
+    )  # fmt: skip

@@ -21,6 +21,7 @@ from auditor.models import AlreadyRead, Finding, Redirect
 from auditor.net.host_gate import HostGate
 from auditor.net.pacer import MAX_HOSTS
 from auditor.net.redirects import is_redirect, next_hop
+from auditor.net.remap import NO_REMAP, Remap
 from auditor.net.retry import RETRY_STATUSES, backoff_s, retry_after_s
 from auditor.net.transport import Response, Timeouts, Transport
 from auditor.urls import netloc_of, parse_http_url
@@ -86,8 +87,12 @@ class Opener:
         rng: random.Random,
         gate: HostGate,
         hold_slots: bool = False,
+        remap: Remap = NO_REMAP,
     ) -> None:
         """Open through `transport`, paced and limited by `gate`.
+
+        `remap`: where each request goes (`--remap`), applied where a URL is handed to the
+        transport; everything else (hosts' slots, redirects, findings) is of the URL as named.
 
         `hold_slots`: keep the host's slot until the response is closed (URL checks, so that
         --per-host counts whole requests); else until its headers arrive (sitemap bodies: their
@@ -99,6 +104,7 @@ class Opener:
         self._rng = rng
         self._gate = gate
         self._hold_slots = hold_slots
+        self._remap = remap
         self._head_refused: set[str] = set()  # hosts that answered HEAD with 405 or 501
         self._logged = log.isEnabledFor(logging.INFO)  # -v: every request, once a run
 
@@ -201,6 +207,7 @@ class Opener:
         """The answer, after retries and the host's pacing; and how long that answer took."""
         policy, clock, host = self._policy, self._clock, netloc_of(url)
         verb, pacer, breaker = method.value.upper(), self._gate.pacer, self._gate.breaker
+        requested = self._requested(url)
         attempt = 0
         tried: FetchError | None = None  # this URL's last failure, once it was requested
         while True:
@@ -211,7 +218,11 @@ class Opener:
                 started = clock.monotonic()
                 self._refuse_given_up(host, started, tried=tried)
                 response = await self._transport.open(
-                    url, timeouts=policy.timeouts, method=verb, headers=headers, max_body=max_body
+                    requested,
+                    timeouts=policy.timeouts,
+                    method=verb,
+                    headers=headers,
+                    max_body=max_body,
                 )
                 # The transport's own measure where it has one (libcurl's: no hand-over delay).
                 elapsed_s = response.elapsed_s
@@ -219,7 +230,7 @@ class Opener:
                     elapsed_s = clock.monotonic() - started
             except FetchError as error:
                 self._trace(
-                    verb, url, error.code, started=started, tries=attempt, waited_s=waited_s
+                    verb, url, _said(error), started=started, tries=attempt, waited_s=waited_s
                 )
                 if not self._retryable(host, error) or attempt >= policy.retries:
                     raise
@@ -245,6 +256,15 @@ class Opener:
                     self._gate.release(host)
             await asyncio.sleep(self._pause_s(attempt, asked_s=asked))
             attempt += 1
+
+    def _requested(self, url: str) -> str:
+        """Where the request for `url` goes (`--remap`); FetchError when a rule spoils it."""
+        if not self._remap:
+            return url
+        try:
+            return self._remap.requested(url)
+        except ValueError as exc:
+            raise FetchError(Code.LOC_INVALID, str(exc)) from None
 
     def _pause_s(self, attempt: int, *, asked_s: float | None) -> float:
         """How long to wait before try `attempt + 1` (backoff, or the server's Retry-After)."""
@@ -290,3 +310,8 @@ class Opener:
         if error.code in FAILURE_CODES:
             self._gate.breaker.failed(host, error.code, self._clock.monotonic())
         return error.code in RETRY_CODES
+
+
+def _said(error: FetchError) -> str:
+    """A failure as -v traces it: its code, and the library's own text where there is one."""
+    return f"{error.code} ({error.message}; {error.library})" if error.library else error.code

@@ -2,7 +2,7 @@
 
 The audit's process reads and validates the sitemaps and keeps the only sink; each child
 (`python -m auditor.processes.check_child`) runs its own event loop, client and limits (its share of
-the run's, `config.checker_configs`) and checks the jobs it is sent. They talk over the child's
+the run's, `shares.checker_configs`) and checks the jobs it is sent. They talk over the child's
 stdin and stdout in frames (auditor.processes.frames).
 
 Each job goes to the child with the fewest unanswered (at most a window each), so a child that
@@ -156,7 +156,7 @@ class CheckPool(Generic[K]):
         keep: Keep[K] | None = None,
         command: Sequence[str] | None = None,
     ) -> None:
-        """One child per configuration (`config.checker_configs`); `command` starts a child.
+        """One child per configuration (`shares.checker_configs`); `command` starts a child.
 
         `emit`: where answers go (it takes each batch before it waits); `keep`: where a stop's
         go, at once (None: a stop drops them).

@@ -11,8 +11,9 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
      (answered 304), summary.history; urls[].crawl and summary.coverage (with --crawl), and
      urls[] entries of pages only the crawl found (`sitemaps` empty); unreachable (no target
-     answered at all: an outage, never a baseline); urls[].crawl_log and summary.logs (with
-     --access-log).
+     answered at all: an outage, never a baseline); urls[].remapped and sitemaps[].remapped
+     (with --remap or --serve: where the requests went); urls[].crawl_log and summary.logs
+     (with --access-log).
 
 See docs/reference/report.md.
 """

@@ -59,6 +59,9 @@ class Decision:
 
     verdict: Verdict
     regressions: int | None  # since the baseline (None: no --baseline)
+    # Findings at or above --fail-on (not accepted) failed the run: the gate that fired, with
+    # the regressions (auditor.results.gates says which in words).
+    tripped: bool = False
 
     @property
     def exit_code(self) -> ExitCode:
@@ -160,6 +163,7 @@ def decide(
         verdict = Verdict(Outcome.UNREACHABLE, f"site unreachable: {unreachable}")
     elif regressions or _tripping(counts, fail_on):
         verdict = Verdict(Outcome.FAIL, _failure(counts, fail_on, regressions or 0))
+        return Decision(verdict, regressions, tripped=bool(_tripping(counts, fail_on)))
     else:
         verdict = Verdict(Outcome.PASS, _pass(counts, fail_on, regressions))
     return Decision(verdict, regressions)

@@ -16,13 +16,14 @@ import pytest
 from aiohttp import web
 
 from auditor.codes import Code
-from auditor.config import AuditConfig, checker_configs
+from auditor.config import AuditConfig
 from auditor.demo.documents import url, urlset, xml_page
 from auditor.demo.server import DEMO_CA, Route, serve, serve_demo
 from auditor.errors import CheckerProcessError, ExitCode
 from auditor.models import CheckResult, Redirect, finding
 from auditor.net.address_guard import Reach
 from auditor.processes.check_pool import CheckPool, pack_result, unpack_result
+from auditor.processes.shares import checker_configs
 from tests.checks.test_stage import site_of, stalled
 from tests.helpers import Report, run_audit, target, validate_report
 
