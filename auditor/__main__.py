@@ -44,6 +44,11 @@ def entry() -> None:
         sys.stdout.flush()
         sys.stderr.flush()
         os._exit(_INTERRUPTED)
+    # A KeyboardInterrupt raised inside exec() and caught by the command (a Ctrl-C that
+    # stopped the run) leaves CPython's "unhandled KeyboardInterrupt" flag set: under
+    # `python -m` it would then end by SIGINT (status -2) whatever the code. Each exec() of a
+    # string clears that flag first (Python/pythonrun.c, run_eval_code_obj).
+    exec("")  # noqa: S102 - an empty string, run for that side effect alone
     sys.exit(code)
 
 

@@ -158,6 +158,12 @@ class Code(StrEnum):
     COVERAGE_NOT_IN_SITEMAP = "coverage.not_in_sitemap"
     COVERAGE_ORPHAN = "coverage.orphan"
     COVERAGE_DEEP = "coverage.deep"
+    LOGS_NOT_CRAWLED = "logs.not_crawled"
+    LOGS_CRAWLED_NOT_LISTED = "logs.crawled_not_listed"
+    LOGS_CRAWLED_NOT_INDEXABLE = "logs.crawled_not_indexable"
+    LOGS_CRAWLER_ERRORS = "logs.crawler_errors"
+    LOGS_ORPHAN_CRAWLED = "logs.orphan_crawled"
+    LOGS_SPOOFED_CRAWLER = "logs.spoofed_crawler"
     RUN_LIMIT_REACHED = "run.limit_reached"
     RUN_MAX_AGE_EXCEEDED = "run.max_age_exceeded"
     INTERNAL_ERROR = "internal.error"
@@ -181,6 +187,7 @@ class CodeInfo:
     title: str  # what is wrong, in a few words
     search_console: str | None = None  # the name Search Console gives the problem, if any
     fix: str = field(kw_only=True)  # one line: what to change on the site
+    source: str | None = field(default=None, kw_only=True)  # the rule's primary source, if given
 
 
 def _load_catalog() -> MappingProxyType[Code, CodeInfo]:
@@ -199,6 +206,7 @@ def _load_catalog() -> MappingProxyType[Code, CodeInfo]:
                 entry["title"],
                 entry.get("search_console"),
                 fix=entry["fix"],
+                source=entry.get("source"),
             )
             for code in Code
             for entry in (table[code.value],)

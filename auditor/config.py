@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, fields
 from enum import StrEnum
 from pathlib import Path
 from types import MappingProxyType
@@ -93,6 +93,8 @@ def option_name(key: str) -> str:
     number_range = RANGES.get(key)
     if number_range is not None and not number_range.option:
         return key
+    if key == "log_days":  # its unit is in its name: `--log-days`, not `--log`
+        return "--log-days"
     return "--" + key.removesuffix("_days").removesuffix("_s").replace("_", "-")
 
 
@@ -158,6 +160,11 @@ class Target:
             return self.path.stem or "file"
         parsed = parse_http_url(self.url)
         return parsed.host if parsed else "target"
+
+    @property
+    def title(self) -> str:
+        """What reports are titled by: the host, or the file as given (`public/sitemap.xml`)."""
+        return self.input if self.path is not None else self.label
 
 
 class FailOn(StrEnum):
@@ -231,6 +238,7 @@ class AuditConfig:
     html: Path | None = None
     csv: Path | None = None  # a folder: urls.csv and findings.csv (auditor.report.csv_writer)
     markdown: Path | None = None  # a summary in Markdown, for a CI job summary
+    reports_url: str | None = None  # where the reports are read: the Markdown links there
     no_check: bool = False
     concurrency: int = ranged(128, 1, 10_000, "requests in flight")
     per_host: int = ranged(8, 1, 10_000, "requests in flight")
@@ -247,6 +255,7 @@ class AuditConfig:
     user_agent: str = DEFAULT_USER_AGENT
     robots_agent: str = DEFAULT_ROBOTS_AGENT  # whose robots.txt group and noindex are judged
     headers: tuple[tuple[str, str], ...] = ()
+    remap: tuple[str, ...] = ()  # `--remap 'REGEX REPLACEMENT'`: where requests go (net.remap)
     include: tuple[str, ...] = ()
     exclude: tuple[str, ...] = ()
     sample: int | None = ranged(None, 1, 1_000_000, "URLs")
@@ -303,6 +312,13 @@ class AuditConfig:
     crawl_nofollow: bool = False  # follow rel="nofollow" links too
     # coverage.deep: a listed URL more clicks than this from a start page.
     deep_clicks: int = ranged(3, 0, 10_000, "clicks")
+    # Access logs (auditor.wings.logs, docs/how-to/server-logs.md): what Googlebot crawled.
+    access_logs: tuple[Path, ...] = ()  # files, folders, globs, `-` for stdin
+    log_format: str = "auto"  # each file's own, or one of the formats the wing reads
+    log_fields: tuple[str, ...] = ()  # `NAME=KEY`: a JSON lines' key for a field
+    log_days: int = ranged(30, 1, 3_650, "days")  # the window: logs.not_crawled
+    log_error_rate: float = ranged(10.0, 0.0, 100.0, "percent")  # logs.crawler_errors above it
+    crawler_ranges: tuple[str, ...] = ()  # newer crawler ranges: FILE, googlebot=FILE, ...
 
     def __post_init__(self) -> None:
         """Refuse values that cannot work, naming the option and its range (RANGES)."""
@@ -347,43 +363,6 @@ RANGES: Mapping[str, NumberRange] = MappingProxyType(
         **COMMAND_RANGES,
     }
 )
-
-
-def checker_configs(config: AuditConfig) -> list[AuditConfig]:
-    """One configuration per checker process: the run's limits shared out between them.
-
-    Together the processes honour --concurrency, --per-host and --rate (any host's URLs go to
-    every process). Never more processes than the smallest limit: each needs one request per
-    host at least.
-    """
-    count = min(config.workers, config.concurrency, config.per_host)
-    rate = config.rate / count if config.rate is not None else None
-    shards = []
-    for index in range(count):
-        concurrency = _share(config.concurrency, count, index)
-        per_host = min(_share(config.per_host, count, index), concurrency)
-        shards.append(
-            replace(config, concurrency=concurrency, per_host=per_host, rate=rate, workers=1)
-        )
-    return shards
-
-
-def parse_helpers(config: AuditConfig) -> int:
-    """Parse helper processes: only with --no-check, where no checker process needs the cores.
-
-    With checks, the checker processes keep the cores busy, and parsing is a small part of a
-    URL's cost (about 20 of 280 µs, measured); a helper would add memory and take no time off.
-    As many helpers as workers, like checkers: this process handles every helper's entries
-    (about a third of a URL's CPU) and parses only a share of the documents itself, so with one
-    helper fewer a core sat idle whenever this process was busy (hreflang benchmark: 28-41 s
-    a run with one helper on two cores, 30-31.5 s with two).
-    """
-    return config.workers if config.no_check and config.workers > 1 else 0
-
-
-def _share(total: int, parts: int, index: int) -> int:
-    """Part `index` of `total` split in `parts` as evenly as whole numbers allow."""
-    return total // parts + (index < total % parts)
 
 
 def check_field_value(option: str, value: str) -> None:

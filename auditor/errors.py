@@ -137,6 +137,10 @@ class FetchError(SiteError):
     `detail` goes into the finding's detail (`given_up_after`: the host was not asked).
     """
 
+    # What the HTTP library itself said (aiohttp's exception, libcurl's error): the opener logs
+    # it beside the finding's words under -v; it is never stored (auditor.net.causes).
+    library: str | None = None
+
     def __init__(self, code: Code, message: str, **detail: int | str) -> None:
         super().__init__(message)
         self.code = code

@@ -32,6 +32,7 @@ from auditor.net.fetch import FetchPolicy, Requests
 from auditor.net.host_gate import HostGate
 from auditor.net.opener import Opener
 from auditor.net.pacer import Pacer
+from auditor.net.remap import Remap
 from auditor.net.transport import ConnectionPolicy, Timeouts, Transport
 from auditor.urls import parse_http_url
 
@@ -148,13 +149,19 @@ def _ca_bundle(extra: Path) -> Path:
 
 
 def target_hosts(config: AuditConfig) -> frozenset[str] | None:
-    """The hosts `--header` values are for: the URL targets'; None (every host) for files only."""
-    hosts = {
-        host
-        for target in config.targets
-        if target.path is None and (host := urlsplit(target.url).hostname)
-    }
+    """The hosts `--header` values are for: the URL targets'; None (every host) for files only.
+
+    With `--remap`, the hosts their requests go to as well (the transports see those).
+    """
+    hosts = {host for url in target_urls(config) if (host := urlsplit(url).hostname)}
     return frozenset(hosts) or None
+
+
+def target_urls(config: AuditConfig) -> list[str]:
+    """The URL targets, and where `--remap` sends their requests."""
+    remap = Remap.of(config.remap)
+    urls = [target.url for target in config.targets if target.path is None]
+    return urls + [shown for url in urls if (shown := remap.shown(url)) is not None]
 
 
 def origin_headers(config: AuditConfig) -> dict[str, tuple[tuple[str, str], ...]]:
@@ -167,10 +174,14 @@ def origin_headers(config: AuditConfig) -> dict[str, tuple[tuple[str, str], ...]
     if any(name.lower() == "authorization" for name, _ in config.headers):
         return {}
     found: dict[str, tuple[tuple[str, str], ...]] = {}
+    remap = Remap.of(config.remap)
     for target in config.targets:
-        parsed = parse_http_url(target.url) if target.userinfo is not None else None
-        if parsed is not None and target.userinfo is not None:
-            found.setdefault(parsed.origin, (("Authorization", _basic(target.userinfo)),))
+        if target.userinfo is None:
+            continue
+        for url in (target.url, remap.shown(target.url)):  # and where --remap sends it
+            parsed = parse_http_url(url) if url is not None else None
+            if parsed is not None:
+                found.setdefault(parsed.origin, (("Authorization", _basic(target.userinfo)),))
     return found
 
 
@@ -187,8 +198,11 @@ async def reach_of(config: AuditConfig) -> Reach:
 
     if config.allow_private:
         return Reach.ANY
+    remap = Remap.of(config.remap)
     for target in config.targets:
-        host = urlsplit(target.url).hostname if target.path is None else None
+        # Where its requests go: a target remapped onto a local build (--serve) is private.
+        url = remap.shown(target.url) or target.url if target.path is None else None
+        host = urlsplit(url).hostname if url is not None else None
         if host and await is_private_host(host):
             return Reach.PRIVATE
     return Reach.PUBLIC
@@ -215,9 +229,11 @@ def openers(
         max_pause_s=config.max_retry_after_s,
     )
     gate = HostGate(pacer, per_host=config.per_host, clock=clock)
-    documents = Opener(transport, sitemap_policy(config), clock=clock, rng=rng, gate=gate)
-    quick = Opener(transport, quick_policy(config), clock=clock, rng=rng, gate=gate)
-    checks = Requests(transport, check_policy(config), gate, clock, rng)
+    remap = Remap.of(config.remap)
+    opener = functools.partial(Opener, clock=clock, rng=rng, gate=gate, remap=remap)
+    documents = opener(transport, sitemap_policy(config))
+    quick = opener(transport, quick_policy(config))
+    checks = Requests(transport, check_policy(config), gate, clock, rng, remap)
 
     def robots(url: str, *, quick_lookup: bool) -> Awaitable[RobotsFetch]:
         chosen = quick if quick_lookup else documents

@@ -160,17 +160,13 @@ class NotIndexable(StrEnum):
 
     @property
     def label(self) -> str:
-        """How reports say it: `noindex (meta)`, `client error`."""
-        return _REASON_LABELS.get(self, self.value.replace("_", " "))
+        """How every output spells it, the report's JSON and the HTML alike: `client_error`.
 
-
-_REASON_LABELS = {
-    NotIndexable.REFUSED: "refused to us",
-    NotIndexable.SOFT_404: "soft 404",
-    NotIndexable.NOINDEX_HEADER: "noindex (header)",
-    NotIndexable.NOINDEX_META: "noindex (meta)",
-    NotIndexable.BLOCKED_BY_ROBOTS: "blocked by robots.txt",
-}
+        One spelling everywhere (JSON, CSV, frames, HTML, Markdown, terminal, JUnit), so that
+        what a reader sees is what they search for; docs/explanation/rules.md#indexability says
+        what each one means.
+        """
+        return self.value
 
 
 class Validators(NamedTuple):
@@ -260,6 +256,17 @@ class CrawlFacts(NamedTuple):
     requested: bool  # the crawl requested it (its check is the URL's)
 
 
+class LogFacts(NamedTuple):
+    """What the access logs (`--access-log`) say of a URL: a NamedTuple, one per URL."""
+
+    hits: int  # Google Search's verified hits in the logs' window
+    last: int | None  # the last one's Unix time (an earlier run's, with --history)
+    last_status: int | None
+    bots: tuple[str, ...]  # the verified crawlers that came
+    bing_hits: int  # Bingbot's verified hits in the window
+    errors: int  # Google Search's hits in the window that got a 5xx (or nginx's 499)
+
+
 @dataclass(slots=True)  # not frozen, as CheckResult: two are made per URL checked
 class UrlRecord:
     """One entry of the report's `urls[]`: a distinct URL and what was found about it."""
@@ -276,6 +283,7 @@ class UrlRecord:
     extensions: ExtensionFacts | None = None  # hreflang, image, video, news: what it said
     alternate_of: str | None = None  # no sitemap lists it: the URL naming it as an alternate
     crawl: CrawlFacts | None = None  # the crawl reached it (with `sitemaps` empty: only the crawl)
+    crawl_log: LogFacts | None = None  # what the access logs say of it (--access-log)
 
     @property
     def listed(self) -> bool:
@@ -312,6 +320,7 @@ class UrlRecord:
             self.extensions,
             self.alternate_of,
             self.crawl,
+            self.crawl_log,
         )
 
 

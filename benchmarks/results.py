@@ -199,6 +199,7 @@ def targets(
     diff_task: str | None = None,
     nights_task: str | None = None,
     crawl_task: str | None = None,
+    logs_tasks: Sequence[str] = (),
     cores: int,
 ) -> list[Target]:
     """The parse and check targets (for a 2-core machine), from the medians
@@ -305,7 +306,55 @@ def targets(
                 150,
             )
         )
+    for task in logs_tasks:
+        found += logs_targets(runs, task)
     return found
+
+
+LOGS_ROW = "auditor --access-log"
+
+
+def log_read_ratios(runs: Sequence[Run], task: str) -> list[float]:
+    """Per round: the auditor's log lines per second of reading (its report's `read_s`) over the
+    bare loop's lines per second (its whole child's wall time), both right. Pure."""
+    found = []
+    for number in sorted({run.round for run in runs if run.task == task}):
+        mine = [r for r in cells_of(runs, task, LOGS_ROW) if r.round == number and r.ok]
+        bare = [r for r in cells_of(runs, task, "bare log loop") if r.round == number and r.ok]
+        if mine and bare and bare[0].urls_per_s:
+            rate = float(str(mine[0].details.get("log_lines_per_s") or 0))
+            found.append(rate / bare[0].urls_per_s)
+    return found
+
+
+def logs_targets(runs: Sequence[Run], task: str) -> list[Target]:
+    """The logs task's: lines a second, against the bare loop; the whole run's peak RSS."""
+    rates = [
+        float(str(run.details["log_lines_per_s"]))
+        for run in cells_of(runs, task, LOGS_ROW)
+        if run.ok and "log_lines_per_s" in run.details
+    ]
+    return [
+        Target(f"{task}: auditor log lines/s (reading)", _median(rates), Bound.AT_LEAST, 300_000),
+        Target(
+            f"{task}: auditor reading / bare log loop (lines/s)",
+            _median(log_read_ratios(runs, task)),
+            Bound.AT_LEAST,
+            0.7,
+        ),
+        Target(
+            f"{task}: auditor peak RSS MB (all processes)",
+            _median(values(cells_of(runs, task, LOGS_ROW), "peak_rss_mb")),
+            Bound.AT_MOST,
+            150,
+        ),
+        Target(
+            f"{task}: auditor --workers 1 peak RSS MB",
+            _median(values(cells_of(runs, task, f"{LOGS_ROW} w1"), "peak_rss_mb")),
+            Bound.AT_MOST,
+            150,
+        ),
+    ]
 
 
 def targets_table(found: Sequence[Target]) -> str:

@@ -18,6 +18,7 @@ from enum import StrEnum
 from pathlib import Path
 
 from crawl_gen import CrawlExpected
+from log_gen import LogExpected
 from measure import Measured
 from site_gen import Expected
 
@@ -35,6 +36,7 @@ class TaskKind(StrEnum):
     DIFF = "diff"  # two reports of the tree's size compared URL by URL (no server)
     NIGHTS = "nights"  # a site audited night after night with a history and a budget
     CRAWL = "crawl"  # a site crawled link by link (crawl_gen.py), held against its sitemaps
+    LOGS = "logs"  # a month of access logs (log_gen.py) read, joined with the tree's URLs
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +52,8 @@ class Context:
     sites: tuple[Expected, ...] = ()  # the fleet task's trees, one a site
     ca_file: Path | None = None  # the HTTPS tree's CA (a PEM file), trusted by every client
     crawl: CrawlExpected | None = None  # the crawl task's counts (crawl_gen.py)
+    logs: tuple[Path, ...] = ()  # the logs task's files (log_gen.py), oldest lines first
+    log_counts: LogExpected | None = None
 
 
 @dataclass(slots=True)
@@ -463,6 +467,98 @@ def judge_bare_links(measured: Measured, ctx: Context) -> Verdict:
     return verdict
 
 
+# --- the logs: the auditor's --access-log, the bare loop, GoAccess ------------------------
+
+
+def logs_command(ctx: Context) -> list[str]:
+    """The tree's sitemaps read (no checks) and joined with the month of logs.
+
+    At the default --workers (the cores): one helper reads the logs beside the run's process,
+    then the sitemaps' parse helpers start. The "w1" row is the same in one process alone.
+    """
+    flags = [flag for path in ctx.logs for flag in ("--access-log", str(path))]
+    return auditor_command(ctx, "--no-check", *flags)
+
+
+def judge_logs(measured: Measured, ctx: Context) -> Verdict:
+    """summary.logs against the generator's counts; the reading's own rate in the details."""
+    verdict = Verdict()
+    if measured.exit_code not in (0, 1):
+        verdict.problems.append(f"exit {measured.exit_code}")
+    want = ctx.log_counts
+    assert want is not None
+    try:
+        summary = read_summary(ctx.work / "report.json")
+        logs = summary["logs"]
+        assert isinstance(logs, dict)
+    except (OSError, ValueError, AssertionError, KeyError) as exc:
+        verdict.problems.append(f"no logs ({type(exc).__name__}: {exc})")
+        return verdict
+    claims = logs.get("claims", {})
+    google, bing = claims.get("Googlebot", {}), claims.get("bingbot", {})
+    found = {
+        "urls": summary.get("urls"),
+        "lines": logs.get("lines"),
+        "bad_lines": logs.get("bad_lines"),
+        "googlebot": google.get("verified"),
+        "spoofed": google.get("outside"),
+        "bingbot": bing.get("verified"),
+    }
+    wanted = {"urls": ctx.expected.urls, "lines": want.lines, "bad_lines": 0}
+    wanted |= {"googlebot": want.googlebot, "spoofed": want.spoofed, "bingbot": want.bingbot}
+    for key, value in wanted.items():
+        if found[key] != value:
+            verdict.problems.append(f"{key} {found[key]} (want {value})")
+    read_s = float(str(logs.get("read_s") or 0))
+    verdict.details = found | {"read_s": read_s}
+    verdict.details["log_lines_per_s"] = want.lines / read_s if read_s > 0 else 0.0
+    verdict.urls = want.lines if not verdict.problems else -1
+    return verdict
+
+
+def bare_log_command(ctx: Context) -> list[str]:
+    return [sys.executable, str(HERE / "bare_log.py"), *map(str, ctx.logs)]
+
+
+def judge_bare_log(measured: Measured, ctx: Context) -> Verdict:
+    assert ctx.log_counts is not None
+    lines = ctx.log_counts.lines
+    verdict = judge_printed(measured, wanted={"lines": lines, "matched": lines})
+    verdict.urls = lines if not verdict.problems else -1
+    return verdict
+
+
+GOACCESS = shutil.which("goaccess") or "/usr/bin/goaccess"
+
+
+def goaccess_command(ctx: Context) -> list[str]:
+    """GoAccess over the same lines (gzip files through zcat, as its documentation shows)."""
+    out = ["--log-format=COMBINED", "--no-global-config", "-o", str(ctx.work / "goaccess.json")]
+    if not any(path.suffix == ".gz" for path in ctx.logs):
+        return [GOACCESS, *map(str, ctx.logs), *out]
+    files = " ".join(shlex.quote(str(path)) for path in ctx.logs)
+    return ["/bin/sh", "-c", f"zcat -f {files} | {shlex.quote(GOACCESS)} - {' '.join(out)}"]
+
+
+def judge_goaccess(measured: Measured, ctx: Context) -> Verdict:
+    """Its requests, valid and failed, against the lines."""
+    verdict = Verdict()
+    assert ctx.log_counts is not None
+    if measured.exit_code != 0:
+        verdict.problems.append(f"exit {measured.exit_code}")
+    try:
+        general = json.loads((ctx.work / "goaccess.json").read_text())["general"]
+    except (OSError, ValueError, KeyError) as exc:
+        verdict.problems.append(f"no report ({type(exc).__name__})")
+        return verdict
+    total = general.get("total_requests")
+    verdict.details = {key: general.get(key) for key in ("total_requests", "valid_requests")}
+    if total != ctx.log_counts.lines:
+        verdict.problems.append(f"total_requests {total} (want {ctx.log_counts.lines})")
+    verdict.urls = ctx.log_counts.lines if not verdict.problems else -1
+    return verdict
+
+
 _P, _C, _S = TaskKind.PARSE, TaskKind.CHECK, TaskKind.HTTPS
 _W = str(CORES)
 ROWS = (
@@ -571,6 +667,24 @@ ROWS = (
         ("--crawl",),
     ),
     Row("scrapy", TaskKind.CRAWL, scrapy_command, judge_scrapy, ("bare links",)),
+    Row("bare log loop", TaskKind.LOGS, bare_log_command, judge_bare_log),
+    Row(
+        "auditor --access-log",
+        TaskKind.LOGS,
+        logs_command,
+        judge_logs,
+        ("bare log loop", "goaccess"),
+        ("--access-log",),
+    ),
+    Row(
+        "auditor --access-log w1",
+        TaskKind.LOGS,
+        lambda ctx: [*logs_command(ctx), "--workers", "1"],
+        judge_logs,
+        ("bare log loop", "auditor --access-log"),
+        ("--access-log", "--workers"),
+    ),
+    Row("goaccess", TaskKind.LOGS, goaccess_command, judge_goaccess, ("bare log loop",)),
     Row("auditor sequential", TaskKind.FLEET, sequential_command, judge_sequential),
     Row(
         "auditor fleet",

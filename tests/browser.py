@@ -172,12 +172,12 @@ class Page:
             raise RuntimeError(f"evaluate {expression!r}: {result['exceptionDetails']}")
         return result["result"].get("value")
 
-    async def screenshot(self, path: Path, *, full_height: int | None = None) -> Path:
-        """A PNG of the viewport (or of the top `full_height` pixels of the page)."""
+    async def screenshot(self, path: Path, *, full_height: int | None = None, top: int = 0) -> Path:
+        """A PNG of the viewport (or of `full_height` pixels of the page from `top` down)."""
         params: dict[str, Any] = {"format": "png"}
         if full_height is not None:
             width = VIEWPORT[0]
-            params["clip"] = {"x": 0, "y": 0, "width": width, "height": full_height, "scale": 1}
+            params["clip"] = {"x": 0, "y": top, "width": width, "height": full_height, "scale": 1}
             params["captureBeyondViewport"] = True
         shot = await self._browser.call("Page.captureScreenshot", self._session, **params)
         path.write_bytes(base64.b64decode(shot["data"]))

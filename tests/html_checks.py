@@ -27,6 +27,7 @@ TEMPLATE_TAGS = frozenset(
         "p",
         "b",
         "br",
+        "wbr",  # where a URL may break: after its slashes (report.html_writer.breakable)
         "h1",
         "h2",
         "h3",

@@ -5,14 +5,23 @@ from __future__ import annotations
 import dataclasses
 import json
 import sys
+import threading
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from auditor.wings.logs.access_logs import load_ranges
+from auditor.wings.logs.crawler_names import Bot
+from auditor.wings.logs.log_feed import LogRun
+from auditor.wings.logs.log_files import expand_sources, read_logs
+from auditor.wings.logs.log_formats import LogFormat
+from auditor.wings.logs.log_tally import Window
+
 sys.path.insert(0, str(Path(__file__).parent.parent / "benchmarks"))
 
-from results import Run, ratios, spread, table, targets
+from log_gen import generate
+from results import Run, log_read_ratios, logs_targets, ratios, spread, table, targets
 from rows import bare_final
 from serve_site import route
 from site_gen import OFF_HOST, Kind, expected_counts, kind_of, url_of
@@ -183,3 +192,51 @@ def test_the_journals_full_run_table_is_its_json() -> None:
     runs = [Run(**{k: v for k, v in run.items() if k in names}) for run in suite["runs"]]
     order = [(entry["task"], entry["row"], tuple(entry["vs"])) for entry in suite["summary"]]
     assert table(runs, order) in (journal / "RESULTS-full.md").read_text("utf-8")
+
+
+def test_the_log_generator_writes_what_the_auditors_reader_counts(tmp_path: Path) -> None:
+    """Both copies of the month, plain and rotated, read as the run reads them, give its counts."""
+    want = generate(tmp_path, count=20_000, listed=2_000, files=4)
+    assert want.files_gz == 2
+    assert sorted(path.name for path in (tmp_path / "gz").iterdir()) == [
+        "access.log",
+        "access.log.1",
+        "access.log.2.gz",
+        "access.log.3.gz",
+    ]
+    ranges = load_ranges(())
+    for folder in ("plain", "gz"):
+        run = LogRun(ranges, Window(int(want.made_at) - 30 * 86_400, int(want.made_at)))
+        read_logs(
+            expand_sources([tmp_path / folder]),
+            run,
+            given=LogFormat.AUTO,
+            stop=threading.Event(),
+            spool=lambda keys: None,
+            stats=[],
+        )
+        claims = run.counts.claims
+        assert run.counts.lines == want.lines
+        assert run.counts.bad == 0
+        assert claims[Bot.GOOGLEBOT].verified == want.googlebot
+        assert claims[Bot.GOOGLEBOT].outside == want.spoofed
+        assert claims[Bot.BINGBOT].verified == want.bingbot
+    assert 0.07 < want.googlebot / want.lines < 0.09
+
+
+def test_the_logs_targets_read_the_reading_rate_against_the_bare_loop_per_round() -> None:
+    bare = run("bare log loop", 1, 10.0)
+    bare.urls = 1_000_000  # 100k lines/s
+    mine = run("auditor --access-log", 1, 20.0)
+    mine.details = {"log_lines_per_s": 80_000.0}
+    mine.peak_rss_mb = 160.0
+    alone = run("auditor --access-log w1", 1, 30.0)
+    alone.peak_rss_mb = 120.0
+    assert log_read_ratios([bare, mine, alone], "t") == [pytest.approx(0.8)]
+    found = {target.text: target.status for target in logs_targets([bare, mine, alone], "t")}
+    assert found == {
+        "t: auditor log lines/s (reading)": "MISSED",
+        "t: auditor reading / bare log loop (lines/s)": "met",
+        "t: auditor peak RSS MB (all processes)": "MISSED",
+        "t: auditor --workers 1 peak RSS MB": "met",
+    }

@@ -11,6 +11,7 @@ import gzip
 import json
 import os
 import signal
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
@@ -153,9 +154,14 @@ async def test_the_top_of_every_range_runs(tmp_path: Path, engine: Engine) -> No
         listed = urlset([url(f"{base}{path}") for path in pages])
         return {"/sitemap.xml": xml_page(listed), **pages}
 
+    log = tmp_path / "access.log"  # --log-days and --log-error-rate need logs
+    time = "[10/Oct/2025:13:55:36 +0000]"
+    log.write_text(f'66.249.66.1 - - {time} "GET /p1 HTTP/1.1" 200 9 "-" "Googlebot/2.1"\n')
     async with serve(routes) as site:
         history = ("--history", str(tmp_path / "h.sqlite"))  # --budget and --max-age need it
-        argv = quiet(report_path, "--engine", engine, *tops, *history, f"{site.base}/sitemap.xml")
+        logs = ("--access-log", str(log))
+        argv = quiet(report_path, "--engine", engine, *tops, *history, *logs)
+        argv.append(f"{site.base}/sitemap.xml")
         run = await run_cli(argv, tmp_path=tmp_path, limit_s=60)
     assert "Traceback" not in run.stderr, run.stderr
     assert run.peak_rss_mb < MAX_RSS_MB
@@ -434,23 +440,64 @@ async def test_a_site_named_after_a_file_with_an_escape_sequence_reaches_no_outp
 # --- a signal while the command starts ----------------------------------------------------------
 
 
+async def catching(pid: int, signum: signal.Signals) -> None:
+    """Once process `pid` has a handler of its own for `signum` (Linux: SigCgt in its status)."""
+    bit = 1 << (signum - 1)
+    for _ in range(3000):  # 30 s at most: a command that never installs one fails the test
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("SigCgt:") and int(line.split()[1], 16) & bit:
+                return
+        await asyncio.sleep(0.01)
+    raise AssertionError(f"no handler for {signum.name} in 30 s")
+
+
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
 @pytest.mark.parametrize("after_s", [0.1, 0.2, 0.3])
 async def test_a_signal_while_the_command_loads_is_exit_3_in_one_line(
     signum: signal.Signals, after_s: float, tmp_path: Path
 ) -> None:
     """SIGTERM in the first 0.3 s killed the process (status -15): no handler was in place
-    while the command's modules loaded."""
+    while the command's modules loaded.
+
+    The signal goes once the command's code runs (its SIGTERM handler is the first thing it
+    does) and no sooner than `after_s` from the start: before that, Python itself is starting
+    (its site module), which no code of ours can answer for; on a loaded machine that lasts
+    beyond 0.1 s."""
     async with serve(lambda base: {"/sitemap.xml": xml_page(urlset([]))}) as site:
         argv = quiet(tmp_path / "r.json", f"{site.base}/sitemap.xml")
         with (tmp_path / "stderr.txt").open("wb") as stderr:
+            started = asyncio.get_running_loop().time()
             process = await asyncio.create_subprocess_exec(
                 sys.executable, "-m", "auditor", *argv, cwd=ROOT,
                 stdout=asyncio.subprocess.DEVNULL, stderr=stderr,
             )  # fmt: skip
-            await asyncio.sleep(after_s)
+            await catching(process.pid, signal.SIGTERM)
+            waited = asyncio.get_running_loop().time() - started
+            await asyncio.sleep(max(0.0, after_s - waited))
             process.send_signal(signum)
             code = await asyncio.wait_for(process.wait(), timeout=30)
     err = (tmp_path / "stderr.txt").read_text()
     assert (code, len(err.splitlines())) == (ExitCode.FAILED, 1), err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_a_stop_the_command_caught_inside_exec_ends_with_its_code(tmp_path: Path) -> None:
+    """A SIGTERM run ended by SIGINT (status -2): the handler's KeyboardInterrupt, raised inside
+    exec() as a dataclass was made and caught by the command (exit 3), left CPython's flag that
+    makes `python -m` end by SIGINT. A command that does just that stands in for the run."""
+    (tmp_path / "stopped.py").write_text(
+        "import auditor.cli.main\n"
+        "def main(argv=None):\n"
+        "    try:\n"
+        "        exec('raise KeyboardInterrupt')\n"
+        "    except KeyboardInterrupt:\n"
+        "        return 3\n"
+        "auditor.cli.main.main = main\n"
+        "from auditor.__main__ import entry\n"
+        "entry()\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-m", "stopped"], cwd=tmp_path, env=env, check=False, timeout=60
+    )
+    assert done.returncode == ExitCode.FAILED

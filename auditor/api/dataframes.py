@@ -1,18 +1,20 @@
 """A run's URLs, findings and changes as pandas DataFrames, for notebooks (the extra `pandas`).
 
-Typed as an analyst wants them: `lastmod` a UTC datetime (NaT where it is no date), `priority` a
-float (NaN where it is no number), whole numbers pandas' nullable Int64, severity and
-indexability ordered categoricals (`frame[frame.worst_severity >= "warning"]`).
+Typed as an analyst wants them: every time a UTC datetime (`lastmod`, `checked_at`; NaT where
+there is none), `priority` a float (NaN where it is no number), whole numbers pandas' nullable
+Int64, a finding's `detail` a dict, severity and indexability ordered categoricals
+(`frame[frame.worst_severity >= "warning"]`). The frames share their categories (CATEGORIES):
+the same dtype for a severity, a code, an indexability or a sitemap column wherever it is, so
+that frames merge and concatenate without turning them back into strings.
 """
 
 from __future__ import annotations
 
-import json
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from typing import TYPE_CHECKING, Any
 
-from auditor.codes import Severity
+from auditor.codes import Code, Severity
 from auditor.errors import MissingExtraError
 from auditor.models import Finding, Indexability, NotIndexable
 from auditor.report.decode import ReportedUrl
@@ -40,6 +42,10 @@ URL_FRAME_COLUMNS = (
     "indexability_reason",
     "checked_at",
     "carried",
+    "googlebot_hits",  # with --access-log: Google Search's verified hits in the window
+    "googlebot_last",  # ... the last one's time (UTC), and its status
+    "googlebot_last_status",
+    "crawlers",  # ... the verified crawlers that came, space-separated
 )
 FINDING_FRAME_COLUMNS = (
     "code",
@@ -54,6 +60,7 @@ FINDING_FRAME_COLUMNS = (
 )
 CHANGE_FRAME_COLUMNS = (
     "url",
+    "sitemap",
     "change",
     "status_before",
     "status_after",
@@ -63,10 +70,21 @@ CHANGE_FRAME_COLUMNS = (
     "resolved_codes",
     "regression",
 )
-_WHOLE_NUMBERS = ("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings")
+_WHOLE_NUMBERS = (
+    *("line", "status", "final_status", "redirect_hops", "elapsed_ms", "findings"),
+    *("googlebot_hits", "googlebot_last_status"),
+)
 # Ordered from mildest to worst, and in the verdict's precedence: comparisons read naturally.
 SEVERITIES = tuple(reversed(Severity))
 INDEXABILITY = (Indexability.INDEXABLE, Indexability.NOT_INDEXABLE, Indexability.NOT_CHECKED)
+# What a URL's verdict is before and after (changes_frame): indexable, not checked, or a reason.
+VERDICTS = (
+    Indexability.INDEXABLE.value,
+    Indexability.NOT_CHECKED.value,
+    *(r.value for r in NotIndexable),
+)
+ABOUT = ("target", "sitemap", "url", "run")  # what a finding is about
+CHANGES = ("added", "removed", "changed")
 # Rows become columns a chunk at a time: Python objects for one chunk, never for every URL.
 CHUNK_ROWS = 100_000
 
@@ -82,6 +100,20 @@ def pandas() -> Any:
     return pd
 
 
+def categories() -> dict[str, Any]:
+    """The categorical dtypes the frames share, by what they hold (MissingExtraError: no pandas)."""
+    pd = pandas()
+    return {
+        "severity": pd.CategoricalDtype(_values(SEVERITIES), ordered=True),
+        "code": pd.CategoricalDtype(sorted(code.value for code in Code)),
+        "indexability": pd.CategoricalDtype(_values(INDEXABILITY), ordered=True),
+        "reason": pd.CategoricalDtype(_values(NotIndexable), ordered=True),
+        "verdict": pd.CategoricalDtype(list(VERDICTS)),
+        "about": pd.CategoricalDtype(list(ABOUT)),
+        "change": pd.CategoricalDtype(list(CHANGES)),
+    }
+
+
 def urls_frame(urls: Iterable[ReportedUrl]) -> pd.DataFrame:
     """One row per URL, the columns of URL_FRAME_COLUMNS (MissingExtraError without pandas).
 
@@ -94,41 +126,54 @@ def urls_frame(urls: Iterable[ReportedUrl]) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def findings_frame(rows: Iterable[tuple[Finding, str, int | None]]) -> pd.DataFrame:
-    """One row per finding kept by the report: (finding, what it is about, its line)."""
+FindingRow = tuple[Finding, str, int | None, str | None]  # finding, about, line, sitemap
+
+
+def findings_frame(rows: Iterable[FindingRow]) -> pd.DataFrame:
+    """One row per finding kept by the report: (finding, what it is about, its line, its sitemap).
+
+    `sitemap` is the finding's own, else the sitemap that lists the URL it is about.
+    """
     pd = pandas()
     columns: dict[str, list[Any]] = {name: [] for name in FINDING_FRAME_COLUMNS}
-    for item, about, line in rows:
+    for item, about, line, sitemap in rows:
         values = (
             item.code.value,
             item.severity.value,
             item.url,
-            item.sitemap,
+            item.sitemap or sitemap,
             line,
             item.message,
-            json.dumps(dict(item.detail)) if item.detail else None,
+            dict(item.detail) if item.detail else None,
             item.accepted,
             about,
         )
         for name, value in zip(FINDING_FRAME_COLUMNS, values, strict=True):
             columns[name].append(value)
     frame = pd.DataFrame(columns)
-    frame["severity"] = pd.Categorical(
-        frame["severity"], categories=_values(SEVERITIES), ordered=True
-    )
-    frame["code"] = frame["code"].astype("category")
-    frame["line"] = frame["line"].astype("Int64")
-    return frame.astype({"accepted": bool})
+    shared = categories()
+    typed = {"severity": shared["severity"], "code": shared["code"], "about": shared["about"]}
+    frame = frame.astype({**typed, "line": "Int64", "accepted": bool})
+    frame["detail"] = frame["detail"].astype(object)
+    return frame
 
 
 def changes_frame(rows: Iterable[dict[str, object]]) -> pd.DataFrame:
-    """One row per URL added, removed or changed since a baseline (auditor.api.compare)."""
+    """One row per URL added, removed or changed (auditor.wings.baseline.changes)."""
     pd = pandas()
     frame = pd.DataFrame(list(rows), columns=list(CHANGE_FRAME_COLUMNS))
-    for name in ("status_before", "status_after"):
-        frame[name] = frame[name].astype("Int64")
-    frame["change"] = frame["change"].astype("category")
-    return frame.astype({"regression": bool})
+    shared = categories()
+    verdict = shared["verdict"]
+    return frame.astype(
+        {
+            "status_before": "Int64",
+            "status_after": "Int64",
+            "change": shared["change"],
+            "indexability_before": verdict,
+            "indexability_after": verdict,
+            "regression": bool,
+        }
+    )
 
 
 def _chunks(
@@ -146,16 +191,18 @@ def _chunks(
 def _typed(frame: pd.DataFrame) -> pd.DataFrame:
     pd = pandas()
     frame = frame.astype(dict.fromkeys(_WHOLE_NUMBERS, "Int64"))
-    frame["lastmod"] = pd.to_datetime(frame["lastmod"], utc=True, errors="coerce", format="ISO8601")
+    for name in ("lastmod", "checked_at", "googlebot_last"):
+        frame[name] = pd.to_datetime(frame[name], utc=True, errors="coerce", format="ISO8601")
     frame["priority"] = pd.to_numeric(frame["priority"], errors="coerce").astype("float64")
-    ordered = (
-        ("worst_severity", SEVERITIES),
-        ("indexability", INDEXABILITY),
-        ("indexability_reason", tuple(NotIndexable)),
+    shared = categories()
+    return frame.astype(
+        {
+            "worst_severity": shared["severity"],
+            "indexability": shared["indexability"],
+            "indexability_reason": shared["reason"],
+            "carried": bool,
+        }
     )
-    for name, categories in ordered:
-        frame[name] = pd.Categorical(frame[name], categories=_values(categories), ordered=True)
-    return frame
 
 
 def _values(members: Iterable[Any]) -> list[str]:
@@ -184,4 +231,13 @@ def _row(url: ReportedUrl) -> tuple[object, ...]:
         url.not_indexable.value if url.not_indexable is not None else None,
         url.checked_at,
         url.carried,
+        *_log_cells(url.crawl_log),
     )
+
+
+def _log_cells(crawl_log: Mapping[str, Any] | None) -> tuple[object, object, object, object]:
+    """googlebot_hits, googlebot_last, googlebot_last_status, crawlers (None: no logs)."""
+    if crawl_log is None:
+        return None, None, None, None
+    bots = " ".join(str(bot) for bot in crawl_log.get("bots") or ()) or None
+    return crawl_log.get("hits"), crawl_log.get("last"), crawl_log.get("last_status"), bots

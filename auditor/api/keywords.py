@@ -48,6 +48,6 @@ def _plain(value: object) -> object:
     """A path as its text, a tuple as a list: the values a TOML file would hold."""
     if isinstance(value, os.PathLike):
         return os.fspath(value)
-    if isinstance(value, tuple):
+    if isinstance(value, tuple | list):
         return [_plain(item) for item in value]
     return value

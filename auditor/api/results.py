@@ -14,7 +14,7 @@ from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from auditor.api.dataframes import changes_frame, findings_frame, urls_frame
+from auditor.api.dataframes import FindingRow, changes_frame, findings_frame, urls_frame
 from auditor.config import FailOn
 from auditor.errors import ExitCode
 from auditor.flow.audit import AuditResult
@@ -23,7 +23,7 @@ from auditor.report.csv_writer import FINDINGS_CSV, URLS_CSV
 from auditor.report.decode import ReportedUrl, ReportSummary, summary_of
 from auditor.report.reader import ReportHead, ReportReader
 from auditor.results.verdict import Decision, Verdict
-from auditor.wings.baseline.changes import changes
+from auditor.wings.baseline.changes import baseline_of, changes, compared_in
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -126,30 +126,37 @@ class Report:
         """Every finding the report keeps, one row each, with its severity and what it is about.
 
         `about` is `target`, `sitemap`, `url` or `run` (hreflang return links); `line` is the
-        URL's line in its sitemap, or the entry's for a document's finding about an entry.
+        URL's line in its sitemap, or the entry's for a document's finding about an entry;
+        `sitemap` the document's, or the sitemap that lists the URL first.
         """
         return findings_frame(self._finding_rows())
 
-    def _finding_rows(self) -> Iterator[tuple[Finding, str, int | None]]:
+    def _finding_rows(self) -> Iterator[FindingRow]:
         for target in self.targets:
-            yield from ((item, "target", None) for item in target.findings)
+            yield from ((item, "target", None, None) for item in target.findings)
         for record in self.sitemaps():
             for item in record.findings:
                 line = item.detail.get("line") if item.detail else None
-                yield item, "sitemap", line if isinstance(line, int) else None
+                yield item, "sitemap", line if isinstance(line, int) else None, record.url
         for url in self.urls():
-            yield from ((item, "url", url.line) for item in url.findings)
-        yield from ((item, "run", None) for item in self._reader.run_findings())
+            where = url.sitemap or url.alternate_of or None
+            yield from ((item, "url", url.line, where) for item in url.findings)
+        yield from ((item, "run", None, None) for item in self._reader.run_findings())
 
     def changes_frame(
-        self, baseline: str | os.PathLike[str], *, fail_on_new: str = FailOn.ERROR.value
+        self, baseline: str | os.PathLike[str] | None = None, *, fail_on_new: str | None = None
     ) -> pd.DataFrame:
-        """Every URL added, removed or changed since `baseline` (an earlier report).
+        """Every URL added, removed or changed since the baseline, one row each.
 
-        One row each, as `--baseline` compares them; `regression` as `--fail-on-new` says.
+        Without arguments, the baseline this report was compared with and its `--fail-on-new`
+        (its `diff`), and its known issues as it marked them: `regression` says what the report
+        says. `baseline`, `fail_on_new`: compare with another report, or at another level.
         """
-        rows = changes(Path(baseline), self.json_path, fail_on_new=FailOn(fail_on_new))
-        return changes_frame(rows)
+        compared = compared_in(self.json_path)
+        given = Path(baseline) if baseline is not None else None
+        path = given or baseline_of(self.json_path, compared.baseline)
+        level = FailOn(fail_on_new or compared.fail_on_new or FailOn.ERROR)
+        return changes_frame(changes(path, self.json_path, fail_on_new=level))
 
 
 class AuditRun(Report):

@@ -45,8 +45,9 @@ class PlainLane:
         self._slow_s = engine.slow_s
         self._method = engine.method
         self._head_refused = requests.head_refused
-        # -v says every request through the policy (auditor.net.fetch): no lane then.
-        self.open = not requests.logged
+        # -v says every request through the policy (auditor.net.fetch), and --remap sends them
+        # where its rules say there: no lane then.
+        self.open = not requests.logged and not requests.remap
         self._last = ("\0", "")  # (`scheme://authority/`, its lower-case host[:port])
 
     def send(self, key: object, loc: str, origin: str) -> bool:

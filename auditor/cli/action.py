@@ -11,6 +11,10 @@ command line, runs it, and writes them back: the tests run it so, with no GitHub
                         and runs that did not finish or reached no target (3) fail it always
     INPUT_OUTPUT        the folder for the reports (default `sitemap-audit`)
     INPUT_JOB_SUMMARY   "true": the Markdown summary goes to the job's summary page
+    INPUT_ARTIFACT      the name the Action uploads the reports under ("": not uploaded); the
+                        summary then links to the run's artifacts, its URL made of the runner's
+                        GITHUB_SERVER_URL, GITHUB_REPOSITORY and GITHUB_RUN_ID
+    INPUT_SERVE         a built site's folder, served on loopback for the audit (`--serve`)
 
 Outputs: `exit_code`, `verdict`, `json`, `html`, `markdown`, `junit`.
 """
@@ -30,6 +34,7 @@ from auditor.files import open_input
 from auditor.report.reader import ReportReader
 
 PROG = "sitemap-audit-action"
+_RUN_PAGE = ("GITHUB_SERVER_URL", "GITHUB_REPOSITORY", "GITHUB_RUN_ID")
 # What GitHub's job summary shows at most of one step (1 MiB); the Markdown is far shorter.
 MAX_SUMMARY_BYTES = 1 << 20
 
@@ -77,9 +82,29 @@ def _command_line(env: Mapping[str, str]) -> list[str]:
     if not targets:
         raise UsageError("the input 'targets' names no site")
     try:
-        return [*targets, *shlex.split(env.get("INPUT_ARGS", ""))]
+        words = [*targets, *shlex.split(env.get("INPUT_ARGS", ""))]
     except ValueError as exc:  # "No closing quotation", "No escaped character"
         raise UsageError(f"the input 'args' cannot be split into words: {exc}") from None
+    if serve := env.get("INPUT_SERVE", "").strip():
+        words += ["--serve", serve]
+    if (link := artifacts_url(env)) is not None:
+        words += ["--reports-url", link]
+    return words
+
+
+def artifacts_url(env: Mapping[str, str]) -> str | None:
+    """The run's page where its artifacts are listed, when the Action uploads the reports.
+
+    docs.github.com, "Store and share data with workflow artifacts": a run's artifacts are on its
+    summary page, `<server>/<owner>/<repo>/actions/runs/<run id>`.
+    """
+    if not env.get("INPUT_ARTIFACT", "").strip():
+        return None
+    parts = [env.get(name, "").strip() for name in _RUN_PAGE]
+    if not all(parts):
+        return None
+    server, repository, run_id = parts
+    return f"{server.rstrip('/')}/{repository}/actions/runs/{run_id}#artifacts"
 
 
 def _identity(path: Path) -> tuple[int, int, int] | None:

@@ -28,10 +28,12 @@ from auditor.config import AuditConfig, Target, TargetKind
 from auditor.errors import ExitCode, ReportWriteError, RunError, UsageError
 from auditor.flow.audit import AuditResult, audit
 from auditor.flow.ticker import OnProgress
+from auditor.net.remap import origin_rule
 from auditor.options.build import STDOUT
 from auditor.processes.event_loop import run_in_loop
 from auditor.processes.heap import keep_large_blocks_mapped
 from auditor.report.publish import report_path
+from auditor.urls import parse_http_url
 
 STDOUT_CHUNK_BYTES = 1 << 20
 
@@ -64,7 +66,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     to_stdout = STDOUT in (config.json, config.markdown)
     with _spool_folder(used=to_stdout) as spool:
         try:
-            result = run_in_loop(_run(config, demo=args.demo, look=look, spool=spool), config.loop)
+            run = _run(config, demo=args.demo, serve=args.serve, look=look, spool=spool)
+            result = run_in_loop(run, config.loop)
             if spool is None and args.keep is not None:
                 _keep_history(config, result, keep=args.keep)
         except (UsageError, RunError) as exc:  # auditor.errors says which exit code each one means
@@ -111,13 +114,18 @@ class _Look:
     progress: bool
 
 
-async def _run(config: AuditConfig, *, demo: bool, look: _Look, spool: Path | None) -> AuditResult:
+async def _run(
+    config: AuditConfig, *, demo: bool, serve: Path | None, look: _Look, spool: Path | None
+) -> AuditResult:
     stop = asyncio.Event()
     if spool is not None:
         config = await _spooled(config, spool)
     loop = asyncio.get_running_loop()
     stopping = stop_on_signals(stop, doing="stopping, writing the report", loop=loop)
     with stopping, _progress_bar(look) as on_progress:
+        if serve is not None:
+            async with _served(config, serve) as served:
+                return await audit(served, stop=stop, on_progress=on_progress)
         if not demo:
             return await audit(config, stop=stop, on_progress=on_progress)
         async with _demo_site() as (urls, ca_file):
@@ -126,6 +134,24 @@ async def _run(config: AuditConfig, *, demo: bool, look: _Look, spool: Path | No
             targets = tuple(Target("--demo", TargetKind.SITE, url) for url in urls)
             site = replace(config, targets=targets, ca_file=config.ca_file or ca_file)
             return await audit(site, stop=stop, on_progress=on_progress)
+
+
+@asynccontextmanager
+async def _served(config: AuditConfig, folder: Path) -> AsyncIterator[AuditConfig]:
+    """`--serve DIR`: the folder served on loopback, every URL target's origin remapped there.
+
+    The user's own --remap rules come first: one that names the same origin wins.
+    """
+    from auditor.demo.server import serve_folder  # noqa: PLC0415 - aiohttp's server
+
+    origins = dict.fromkeys(
+        parsed.origin
+        for target in config.targets
+        if target.path is None and (parsed := parse_http_url(target.url)) is not None
+    )
+    async with serve_folder(folder) as base:
+        rules = tuple(origin_rule(origin, base) for origin in origins)
+        yield replace(config, remap=(*config.remap, *rules))
 
 
 async def _spooled(config: AuditConfig, folder: Path) -> AuditConfig:

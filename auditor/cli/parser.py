@@ -131,4 +131,19 @@ def parse_command(argv: Sequence[str] | None) -> tuple[argparse.Namespace, Audit
         raise UsageError("give at least one TARGET, or --demo")
     # The demo site's URL is only known once its server runs: a placeholder until then.
     targets = (_DEMO_PLACEHOLDER,) if args.demo else targets_from(args.targets)
+    if args.serve is not None:
+        _check_serve(args.serve, targets, demo=args.demo)
     return args, config_from_values(vars(args), targets)
+
+
+def _check_serve(folder: Path, targets: tuple[Target, ...], *, demo: bool) -> None:
+    """UsageError unless `--serve` has a folder to serve and a site's URL to map onto it."""
+    if demo:
+        raise UsageError("--serve audits a built folder, --demo the demo site: give one of them")
+    if not folder.is_dir():
+        raise UsageError(f"--serve {folder}: not a folder (give the built site's, as public/)")
+    if all(target.path is not None for target in targets):
+        raise UsageError(
+            "--serve requests the site's URLs from the folder: give the site's URL as TARGET "
+            "(https://docs.example.com/, as the sitemap names it), not a file"
+        )

@@ -24,7 +24,9 @@ from auditor.flow.walk import Run
 from auditor.http_stack import usable_engine
 from auditor.models import TargetRecord
 from auditor.report.encode import Json
+from auditor.report.failing import FailingUrls
 from auditor.report.json_writer import JsonReportWriter
+from auditor.report.markdown import MAX_BYTES
 from auditor.report.publish import FinishedRun, open_outputs, publish, report_path
 from auditor.report.section import Section, placed
 from auditor.results.reach import outage, outage_text
@@ -87,7 +89,7 @@ async def audit(
     json_path = await report_path(config, started_at)
     async with contextlib.AsyncExitStack() as stack:
         # Before the report: a wing's file it cannot use is a usage error, and nothing is written.
-        opening = Opening(config, clock, started_at, json_path, stack)
+        opening = Opening(config, clock, started_at, json_path, stack, stop)
         wings = [wing for feature in WINGS if (wing := await feature.open(opening)) is not None]
         # An unusable state is a warning, and the run goes on as without one.
         state = await StateStore.load(config.state, clock=clock) if config.state else None
@@ -98,15 +100,21 @@ async def audit(
                 junit = await _junit_cases(config, json_path.parent)
             await stack.enter_async_context(junit)
         run = Run(config, clock, started_at, state=state, wings=wings, on_progress=on_progress)
-        records = [item for item in (csv, junit) if item is not None]
+        failing = FailingUrls(config.fail_on, budget_bytes=MAX_BYTES) if config.markdown else None
+        records = [item for item in (csv, junit, failing) if item is not None]
         complete, failed = await _walk_or_fail(run, writer, stop, records=records, csv=csv)
         if state is not None:  # an incomplete run keeps the entries of sitemaps it did not reach
             await state.save(complete=complete and not outage(run.targets))
         async with _discarded_on_failure(writer, csv):  # a wing's disk (the comparison's)
             ended = await _conclude(
-                run, wings, junit=junit, complete=complete, failed=failed, started=started
+                run,
+                wings,
+                outputs=(junit, failing),
+                complete=complete,
+                failed=failed,
+                started=started,
             )
-        html_path = await publish(writer, ended, junit=junit, csv=csv)
+        html_path = await publish(writer, ended, junit=junit, csv=csv, failing=failing)
     return AuditResult(
         run.summary,
         writer.path,
@@ -127,13 +135,17 @@ async def _conclude(
     run: Run,
     wings: Sequence[Wing],
     *,
-    junit: JunitCases | None,
+    outputs: tuple[JunitCases | None, FailingUrls | None],
     complete: bool,
     failed: bool,
     started: float,
 ) -> FinishedRun:
-    """The run's last counts (its targets), the wings' sections, its decision."""
+    """The run's last counts (its targets), the wings' sections, its decision.
+
+    `outputs`: the JUnit cases and the Markdown's failing URLs, told the targets too.
+    """
     summary, samples, config, marks = run.summary, run.samples, run.config, run.marks
+    junit, failing = outputs
     if marks is not None:
         run.targets = tuple(marks.mark_target(target) for target in run.targets)
     causes = outage(run.targets)  # no target answered at all (auditor.results.reach)
@@ -142,6 +154,8 @@ async def _conclude(
         samples.add_target(target)
         if junit is not None:
             junit.add_target(target, unreachable=bool(causes))
+        if failing is not None:
+            failing.add_target(target)
     ended = Conclusion(summary, samples, run.targets, complete)
     sections: list[Section] = []
     for wing in wings:
@@ -158,6 +172,7 @@ async def _conclude(
         stalled=run.stalled,
         unreachable=outage_text(causes) if causes else None,
         known=next((s.last_known for s in sections if s.last_known is not None), None),
+        clauses=tuple(clause for s in sections if (clause := s.clause) is not None),
     )
     return FinishedRun(
         config=config,
@@ -223,9 +238,11 @@ async def _junit_cases(config: AuditConfig, folder: Path) -> JunitCases:
     """`--junit`'s cases, spooled beside the report (made in a thread: it creates a file)."""
     from auditor.report.junit import JunitCases  # noqa: PLC0415 - only with --junit
 
-    return await asyncio.to_thread(
-        JunitCases, folder, config.fail_on, failures_only=config.junit_failures_only
-    )
+    def made() -> JunitCases:  # local sitemaps are named relative to the current folder
+        only = config.junit_failures_only
+        return JunitCases(folder, config.fail_on, failures_only=only, workspace=Path.cwd())
+
+    return await asyncio.to_thread(made)
 
 
 def _regressions(sections: Sequence[Section]) -> int | None:

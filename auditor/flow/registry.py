@@ -13,5 +13,7 @@ from auditor.wings.crawl.crawl_wing import FEATURE as CRAWL
 from auditor.wings.feature import Feature
 from auditor.wings.history.history_wing import FEATURE as HISTORY
 from auditor.wings.hreflang.hreflang_wing import FEATURE as HREFLANG
+from auditor.wings.logs.logs_wing import FEATURE as LOGS
 
-WINGS: tuple[Feature, ...] = (CRAWL, HREFLANG, BASELINE, HISTORY)
+# The logs after the history: they keep tables of their own in its file (Opening.shelf).
+WINGS: tuple[Feature, ...] = (CRAWL, HREFLANG, BASELINE, HISTORY, LOGS)

@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from auditor.checks.lastmod_rules import BehindPages
 from auditor.clock import Clock
-from auditor.config import AuditConfig, parse_helpers
+from auditor.config import AuditConfig
 from auditor.flow.ticker import OnProgress, tick
 from auditor.http_stack import Openers, check_engine, openers, reach_of, run_transport
 from auditor.models import TargetRecord
 from auditor.processes.event_loop import until_stopped
+from auditor.processes.shares import parse_helpers
 from auditor.processes.watchdog import Stalled, stall_window_s, waits_text, watch
 from auditor.results.dedup import UrlDedup
 from auditor.results.samples import Samples
@@ -163,6 +164,7 @@ class Run:
             samples=self.samples,
             observers=watching.observers,
             marks=watching.marks,
+            joins=watching.joins,
         )
 
     def _walker(

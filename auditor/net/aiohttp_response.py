@@ -16,6 +16,7 @@ from aiohttp.client_proto import ResponseHandler
 
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
+from auditor.net import causes
 from auditor.net.answer_head import collect_fields
 from auditor.net.transport import CHECK_FIELDS, ClosingResponse, Fields, Repeated
 
@@ -34,17 +35,27 @@ _ERROR_CODES: tuple[tuple[tuple[type[BaseException], ...], Code], ...] = (
 )
 
 
-def translate_error(exc: BaseException) -> FetchError:
-    """Map an aiohttp/OS exception to the most specific finding code."""
-    text = f"{type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+def translate_error(
+    exc: BaseException, *, host: str | None = None, timeout_s: float | None = None
+) -> FetchError:
+    """Map an aiohttp/OS exception to the most specific finding code, its cause in words.
+
+    `host`: the request's; `timeout_s`: the window a timeout ran out of (auditor.net.causes).
+    """
     if isinstance(exc, aiohttp.ClientConnectorError) and isinstance(
         exc.os_error, BlockedAddressError
     ):
         return FetchError(Code.NET_BLOCKED_ADDRESS, str(exc.os_error))
-    for classes, code in _ERROR_CODES:
-        if isinstance(exc, classes):
-            return FetchError(code, text)
-    return FetchError(Code.NET_PROTOCOL, text)
+    code = next((code for kinds, code in _ERROR_CODES if isinstance(exc, kinds)), Code.NET_PROTOCOL)
+    number = getattr(getattr(exc, "os_error", exc), "errno", None)  # a connection's OS error
+    broken = isinstance(exc, aiohttp.ClientPayloadError)
+    number = number if isinstance(number, int) else None
+    said = causes.cause_words(
+        code, str(exc), number=number, host=host, timeout_s=timeout_s, broken_body=broken
+    )
+    error = FetchError(code, said)
+    error.library = f"aiohttp: {type(exc).__name__}: {exc}"[:_MESSAGE_CHARS]
+    return error
 
 
 TRANSLATED = (aiohttp.ClientError, OSError, TimeoutError, ValueError)
@@ -99,8 +110,10 @@ def _watch(raw: aiohttp.ClientResponse) -> _BodyWatch | None:
 class AiohttpResponse(ClosingResponse):
     """An open response; read it with `read()`, then close it (`async with response:`)."""
 
-    def __init__(self, raw: aiohttp.ClientResponse) -> None:
+    def __init__(self, raw: aiohttp.ClientResponse, *, timeout_s: float | None = None) -> None:
+        """`timeout_s`: the window a read waits at most (a timeout says it)."""
         self._raw = raw
+        self._timeout_s = timeout_s
         self.status = raw.status
         self.headers: Mapping[str, str] = raw.headers
         self._watch = _watch(raw)
@@ -140,7 +153,7 @@ class AiohttpResponse(ClosingResponse):
         try:
             return await self._raw.content.readany()
         except TRANSLATED as exc:
-            raise translate_error(exc) from exc
+            raise translate_error(exc, timeout_s=self._timeout_s) from exc
         except RuntimeError as exc:
             # A body that breaks after its first piece was read (a bad chunk size, say) closes
             # the connection without marking the body failed; aiohttp's StreamReader then says
@@ -148,7 +161,7 @@ class AiohttpResponse(ClosingResponse):
             connection = self._raw.connection
             if connection is not None and not connection.closed:
                 raise  # not a broken body: our own misuse, which must show
-            raise FetchError(Code.NET_PROTOCOL, f"the body broke off: {exc}") from exc
+            raise FetchError(Code.NET_PROTOCOL, causes.BODY_BROKE_OFF) from exc
 
     def close(self) -> None:
         """Give the connection back when the body was read, else drop it."""

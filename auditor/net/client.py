@@ -26,6 +26,7 @@ from aiohttp.resolver import DefaultResolver
 from auditor.clock import SystemClock
 from auditor.codes import Code
 from auditor.errors import BlockedAddressError, FetchError
+from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed, ip_literal
 from auditor.net.aiohttp_response import TRANSLATED, AiohttpResponse, translate_error
 from auditor.net.body_pace import floored
@@ -43,7 +44,6 @@ __all__ = ["AiohttpResponse", "HttpClient", "Timeouts", "translate_error"]
 
 # Encodings `auditor.net.decompress` undoes; never "br", which would need another library.
 ACCEPT_ENCODING = "gzip, deflate"
-_MESSAGE_CHARS = 300
 
 
 class _Resolver(AbstractResolver):
@@ -162,9 +162,9 @@ class HttpClient:
             ):
                 return None
         except aiohttp.ClientConnectorCertificateError as exc:
-            return str(exc.certificate_error)[:_MESSAGE_CHARS]
+            return translate_error(exc).message
         except aiohttp.ClientSSLError as exc:
-            return str(exc)[:_MESSAGE_CHARS]
+            return causes.tls_words(str(exc))
         except (aiohttp.ClientError, OSError, TimeoutError):
             return None  # no certificate problem to speak of: the run's requests say what is
 
@@ -276,7 +276,7 @@ class HttpClient:
         host = urlsplit(url).hostname
         problem = dns_name_problem(host) if host else None
         if problem is not None:  # aiohttp would fail it before its resolver is asked
-            raise FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
+            raise FetchError(Code.NET_DNS, f"{causes.dns_words(host)} ({problem})")
         self._refuse_private_literal(host)
         timeout = self._timeouts.get(timeouts)
         if timeout is None:
@@ -301,8 +301,9 @@ class HttpClient:
                 async with asyncio.timeout(timeouts.idle_s):
                     raw = await request
         except TRANSLATED as exc:
-            raise translate_error(exc) from exc
-        return AiohttpResponse(raw)
+            waited = timeouts.idle_s if timeouts.idle_s is not None else timeouts.total_s
+            raise translate_error(exc, host=host, timeout_s=waited) from exc
+        return AiohttpResponse(raw, timeout_s=timeouts.idle_s or timeouts.total_s)
 
     def _refuse_private_literal(self, host: str | None) -> None:
         """Aiohttp never resolves an IP literal: the guard checks it here."""

@@ -24,6 +24,7 @@ import pycurl
 
 from auditor.codes import Code
 from auditor.errors import FetchError
+from auditor.net import causes
 from auditor.net.answer_head import check_fields, head_over_bounds
 from auditor.net.curl_handle import (
     ACCEPT_ENCODING,
@@ -369,7 +370,7 @@ class CurlTransport:
         if self._resolve is not None and not pin(handle, url, self._resolve):
             self._free.append(handle)
             host = urlsplit(url).hostname
-            loop.call_soon(done, FetchError(Code.NET_DNS, f"{host} cannot resolve"))
+            loop.call_soon(done, FetchError(Code.NET_DNS, causes.dns_words(host)))
             return None
         try:
             handle.prepare(sendable(url), verb, lines, timeouts, max_body, stream=stream)

@@ -21,6 +21,7 @@ import pycurl
 
 from auditor.codes import Code
 from auditor.errors import FetchError
+from auditor.net import causes
 from auditor.net.address_guard import Reach, address_allowed
 from auditor.net.answer_head import head_over_bounds
 from auditor.net.body_pace import FLOOR_BYTES_PER_S
@@ -256,12 +257,13 @@ class Handle:
         if code == E_BAD_CONTENT_ENCODING:
             self.body = []  # a page, not a sitemap: a broken encoding only hides its head
             return None
-        text = _text(code, self.message)
         if code == pycurl.E_OPERATION_TIMEDOUT:
             # lib/speedcheck.c's words when LOW_SPEED_LIMIT/LOW_SPEED_TIME ended it: the floor.
             kind = {"kind": "too_slow"} if "too slow" in self.message else {}
-            return FetchError(Code.NET_TIMEOUT, text, **kind)
-        return FetchError(Code.NET_PROTOCOL, text)  # a body that broke off or lied about itself
+            said = "too slow: below the floor" if kind else causes.timeout_words(None, self.message)
+            return _logged(self, FetchError(Code.NET_TIMEOUT, said, **kind))
+        # A body that broke off, or lied about its length.
+        return _logged(self, FetchError(Code.NET_PROTOCOL, causes.BODY_BROKE_OFF))
 
 
 def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
@@ -281,19 +283,25 @@ def _trace_transfer(curl: Any, code: int, total_s: float) -> None:
     )  # fmt: skip
 
 
-def _text(code: int, message: str) -> str:
-    # libcurl may leave its error buffer empty (CURLE_TOO_LARGE): its generic text then.
-    return f"libcurl error {code}: {message or pycurl.easy_strerror(code)}"[:_MESSAGE_CHARS]
+def _logged(handle: Handle, error: FetchError) -> FetchError:
+    """`error`, with libcurl's own words for it (the policy logs them under -v, never kept)."""
+    said = handle.message or pycurl.easy_strerror(handle.code)  # empty: CURLE_TOO_LARGE
+    error.library = f"libcurl error {handle.code}: {said}"[:_MESSAGE_CHARS]
+    return error
 
 
 def failure(handle: Handle) -> FetchError:
-    """The FetchError for a transfer that gave no whole head."""
-    code, text = handle.code, _text(handle.code, handle.message)
+    """The FetchError for a transfer that gave no whole head, its cause in words."""
+    code = handle.code
     if code == pycurl.E_COULDNT_CONNECT and handle.blocked is not None and not handle.opened:
         return FetchError(Code.NET_BLOCKED_ADDRESS, f"{handle.blocked} is a private address")
     if head_over_bounds(handle.head.getvalue()):  # what aiohttp refuses as soon as it reads it
-        return FetchError(Code.NET_PROTOCOL, f"{text} (an answer head over the bounds)")
-    return FetchError(_CODES.get(code, Code.NET_PROTOCOL), text)
+        return _logged(handle, FetchError(Code.NET_PROTOCOL, "an answer head over the bounds"))
+    finding = _CODES.get(code, Code.NET_PROTOCOL)  # the OS's errno says a refusal, not its text
+    number = handle.curl.getinfo(pycurl.OS_ERRNO) if code == pycurl.E_COULDNT_CONNECT else None
+    said = handle.message or pycurl.easy_strerror(code)
+    words = causes.cause_words(finding, said, number=number)
+    return _logged(handle, FetchError(finding, words))
 
 
 def refused(exc: Exception) -> FetchError:

@@ -14,6 +14,7 @@ import pycurl
 
 from auditor.codes import Code
 from auditor.errors import FetchError
+from auditor.net import causes
 from auditor.net.curl_handle import Handle
 from auditor.net.redirects import encoded_url
 from auditor.net.transport import ConnectionPolicy
@@ -59,10 +60,10 @@ class HeaderLines:
     def _lines_for_host(self, url: str) -> list[str] | FetchError:
         host = urlsplit(url).hostname or ""
         if host == "invalid" or host.endswith(".invalid"):  # RFC 6761 §6.4: never looked up
-            return FetchError(Code.NET_DNS, f"{host} cannot resolve (RFC 6761)")
+            return FetchError(Code.NET_DNS, causes.dns_words(host))
         problem = dns_name_problem(host) if host else None
         if problem is not None:  # as aiohttp's transport says it: no resolver takes it
-            return FetchError(Code.NET_DNS, f"{host} cannot resolve: {problem}")
+            return FetchError(Code.NET_DNS, f"{causes.dns_words(host)} ({problem})")
         hosts = self._header_hosts
         lines = self._lines if self._lines and (hosts is None or host in hosts) else []
         if self._by_origin:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pycurl
 
 from auditor.errors import FetchError
+from auditor.net import causes
 from auditor.net.curl_handle import Handle
 from auditor.net.curl_loop import CurlLoop
 from auditor.net.curl_response import CurlResponse
@@ -27,7 +28,6 @@ from auditor.net.transport import (
 if TYPE_CHECKING:
     from auditor.net.curl_client import CurlTransport
 
-_MESSAGE_CHARS = 300
 _TLS_ERRORS = frozenset(
     getattr(pycurl, name)
     for name in dir(pycurl)
@@ -107,7 +107,7 @@ async def certificate_problem(
             curl.remove(handle.curl)
         handle.curl.close()
     if code in _TLS_ERRORS:
-        return (message or pycurl.easy_strerror(code))[:_MESSAGE_CHARS]
+        return causes.tls_words(message or pycurl.easy_strerror(code))
     return None
 
 

@@ -24,6 +24,7 @@ from auditor.models import AlreadyRead, Finding, Redirect
 from auditor.net.host_gate import HostGate
 from auditor.net.pacer import MAX_HOSTS
 from auditor.net.redirects import is_redirect, next_hop
+from auditor.net.remap import NO_REMAP, Remap
 from auditor.net.retry import RETRY_STATUSES, backoff_s, retry_after_s
 from auditor.net.transport import Answer, Began, Done, Response, Timeouts, Transport
 from auditor.urls import netloc_of, parse_http_url
@@ -85,6 +86,9 @@ class Requests:
     gate: HostGate
     clock: Clock
     rng: random.Random
+    # Where each request goes (`--remap`), applied where a URL is handed to the transport;
+    # everything else (hosts' slots, redirects, findings) is of the URL as named.
+    remap: Remap = NO_REMAP
     head_refused: set[str] = field(default_factory=set)  # hosts that answered HEAD 405 or 501
     logged: bool = field(default_factory=lambda: log.isEnabledFor(logging.INFO))  # -v, once
 
@@ -221,17 +225,22 @@ class Fetch(Generic[R]):
             )
             self._failed(error)
             return
+        url = self.url
+        if requests.remap:
+            try:
+                url = requests.remap.requested(url)
+            except ValueError as exc:  # a rule made it no URL: the request cannot go
+                self._failed(FetchError(Code.LOC_INVALID, str(exc)))
+                return
         headers = self._headers if not self.chain else None
         transport, timeouts = requests.transport, requests.policy.timeouts
         if self.stream:
             began = cast("Began", self._answered)
-            transport.begin(
-                self.url, verb=self._verb, headers=headers, timeouts=timeouts, done=began
-            )
+            transport.begin(url, verb=self._verb, headers=headers, timeouts=timeouts, done=began)
         else:
             max_body = self._max_body if self._verb == "GET" else 0
             transport.send(
-                self.url,
+                url,
                 verb=self._verb,
                 headers=headers,
                 max_body=max_body,
@@ -269,7 +278,7 @@ class Fetch(Generic[R]):
     def _failed(self, error: FetchError) -> None:
         """No answer: another try when it may help, else the end of this fetch."""
         requests = self.requests
-        self._trace(error.code)
+        self._trace(_said(error))
         requests.gate.release(self._host)
         retry = not isinstance(error, GivenUpError)
         if retry and error.code in FAILURE_CODES:
@@ -352,3 +361,8 @@ class Fetch(Generic[R]):
             took_ms = round((requests.clock.monotonic() - self._started) * 1000)
             line = "%s %s -> %s in %d ms (try %d, waited %.2f s for the host)"
             log.info(line, self._verb, self.url, outcome, took_ms, self.attempt + 1, self.waited_s)
+
+
+def _said(error: FetchError) -> str:
+    """A failure as -v traces it: its code, and the library's own text where there is one."""
+    return f"{error.code} ({error.message}; {error.library})" if error.library else error.code

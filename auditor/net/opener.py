@@ -16,6 +16,7 @@ from auditor.config import Method
 from auditor.models import AlreadyRead, Finding, Redirect
 from auditor.net.fetch import Fetch, FetchPolicy, HopCheck, Requests
 from auditor.net.host_gate import HostGate
+from auditor.net.remap import NO_REMAP, Remap
 from auditor.net.transport import Response, Transport
 
 __all__ = ["FetchPolicy", "HopCheck", "Opened", "Opener", "Refused"]
@@ -52,8 +53,14 @@ class Opener:
         clock: Clock,
         rng: random.Random,
         gate: HostGate,
+        remap: Remap = NO_REMAP,
     ) -> None:
-        self._requests = Requests(transport, policy, gate, clock, rng)
+        """Open through `transport`, paced and limited by `gate`.
+
+        `remap`: where each request goes (`--remap`), applied where a URL is handed to the
+        transport; everything else (hosts' slots, redirects, findings) is of the URL as named.
+        """
+        self._requests = Requests(transport, policy, gate, clock, rng, remap)
 
     async def open(
         self,

@@ -99,14 +99,31 @@ PERMANENT_STATUSES = frozenset({301, 308})
 def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[Finding]:
     """What a followed redirect chain from `loc` to `final_url` tells.
 
+    One finding says that the URL moved (docs/explanation/rules.md#redirects): redirect.other_host
+    when it ends on another host, its detail carrying what redirect.permanent or .temporary
+    would (the first status, the hops, whether every hop is permanent); else one of those two.
     See docs/reference/codes.md#redirect.
     """
     if not chain:
         return []
     hops = len(chain)
     permanent = all(hop.status in PERMANENT_STATUSES for hop in chain)
-    kind = Code.REDIRECT_PERMANENT if permanent else Code.REDIRECT_TEMPORARY
-    found = [finding(kind, url=loc, to=final_url, status=chain[0].status, hops=hops)]
+    first, last = parse_http_url(loc), parse_http_url(final_url)
+    elsewhere = first is not None and last is not None and _place(first) != _place(last)
+    if elsewhere and last is not None:
+        moved = finding(
+            Code.REDIRECT_OTHER_HOST,
+            url=loc,
+            to=final_url,
+            host=last.host,
+            status=chain[0].status,
+            hops=hops,
+            permanent=permanent,
+        )
+    else:
+        kind = Code.REDIRECT_PERMANENT if permanent else Code.REDIRECT_TEMPORARY
+        moved = finding(kind, url=loc, to=final_url, status=chain[0].status, hops=hops)
+    found = [moved]
     if hops > 1:
         found.append(finding(Code.REDIRECT_CHAIN, url=loc, to=final_url, hops=hops))
     steps = [hop.url for hop in chain] + [final_url]
@@ -114,17 +131,29 @@ def chain_findings(loc: str, chain: Sequence[Redirect], final_url: str) -> list[
         if before.startswith("https:") and after.startswith("http:"):
             found.append(finding(Code.REDIRECT_HTTPS_DOWNGRADE, url=loc, hop=before, to=after))
             break
-    first, last = parse_http_url(loc), parse_http_url(final_url)
-    if first is not None and last is not None:
-        if _place(first) != _place(last):
-            found.append(finding(Code.REDIRECT_OTHER_HOST, url=loc, to=final_url, host=last.host))
-        # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft
-        # 404 errors"; docs/explanation/rules.md#soft-404): the page is gone, and the sitemap
-        # says not. The home page's own index document (/index.html) sent to / is the home
-        # page, canonicalised.
-        if not _is_home(first) and not _is_home_index(first) and _is_home(last):
-            found.append(finding(Code.REDIRECT_TO_ROOT, url=loc, to=final_url))
+    # Google treats a deep URL sent to the home page as a soft 404 (Search Central, "Soft 404
+    # errors"; docs/explanation/rules.md#soft-404): the page is gone, and the sitemap says not.
+    # The home page's own index document (/index.html) sent to / is the home page, canonicalised.
+    deep = first is not None and not _is_home(first) and not _is_home_index(first)
+    if deep and last is not None and _is_home(last):
+        found.append(finding(Code.REDIRECT_TO_ROOT, url=loc, to=final_url))
     return found
+
+
+# What redirect.other_host stands for since it is the one finding of a URL moved to another
+# host: a report made before holds these codes beside it, for the same URL.
+_FOLDED_INTO_OTHER_HOST = frozenset({Code.REDIRECT_PERMANENT.value, Code.REDIRECT_TEMPORARY.value})
+
+
+def codes_as_reported_now(codes: set[str]) -> set[str]:
+    """A URL's codes as this version reports them, from a report made by any version.
+
+    A URL moved to another host was redirect.other_host and redirect.permanent (or .temporary)
+    in reports made before its one finding: compared as is, the second would read as fixed.
+    """
+    if Code.REDIRECT_OTHER_HOST.value in codes and not codes.isdisjoint(_FOLDED_INTO_OTHER_HOST):
+        return codes - _FOLDED_INTO_OTHER_HOST
+    return codes
 
 
 def _is_home(url: HttpUrl) -> bool:

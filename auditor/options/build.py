@@ -24,7 +24,8 @@ from auditor.discovery.targets import parse_target
 from auditor.errors import UsageError
 from auditor.files import not_a_file, read_input
 from auditor.limits import MAX_CA_FILE_BYTES
-from auditor.options.row import FIELDS
+from auditor.net.remap import parse_rule
+from auditor.options.row import FIELDS, Group
 from auditor.options.table import OPTIONS
 from auditor.urls import parse_http_url
 
@@ -85,6 +86,30 @@ def _check_values(values: Values) -> None:
         except ValueError as exc:
             raise UsageError(f"bad regular expression {pattern!r}: {exc}") from None
     _check_crawl(values)
+    _check_remote(values)
+    _check_logs(values)
+
+
+def _check_remote(values: Values) -> None:
+    """UsageError for a `--remap` rule that is none, or a `--reports-url` that is no URL."""
+    for rule in values["remap"]:
+        try:
+            parse_rule(rule)
+        except ValueError as exc:
+            raise UsageError(f"--remap {rule!r}: {exc}") from None
+    url = values["reports_url"]
+    if url is not None and parse_http_url(url) is None:
+        raise UsageError(f"--reports-url wants an absolute http(s) URL, not {url!r}")
+
+
+def _check_logs(values: Values) -> None:
+    """UsageError for an access logs' option without access logs."""
+    if values["access_log"]:
+        return
+    for option in OPTIONS:
+        given = values[option.dest] != option.default_value()
+        if option.group is Group.LOGS and option.dest != "access_log" and given:
+            raise UsageError(f"{option.flag} needs --access-log (the logs it reads)")
 
 
 def _check_crawl(values: Values) -> None:

@@ -7,7 +7,8 @@ one table. An option of an AuditConfig field takes its default and range from th
 
 from __future__ import annotations
 
-from auditor.config import Engine, EventLoop, FailOn, Method
+from auditor.config import EventLoop, FailOn
+from auditor.options.request_rows import REQUEST
 from auditor.options.row import (
     COMMAND_ONLY,
     CONFIG_ONLY,
@@ -98,6 +99,14 @@ CORE: tuple[Option, ...] = (
         metavar="PATH",
     ),
     Option(
+        "reports-url",
+        _G.OUTPUT,
+        "where readers find the reports (a CI run's artifacts): the Markdown summary links there",
+        Kind.TEXT,
+        RUN_OUTPUT,
+        metavar="URL",
+    ),
+    Option(
         "print-schema",
         _G.OUTPUT,
         "print a JSON schema and exit: the report's (default) or the fleet summary's",
@@ -143,115 +152,7 @@ CORE: tuple[Option, ...] = (
         CONFIG_ONLY,
     ),
     # --- what to request
-    Option("no-check", _G.REQUEST, "validate the sitemaps only", Kind.FLAG),
-    Option(
-        "method",
-        _G.REQUEST,
-        "%(default)s (default): reads each page's head; head: status only",
-        Kind.CHOICE,
-        choices=choices(Method),
-        checks_only=True,
-        absent_none=True,
-    ),
-    Option(
-        "engine",
-        _G.REQUEST,
-        "for URL checks (%(default)s)",
-        Kind.CHOICE,
-        choices=choices(Engine),
-    ),
-    Option(
-        "include",
-        _G.REQUEST,
-        "check matching URLs",
-        metavar="REGEX",
-        repeat=True,
-        checks_only=True,
-    ),
-    Option(
-        "exclude",
-        _G.REQUEST,
-        "skip matching URLs",
-        metavar="REGEX",
-        repeat=True,
-        checks_only=True,
-    ),
-    Option(
-        "sample",
-        _G.REQUEST,
-        "check a random sample of N URLs",
-        Kind.NUMBER,
-        metavar="N",
-        checks_only=True,
-    ),
-    Option(
-        "timeout",
-        _G.REQUEST,
-        "per request (default %(default)s)",
-        Kind.NUMBER,
-        metavar="S",
-        setting="timeout_s",
-        absent_none=True,
-    ),
-    Option(
-        "retries",
-        _G.REQUEST,
-        "for 429, 5xx, timeouts, resets (default %(default)s)",
-        Kind.NUMBER,
-        metavar="N",
-        absent_none=True,
-    ),
-    Option(
-        "max-redirects",
-        _G.REQUEST,
-        "hops followed (%(default)s)",
-        Kind.NUMBER,
-        metavar="N",
-    ),
-    Option(
-        "slow",
-        _G.REQUEST,
-        "url.slow above S seconds (default %(default)s)",
-        Kind.NUMBER,
-        metavar="S",
-        setting="slow_s",
-        checks_only=True,
-        absent_none=True,
-    ),
-    Option("user-agent", _G.REQUEST, "default %(default)s", metavar="S", absent_none=True),
-    Option(
-        "robots-agent",
-        _G.REQUEST,
-        "robots.txt and noindex as (%(default)s)",
-        metavar="NAME",
-    ),
-    Option(
-        "header",
-        _G.REQUEST,
-        "to targets' hosts",
-        metavar="'Name: value'",
-        repeat=True,
-        setting="headers",
-    ),
-    Option(
-        "ca-file",
-        _G.REQUEST,
-        "also trust this CA (a staging site's)",
-        Kind.PATH,
-        metavar="PATH",
-    ),
-    Option(
-        "insecure",
-        _G.REQUEST,
-        "verify no TLS certificate (a target's failing one is still reported)",
-        Kind.FLAG,
-    ),
-    Option(
-        "allow-private",
-        _G.REQUEST,
-        "allow private and link-local addresses",
-        Kind.FLAG,
-    ),
+    *REQUEST,
     # --- politeness
     Option(
         "concurrency",

@@ -58,6 +58,7 @@ class Group(StrEnum):
     PROCESSES = "processes"
     MONITORING = "monitoring"
     BIG_SITES = "big sites"
+    LOGS = "access logs (Googlebot)"
     FLEET = "fleet"
 
 

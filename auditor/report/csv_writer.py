@@ -46,6 +46,10 @@ URL_COLUMNS = (
     "crawl_depth",
     "linked_from",
     "page_links",
+    "googlebot_hits",
+    "googlebot_last",
+    "googlebot_last_status",
+    "crawlers",
 )
 FINDING_COLUMNS = ("code", "severity", "url", "sitemap", "line", "message", "detail")
 FLUSH_CHARS = 1 << 20  # buffer rows and write in large pieces: each write is a thread hop
@@ -169,6 +173,7 @@ class CsvWriter:
                 utc_text(check.checked_at) if check and check.checked_at is not None else None,
                 "true" if check is not None and check.carried else None,
                 *_crawl_cells(record),
+                *_log_cells(record),
             )
         )
         for item in findings:
@@ -228,6 +233,15 @@ def _crawl_cells(record: UrlRecord) -> tuple[Cell, Cell, Cell]:
     if crawl is None:
         return None, None, None
     return crawl.depth, _safe(crawl.linked_from), crawl.links
+
+
+def _log_cells(record: UrlRecord) -> tuple[Cell, Cell, Cell, Cell]:
+    """googlebot_hits, googlebot_last, googlebot_last_status, crawlers (--access-log)."""
+    facts = record.crawl_log
+    if facts is None:
+        return None, None, None, None
+    last = utc_text(facts.last) if facts.last is not None else None
+    return facts.hits, last, facts.last_status, " ".join(facts.bots) or None
 
 
 def _safe(text: str | None) -> str | None:

@@ -58,6 +58,7 @@ class ReportedUrl:
     not_indexable: NotIndexable | None = None  # why it cannot be indexed (checked URLs only)
     checked_at: str | None = None  # with --history: when its verdict's request was made
     carried: bool = False  # with --history: an earlier run's verdict, not requested this run
+    crawl_log: Mapping[str, Any] | None = None  # with --access-log: the report's `crawl_log`
 
     @property
     def indexability(self) -> Indexability:
@@ -195,6 +196,7 @@ def url_of(obj: Obj) -> ReportedUrl:
             reason_of(get("indexability_reason")),
             get("checked_at"),
             bool(get("carried")),
+            get("crawl_log"),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ReportReadError(f"a urls[] entry this version cannot read ({exc!r})") from None

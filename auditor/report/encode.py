@@ -11,7 +11,9 @@ SCHEMA_VERSION changelog (fields are only ever added within a version):
      urls[].carried (a verdict carried forward from an earlier run), urls[].not_modified
      (answered 304), summary.history; urls[].crawl and summary.coverage (with --crawl), and
      urls[] entries of pages only the crawl found (`sitemaps` empty); unreachable (no target
-     answered at all: an outage, never a baseline).
+     answered at all: an outage, never a baseline); urls[].remapped and sitemaps[].remapped
+     (with --remap or --serve: where the requests went); urls[].crawl_log and summary.logs
+     (with --access-log).
 
 See docs/reference/report.md.
 """
@@ -93,14 +95,8 @@ def record_json(record: UrlRecord) -> Json:
         out["priority"] = record.priority
     if record.alternate_of is not None:
         out["alternate_of"] = record.alternate_of
-    crawl = record.crawl
-    if crawl is not None:
-        out["crawl"] = {
-            "depth": crawl.depth,
-            "linked_from": crawl.linked_from,
-            "links": crawl.links,
-            "requested": crawl.requested,
-        }
+    if record.crawl is not None or record.crawl_log is not None:
+        out.update(_crawled(record))
     facts = record.extensions
     if facts is not None:
         out["extensions"] = extensions_json(facts)
@@ -168,6 +164,30 @@ def checked_json(item: Checked) -> Json:
     out["indexability"] = "indexable"
     out["indexability_reason"] = None
     out["findings"] = []
+    return out
+
+
+def _crawled(record: UrlRecord) -> Json:
+    """What the crawl (`crawl`) and the access logs (`crawl_log`) say of the URL, if anything."""
+    out: Json = {}
+    crawl = record.crawl
+    if crawl is not None:
+        out["crawl"] = {
+            "depth": crawl.depth,
+            "linked_from": crawl.linked_from,
+            "links": crawl.links,
+            "requested": crawl.requested,
+        }
+    logged = record.crawl_log
+    if logged is not None:
+        out["crawl_log"] = {
+            "hits": logged.hits,
+            "last": utc_text(logged.last) if logged.last is not None else None,
+            "last_status": logged.last_status,
+            "bots": list(logged.bots),
+            "bing_hits": logged.bing_hits,
+            "errors": logged.errors,
+        }
     return out
 
 

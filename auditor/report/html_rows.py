@@ -100,7 +100,7 @@ class ExampleLine:
     message: str
     detail: str
     indexability: str | None  # its URL's: indexable, not_indexable, not_checked
-    indexability_label: str  # as shown: "indexable", "noindex (meta)", "not checked"
+    indexability_label: str  # as shown: "indexable", "noindex_meta", "not_checked"
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,12 +219,15 @@ def example_line(example: Example) -> ExampleLine:
 
 
 def indexability_label(verdict: Indexability | None, reason: NotIndexable | None) -> str:
-    """How the report says a URL's indexability: `indexable`, `noindex (meta)`, `not checked`."""
+    """How the report says a URL's indexability: `indexable`, `noindex_meta`, `not_checked`.
+
+    The values of the report's JSON: one spelling everywhere (NotIndexable.label).
+    """
     if verdict is None:
         return ""
     if reason is not None:
         return reason.label
-    return verdict.value.replace("_", " ")
+    return verdict.value
 
 
 def _detail_value(value: Text) -> str:

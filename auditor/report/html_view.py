@@ -62,7 +62,7 @@ class ReportView:
     tool: str
     complete: bool
     verdict: Verdict
-    fail_on: str
+    gate: str  # the gate that fired, or those in force (auditor.results.gates)
     cards: tuple[Card, ...]
     fix_first: tuple[CodeRow, ...]  # every code of the run, worst first
     fix_first_shown: int  # the rest are folded
@@ -86,13 +86,14 @@ class ReportView:
 class RunFacts:
     """What the report says about the run itself."""
 
-    title: str  # the first target's label (a host name)
+    title: str  # the first target's title (Target.title: a host name, or a file as given)
     generated_at: datetime
     tool: str
     complete: bool
     duration_s: float
     config: Json  # as in the JSON report: header values redacted
     json_name: str  # the JSON report's file name, beside the HTML
+    gate: str = ""  # the gate that fired, or those in force (auditor.results.gates)
 
 
 def build_view(
@@ -116,7 +117,7 @@ def build_view(
         tool=facts.tool,
         complete=facts.complete,
         verdict=verdict,
-        fail_on=str(facts.config.get("fail_on", "")),
+        gate=facts.gate,
         cards=_cards(summary, samples, facts.duration_s),
         fix_first=_fix_first(summary, new_codes or {}),
         fix_first_shown=FIX_FIRST_SHOWN,
@@ -153,10 +154,14 @@ def _cards(summary: Summary, samples: Samples, duration_s: float) -> tuple[Card,
     cards.append(
         Card("Sitemaps", f"{run.sitemaps:,}", f"{erring:,} with errors", "plain", bool(erring))
     )
-    checked = f"{summary.checked:,} checked, {run.urls_with_errors:,} with errors"
-    cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain", bool(run.urls_with_errors)))
     verdicts = summary.indexability
     judged = verdicts[Indexability.INDEXABLE] + verdicts[Indexability.NOT_INDEXABLE]
+    # The card counts listed URLs: those checked among them, never more than it shows; the
+    # hreflang alternates no sitemap lists are checked too, and said apart.
+    checked = f"{judged:,} checked, {run.urls_with_errors:,} with errors"
+    if extra := summary.checked - judged:
+        checked += f"; {extra:,} unlisted alternate{'' if extra == 1 else 's'} checked too"
+    cards.append(Card("URLs", f"{summary.urls:,}", checked, "plain", bool(run.urls_with_errors)))
     if judged:
         missing = verdicts[Indexability.NOT_INDEXABLE]
         note = f"{missing:,} listed URLs cannot be indexed" if missing else "every checked URL"

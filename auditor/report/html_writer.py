@@ -12,13 +12,14 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+import re
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
 
 import jinja2
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
@@ -52,7 +53,37 @@ def html_environment(package: str) -> jinja2.Environment:
         lstrip_blocks=True,
     )
     environment.filters["num"] = lambda n: f"{n:,}"
+    environment.filters["breakable"] = breakable
+    environment.filters["plural"] = plural
     return environment
+
+
+def plural(count: int, noun: str) -> str:
+    """`1 document`, `2,000 documents`."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
+def breakable(text: str) -> Markup:
+    """A URL, escaped, in its parts: a line breaks between them, inside one only if it must.
+
+    A `<wbr>` after each run of slashes and before the query marks where a line may break. A
+    part a browser could break inside on its own (after a `-`, say) is a span the CSS keeps
+    whole unless it is wider than its line: `/p/100` never shows as `/p/10` and `0`, nor
+    `archive-index.xml` as `archive-` and `index.xml`.
+    """
+    parts = (part for part in _PARTS.split(text) if part)
+    shown = (
+        f"<span>{escape(part)}</span>" if _BREAKS_INSIDE.search(part) else str(escape(part))
+        for part in parts
+    )
+    return Markup("<wbr>".join(shown))  # noqa: S704 - every part escaped above
+
+
+# Where a URL's parts meet: after a run of slashes, before its query.
+_PARTS = re.compile(r"(?<=/)(?!/)|(?=\?)")
+# A part of letters, digits, dots and the scheme's colon offers a browser no place to break
+# (UAX #14); any other character may (`-`, `=`, `_` beside them, a space, a non-ASCII letter).
+_BREAKS_INSIDE = re.compile(r"[^A-Za-z0-9.:/]")
 
 
 def _qualified(name: str) -> str | None:

@@ -23,6 +23,7 @@ from aiofiles.threadpool.binary import AsyncBufferedIOBase
 from auditor.errors import ReportError, ReportWriteError
 from auditor.files import create_new, hidden_stem
 from auditor.models import RunFindings, SitemapRecord, UrlRecord
+from auditor.net.remap import NO_REMAP, Remap
 from auditor.report.encode import Json, dumps, finding_json, sitemap_json, url_json
 from auditor.sitemap.plain_urls import Checked, Listed
 
@@ -86,8 +87,10 @@ class _Spool:
 class JsonReportWriter:
     """Streams `sitemaps[]` and `urls[]` records; `commit()` publishes the report atomically."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, *, remap: Remap = NO_REMAP) -> None:
+        """The report at `path`; `remap`: where --remap sent the requests, said beside each URL."""
         self.path = path
+        self._remap = remap
         self._sitemaps = _Spool(path, ".sitemaps.part")
         self._urls = _Spool(path, ".urls.part")
         self._temporary: Path | None = None  # the report assembled, before its rename
@@ -108,11 +111,26 @@ class JsonReportWriter:
 
     def add_url(self, record: UrlRecord | Listed | Checked) -> None:
         """Append one `urls[]` entry (buffered)."""
-        self._urls.add(url_json(record))
+        entry = url_json(record)
+        if self._remap:  # a checked URL's request: a record's with a check, a Checked tuple's
+            if isinstance(record, Checked):
+                self._beside(entry, record.listed.loc)
+            elif isinstance(record, UrlRecord) and record.check is not None:
+                self._beside(entry, record.loc)
+        self._urls.add(entry)
 
     def add_sitemap(self, record: SitemapRecord) -> None:
         """Append one `sitemaps[]` entry (buffered)."""
-        self._sitemaps.add(sitemap_json(record))
+        entry = sitemap_json(record)
+        if self._remap:
+            self._beside(entry, record.url)
+        self._sitemaps.add(entry)
+
+    def _beside(self, entry: Json, url: str) -> None:
+        """`remapped`: where the request for the URL the site names went (--remap, --serve)."""
+        shown = self._remap.shown(url)
+        if shown is not None:
+            entry["remapped"] = shown
 
     def add_run_findings(self, item: RunFindings) -> None:
         """Findings about the run's URLs taken together: `run_findings[]`, the count left out."""

@@ -35,6 +35,7 @@ from auditor.models import (
     TargetRecord,
     UrlRecord,
 )
+from auditor.report.places import case_file, class_name
 from auditor.report.section import Regression, RegressionSource
 from auditor.results.reach import unreached_finding
 
@@ -64,9 +65,20 @@ class JunitCases:
     one per sitemap. An async context manager: the spool goes when the run is done.
     """
 
-    def __init__(self, folder: Path, fail_on: FailOn, *, failures_only: bool = False) -> None:
-        """A spool in `folder` (the report's); cases fail at `fail_on`."""
+    def __init__(
+        self,
+        folder: Path,
+        fail_on: FailOn,
+        *,
+        failures_only: bool = False,
+        workspace: Path | None = None,
+    ) -> None:
+        """A spool in `folder` (the report's); cases fail at `fail_on`.
+
+        `workspace`: local sitemaps are named relative to it in `file` (a CI job's checkout).
+        """
         self._fail_on = fail_on
+        self.workspace = workspace
         self._failures_only = failures_only
         self._suites: dict[str, SuiteCounts] = {}  # by sitemap URL, in the order first seen
         self._ids: dict[str, int] = {}
@@ -177,7 +189,8 @@ class JunitCases:
             self._ids[suite] = len(self._ids)
         counts.tests += 1
         counts.failures += bool(failing or counted)
-        xml = case_xml(suite, name, failing, counted, file=file, line=line)
+        where = case_file(file, workspace=self.workspace)
+        xml = case_xml(suite, name, failing, counted, file=where, line=line)
         key = f"{kind}{_SEP}{name}" if failing or counted else None
         if suite in self._memory:
             self._memory[suite].append((xml, key))
@@ -286,7 +299,7 @@ def case_xml(
     where = (f" file={quoteattr(xml_text(file))}" if file else "") + (
         f' line="{line}"' if line is not None else ""
     )
-    classname = quoteattr(xml_text(f"sitemap-audit.{suite}"))
+    classname = quoteattr(xml_text(class_name(suite)))
     head = f"<testcase classname={classname} name={quoteattr(xml_text(name))}{where}"
     if not failing and not counted:
         return head + "/>"
@@ -303,9 +316,9 @@ def case_xml(
     )
 
 
-def regression_case(item: Regression) -> str:
+def regression_case(item: Regression, *, workspace: Path | None = None) -> str:
     """One regression as a failing case: `URL code`, its sitemap as `file`, its line."""
-    where = item.sitemap if item.kind == "url" else item.subject
+    where = case_file(item.sitemap if item.kind == "url" else item.subject, workspace=workspace)
     lines = [f"{code}: new since the baseline" for code in item.codes]
     if item.verdict is not None:
         lines.append(f"became not indexable: {NotIndexable(item.verdict).label}")
@@ -357,7 +370,10 @@ def _write(
         for counts, xml in cases.suites():
             _write_suite(out, counts, xml)
         if regressions is not None:
-            rows = (regression_case(item) for item in regressions.regression_rows())
+            rows = (
+                regression_case(item, workspace=cases.workspace)
+                for item in regressions.regression_rows()
+            )
             count = regressions.regressions
             _write_suite(out, SuiteCounts(f"{REGRESSION}s", count, count), rows)
         out.write(b"</testsuites>\n")

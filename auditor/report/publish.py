@@ -19,14 +19,18 @@ from auditor.config import AuditConfig
 from auditor.errors import ReportWriteError
 from auditor.files import write_atomically
 from auditor.models import TargetRecord
+from auditor.net.remap import Remap
 from auditor.report.csv_writer import CsvWriter
 from auditor.report.encode import TOOL, Json, config_json, head_json, target_json
+from auditor.report.failing import FailingUrls
 from auditor.report.html_view import RunFacts, build_view
 from auditor.report.html_writer import write_html
 from auditor.report.json_writer import JsonReportWriter
 from auditor.report.junit import JunitCases, write_junit
-from auditor.report.markdown import Where, markdown_summary
+from auditor.report.markdown import Gates, Where, markdown_summary
+from auditor.report.places import shown_place
 from auditor.report.section import RegressionSource, Section, placed
+from auditor.results.gates import gate_sentence
 from auditor.results.reach import unreached
 from auditor.results.samples import Samples
 from auditor.results.summary import Summary
@@ -73,7 +77,7 @@ async def open_outputs(
 
     ReportError when a folder cannot be written; then neither leaves a file behind.
     """
-    writer = JsonReportWriter(json_path)
+    writer = JsonReportWriter(json_path, remap=Remap.of(config.remap))
     await writer.open()
     if config.csv is None:
         return writer, None
@@ -98,8 +102,12 @@ async def publish(
     *,
     junit: JunitCases | None,
     csv: CsvWriter | None = None,
+    failing: FailingUrls | None = None,
 ) -> Path:
-    """Write every output of the run (ReportWriteError when one fails); the HTML report's path."""
+    """Write every output of the run (ReportWriteError when one fails); the HTML report's path.
+
+    `failing`: what fails the run, gathered for the Markdown summary (with --markdown).
+    """
     config = run.config
     if csv is not None:  # streamed during the run; the targets' findings are known only now
         csv.add_targets(run.targets)
@@ -120,14 +128,34 @@ async def publish(
         summary=run.summary_json(),
         closing=placed(run.sections, summary=False),
     )
+    html_path, gate = await _write_html_report(writer, run)
+    if config.markdown is not None:
+        paths = (writer.path, html_path)
+        await _write_markdown(config.markdown, run, paths=paths, failing=failing, gate=gate)
+    if config.metrics is not None:
+        await _write_metrics(config.metrics, run)
+    if config.junit is not None and junit is not None:
+        cases = run.regression_cases()
+        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=cases)
+    return html_path
+
+
+async def _write_html_report(writer: JsonReportWriter, run: FinishedRun) -> tuple[Path, str]:
+    """The HTML report (`--html`, else beside the JSON): its path, and the gate sentence."""
+    config = run.config
     facts = RunFacts(
-        title=config.targets[0].label,
+        title=config.targets[0].title,
         generated_at=run.started_at,
         tool=f"{TOOL['name']} {TOOL['version']}",
         complete=run.complete,
         duration_s=run.duration_s,
         config=config_json(config),
         json_name=writer.path.name,
+        gate=gate_sentence(
+            run.decision,
+            fail_on=config.fail_on,
+            fail_on_new=config.fail_on_new if config.baseline is not None else None,
+        ),
     )
     view = build_view(
         run.summary,
@@ -140,25 +168,36 @@ async def publish(
     )
     html_path = config.html or html_beside(writer.path)
     await write_html(html_path, view)
-    if config.markdown is not None:
-        await _write_markdown(config.markdown, run, json_path=writer.path, html_path=html_path)
-    if config.metrics is not None:
-        await _write_metrics(config.metrics, run)
-    if config.junit is not None and junit is not None:
-        cases = run.regression_cases()
-        await write_junit(config.junit, junit, duration_s=run.duration_s, regressions=cases)
-    return html_path
+    return html_path, facts.gate
 
 
 async def _write_markdown(
-    path: Path, run: FinishedRun, *, json_path: Path, html_path: Path
+    path: Path,
+    run: FinishedRun,
+    *,
+    paths: tuple[Path, Path],
+    failing: FailingUrls | None,
+    gate: str,
 ) -> None:
+    """The summary; `paths`: the JSON and HTML reports'; `gate`: the gate sentence."""
+    config = run.config
+    regressions = run.regression_cases()
+    if failing is not None and regressions is not None and regressions.regressions:
+        await asyncio.to_thread(failing.add_regressions, regressions.regression_rows())
     examples = {
         code: kept[0].url.value
         for code, kept in run.samples.examples.items()
         if kept and kept[0].url is not None
     }
-    where = Where(run.config.targets[0].label, str(json_path), str(html_path))
+    workspace, json_path, html_path = await asyncio.to_thread(_shown_paths, paths)
+    where = Where(
+        config.targets[0].title,
+        json_path,
+        html_path,
+        reports_url=config.reports_url,
+        workspace=workspace,
+    )
+    fail_on_new = config.fail_on_new if config.baseline is not None else None
     text = markdown_summary(
         run.summary,
         run.decision,
@@ -166,11 +205,20 @@ async def _write_markdown(
         examples=examples,
         sections=run.sections,
         new=run.new_codes(),
+        failing=failing,
+        gates=Gates(gate, config.fail_on, fail_on_new),
     )
     try:
         await asyncio.to_thread(write_atomically, path, text.encode())
     except OSError as exc:
         raise ReportWriteError(f"cannot write the Markdown summary {path}: {exc.strerror}") from exc
+
+
+def _shown_paths(paths: tuple[Path, Path]) -> tuple[Path, str, str]:
+    """The current folder (a CI job's checkout), and the reports' paths in it (blocking)."""
+    workspace = Path.cwd()
+    json_path, html_path = (shown_place(p.absolute().as_uri(), workspace=workspace) for p in paths)
+    return workspace, json_path, html_path
 
 
 async def _write_metrics(path: Path, run: FinishedRun) -> None:

@@ -3,7 +3,8 @@
 The outputs take a run's sections as they come and name no wing (auditor.report.publish): the
 JSON report puts each at its place, the HTML report includes each part's template in its slot,
 the terminal prints its lines, the metrics add its gauges, JUnit its failing cases, the Markdown
-summary its text, and the run's decision counts its regressions. Pure: no I/O.
+summary its text, the verdict line its clause, and the run's decision counts its
+regressions. Pure: no I/O.
 
 See docs/explanation/design.md#wings.
 """
@@ -146,6 +147,11 @@ class Section(Protocol):
     @property
     def regressions(self) -> int | None:
         """What it says failed beside the findings, for the run's decision (None: nothing)."""
+        ...
+
+    @property
+    def clause(self) -> str | None:
+        """Its words in the verdict line, after the run's counts (None: none)."""
         ...
 
     @property

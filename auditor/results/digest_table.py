@@ -81,6 +81,11 @@ class DigestTable:
         """Every stored digest, segment by segment in slot order."""
         return (key for keys in self._keys for key in keys if key)
 
+    def items(self) -> Iterator[tuple[int, int]]:
+        """Every stored (digest, value), segment by segment in slot order."""
+        for keys, values in zip(self._keys, self._values, strict=True):
+            yield from ((key, values[slot]) for slot, key in enumerate(keys) if key)
+
     def replace(self, digest: int, value: int) -> bool:
         """Change the value of a stored digest; False when it is not stored."""
         found = self._slot(digest)
@@ -144,6 +149,11 @@ class FrozenDigests:
 
     def __len__(self) -> int:
         return self._count
+
+    def items(self) -> Iterator[tuple[int, int]]:
+        """Every stored (digest, value), in digest order."""
+        for keys, values in zip(self._keys, self._values, strict=True):
+            yield from zip(keys, values, strict=True)
 
     def get(self, digest: int) -> int | None:
         """The value stored for `digest`, if any."""

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -119,8 +119,25 @@ class Marks(Protocol):
         ...
 
 
+class Join(Protocol):
+    """What adds to each URL's record before it is counted (a field of its own, findings)."""
+
+    def join_url(self, record: UrlRecord) -> None:
+        """Add to `record` in place."""
+
+
+@dataclass(frozen=True, slots=True)
+class Late:
+    """Run findings made at the sink's turn, once every record before this item has passed.
+
+    So they count what every record before them said (what the joins saw).
+    """
+
+    make: Callable[[], Awaitable[Sequence[RunFindings]]]
+
+
 Urls = Sequence[UrlRecord | Listed | Checked]
-SinkItem = Urls | SitemapRecord | Relisted | RunFindings | None
+SinkItem = Urls | SitemapRecord | Relisted | RunFindings | Late | None
 SinkQueue = asyncio.Queue[SinkItem]
 
 
@@ -138,13 +155,15 @@ async def run_sink(
     samples: Samples,
     observers: Sequence[Observer] = (),
     marks: Marks | None = None,
+    joins: Sequence[Join] = (),
 ) -> None:
     """Consume records until None arrives; then count duplicate listings of checked URLs.
 
-    Known issues are marked first (`marks`), so that every output says which they are.
-    Relistings wait for the end: the URL's check may finish after its duplicate was read.
+    A URL's record is joined first (`joins`), then its known issues marked (`marks`), so that
+    every output says which they are. Relistings wait for the end: the URL's check may finish
+    after its duplicate was read.
     """
-    sink = _Sink(writer, summary, dedup, samples, observers, marks)
+    sink = _Sink(writer, summary, dedup, samples, observers, marks, joins)
     relisted: list[Relisted] = []
     while (item := await queue.get()) is not None:
         match item:
@@ -154,6 +173,9 @@ async def run_sink(
                 relisted.append(item)
             case RunFindings():
                 sink.add_run_findings(item)
+            case Late():
+                for found in await item.make():
+                    sink.add_run_findings(found)
             case _:
                 sink.add_urls(item)
         await writer.flush_if_full()
@@ -174,6 +196,7 @@ class _Sink:
     samples: Samples
     observers: Sequence[Observer]
     marks: Marks | None
+    joins: Sequence[Join]
 
     def add_sitemap(self, item: SitemapRecord) -> None:
         if self.marks is not None:
@@ -195,10 +218,11 @@ class _Sink:
         self.writer.add_run_findings(item)
 
     def add_urls(self, records: Urls) -> None:
-        marks, summary, writer = self.marks, self.summary, self.writer
-        # Tuples with nothing to say are counted as they are; observers read records
+        marks, summary, writer, joins = self.marks, self.summary, self.writer, self.joins
+        # Tuples with nothing to say are counted as they are; observers and joins read records
         # (docs/explanation/design.md#engine).
-        plain = not self.observers
+        plain = not self.observers and not joins
+        joined: list[UrlRecord] = []  # the records as joined: the samples see a join's findings
         for item in records:
             if plain and isinstance(item, Checked):
                 summary.add_checked(item)
@@ -210,6 +234,9 @@ class _Sink:
                 writer.add_url(item)
                 continue
             record = item if isinstance(item, UrlRecord) else item.record()
+            for join in joins:
+                join.join_url(record)
+            joined.append(record)
             if marks is not None:
                 marks.mark_url(record)
             summary.add_url(record)
@@ -224,4 +251,5 @@ class _Sink:
                     failing=check.failing,
                     indexable=check.not_indexable is None,
                 )
-        self.samples.add_urls(records)  # the HTML's samples: once per batch, not per record
+        # The HTML's samples: once per batch, not per record.
+        self.samples.add_urls(records if plain else joined)

@@ -59,6 +59,9 @@ class Decision:
 
     verdict: Verdict
     regressions: int | None  # since the baseline (None: no --baseline)
+    # Findings at or above --fail-on (not accepted) failed the run: the gate that fired, with
+    # the regressions (auditor.results.gates says which in words).
+    tripped: bool = False
 
     @property
     def exit_code(self) -> ExitCode:
@@ -94,6 +97,7 @@ class RunCounts:
     accepted: Mapping[Severity, int] = field(default_factory=dict)
     not_indexable: int = 0  # listed URLs a search engine cannot index (this run's checks)
     known: KnownCounts | None = None  # with --history: the site as last known
+    clauses: tuple[str, ...] = ()  # the wings' sections' words (auditor.report.section)
 
     def gating(self) -> dict[Severity, int]:
         """The findings that may fail the run: all but the accepted ones."""
@@ -101,11 +105,16 @@ class RunCounts:
 
 
 def run_counts(
-    summary: Summary, samples: Samples, *, known: KnownCounts | None = None
+    summary: Summary,
+    samples: Samples,
+    *,
+    known: KnownCounts | None = None,
+    clauses: tuple[str, ...] = (),
 ) -> RunCounts:
     """The counts of a run, from its summary and the samples' tallies.
 
-    `known`: the site as last known, where a section knows it (--history).
+    `known`: the site as last known, where a section knows it (--history); `clauses`: what the
+    sections add to the verdict line.
     """
     failing = {url for url, counts in summary.by_sitemap.items() if counts.failing}
     erring = samples.erring_sitemaps | set(samples.url_errors) | failing
@@ -119,6 +128,7 @@ def run_counts(
         accepted=by_severity(summary.accepted),
         not_indexable=summary.indexability[Indexability.NOT_INDEXABLE],
         known=known,
+        clauses=clauses,
     )
 
 
@@ -153,6 +163,7 @@ def decide(
         verdict = Verdict(Outcome.UNREACHABLE, f"site unreachable: {unreachable}")
     elif regressions or _tripping(counts, fail_on):
         verdict = Verdict(Outcome.FAIL, _failure(counts, fail_on, regressions or 0))
+        return Decision(verdict, regressions, tripped=bool(_tripping(counts, fail_on)))
     else:
         verdict = Verdict(Outcome.PASS, _pass(counts, fail_on, regressions))
     return Decision(verdict, regressions)
@@ -169,10 +180,14 @@ def judge(
     stalled: str | None = None,
     unreachable: str | None = None,
     known: KnownCounts | None = None,
+    clauses: tuple[str, ...] = (),
 ) -> Decision:
-    """`decide` on a run's summary and samples (`known`: the site as last known, --history)."""
+    """`decide` on a run's summary and samples.
+
+    `known`: the site as last known (--history); `clauses`: the sections' words for the verdict.
+    """
     return decide(
-        run_counts(summary, samples, known=known),
+        run_counts(summary, samples, known=known, clauses=clauses),
         fail_on=fail_on,
         complete=complete,
         failed=failed,
@@ -197,7 +212,7 @@ def _pass(counts: RunCounts, fail_on: FailOn, regressions: int | None) -> str:
         text = f"{scope}, no findings{now}"
     else:
         text = f"{scope}, no {fail_on.value}s{now}; {found}"
-    text += _not_indexable(counts) + _accepted(counts)
+    text += _not_indexable(counts) + _clauses(counts) + _accepted(counts)
     return text if regressions is None else f"{text}; no regressions since the baseline"
 
 
@@ -218,7 +233,7 @@ def _failure(counts: RunCounts, fail_on: FailOn, regressions: int) -> str:
     milder = {s: n for s, n in counts.gating().items() if s not in tripping}
     if any(milder.values()):
         parts.append(_counts(milder))
-    return "; ".join(parts) + _not_indexable(counts) + _accepted(counts)
+    return "; ".join(parts) + _not_indexable(counts) + _clauses(counts) + _accepted(counts)
 
 
 def _not_indexable(counts: RunCounts) -> str:
@@ -237,6 +252,11 @@ def _not_indexable(counts: RunCounts) -> str:
     if not counts.not_indexable:
         return ""
     return f"; {counts.not_indexable:,} of {counts.urls:,} listed URLs cannot be indexed"
+
+
+def _clauses(counts: RunCounts) -> str:
+    """`; Googlebot crawled 61 % of listed indexable URLs in 30 days`: the sections' words."""
+    return "".join(f"; {clause}" for clause in counts.clauses)
 
 
 def _accepted(counts: RunCounts) -> str:

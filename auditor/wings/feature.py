@@ -16,12 +16,13 @@ See docs/explanation/design.md#wings.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AsyncExitStack
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from auditor.checks.stage import CheckWatcher, Plan
 from auditor.clock import Clock
@@ -31,14 +32,17 @@ from auditor.models import CheckResult, TargetRecord, UrlRecord
 from auditor.options.row import Option
 from auditor.report.section import Section
 from auditor.results.samples import Samples
-from auditor.results.sink import Marks, Observer, RecordWriter, SinkItem
+from auditor.results.sink import Join, Marks, Observer, RecordWriter, SinkItem
 from auditor.results.summary import Summary
 from auditor.sitemap.plain_urls import Clean, Listed
 from auditor.sitemap.read_services import Clusters, EmitSitemap, EmitUrls
 
 if TYPE_CHECKING:  # the check path: loaded where URLs are checked
+    import sqlite3
+
     from auditor.checks.engine import CheckEngine
 
+T = TypeVar("T")
 Step = Callable[[], Awaitable[None]]
 # (record, outcome) pairs: a tuple each where it has nothing to say (auditor.checks.stage)
 Pairs = list[tuple[UrlRecord | Listed, CheckResult | Clean]]
@@ -47,6 +51,24 @@ EmitPairs = Callable[[Pairs], Awaitable[None]]
 
 async def nothing() -> None:
     """A step that does nothing: where no wing adds one."""
+
+
+class KeptTables(Protocol):
+    """A file kept between runs, open for this run, where a wing may keep tables of its own."""
+
+    def run_on(self, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
+        """`work` on the file's connection, alone; with `write`, in one transaction (blocking)."""
+        ...
+
+
+@dataclass(slots=True)
+class Shelf:
+    """What a wing opened that the wings after it (the registry's order) may use.
+
+    Wings name no other wing: what one shares is put here as a protocol of this module.
+    """
+
+    kept: KeptTables | None = None  # the history (--history), for a wing's own tables
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,6 +80,8 @@ class Opening:
     started_at: datetime
     report: Path  # the JSON report to be written: a wing's own files go beside it
     stack: AsyncExitStack  # closes once every output of the run is written
+    stop: asyncio.Event | None = None  # set: the run is asked to stop (a long open may end)
+    shelf: Shelf = field(default_factory=Shelf)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +118,7 @@ class Watch:
     marks: Marks | None = None  # marks known issues as the sink takes each record
     plan: CheckPlan | None = None  # which wanted URLs are requested, and when
     clusters: Clusters | None = None  # where the sitemap readers put hreflang clusters
+    joins: tuple[Join, ...] = ()  # add to each URL's record at the sink, before `marks`
 
 
 @dataclass(frozen=True, slots=True)

@@ -345,7 +345,7 @@ async def test_the_changes_since_a_baseline_as_a_frame(tmp_path: Path) -> None:
     }
     gone = rows["gone"]
     assert (gone.status_before, gone.status_after) == (200, 404)
-    assert (gone.indexability_before, gone.indexability_after) == ("indexable", "client error")
+    assert (gone.indexability_before, gone.indexability_after) == ("indexable", "client_error")
     assert (gone.new_codes, gone.regression) == ("http.not_found", True)
     assert not rows["new"].regression
     assert str(frame["status_after"].dtype) == "Int64"

@@ -221,7 +221,7 @@ CASES = [
                 "/start": redirect(303, "//" + other(b).split("//")[1] + "/target"),
                 "/target": OK,
             },
-            ("redirect.other_host", "redirect.temporary"),
+            ("redirect.other_host",),
             hops(("{base}/start", 303)),
             "{other}/target",
             200,
@@ -384,7 +384,7 @@ CASES = [
     pytest.param(
         Case(
             lambda b: {"/start": redirect(303, f"{other(b)}/target"), "/target": OK},
-            ("redirect.other_host", "redirect.temporary"),
+            ("redirect.other_host",),
             hops(("{base}/start", 303)),
             "{other}/target",
             200,
@@ -503,7 +503,7 @@ async def test_redirect_to_another_port_is_another_host(tmp_path: Path) -> None:
         )
         # Judged where it lands: the other host's robots.txt is read too.
         assert second.hits == {"/target": 1, "/robots.txt": 1}
-    assert codes(checked.entry) == ["redirect.other_host", "redirect.permanent"]
+    assert codes(checked.entry) == ["redirect.other_host"]
     assert checked.entry["final_url"] == f"{second.base}/target"
 
 

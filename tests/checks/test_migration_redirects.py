@@ -10,6 +10,7 @@ while the answer holds one of the new host's slots: with as many such checks in 
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable, Mapping
 from contextlib import AsyncExitStack, asynccontextmanager
 from functools import partial
@@ -19,8 +20,10 @@ from typing import Any
 import pytest
 from aiohttp import web
 
+from auditor.config import FailOn
 from auditor.demo.documents import Page, redirect, url, urlset, xml_page
 from auditor.demo.server import Route, Served, serve
+from auditor.errors import ExitCode
 from tests.helpers import Audited, run_audit
 
 pytestmark = pytest.mark.usefixtures("engine")
@@ -29,7 +32,7 @@ URLS = 40
 OK = Page(200, b"<html><head><title>A page</title></head></html>", {"Content-Type": "text/html"})
 # A hang fails the test instead of CI: a healthy run of these sites takes about a second.
 LIMIT_S = 60.0
-MOVED = ["redirect.other_host", "redirect.permanent"]
+MOVED = ["redirect.other_host"]  # one finding per moved URL (docs/explanation/rules.md#redirects)
 
 
 def robots(*, disallow: str = "") -> Page:
@@ -164,3 +167,34 @@ async def test_a_move_into_a_path_the_new_host_disallows_is_blocked(tmp_path: Pa
     assert run.report["summary"]["checked"] == URLS
     for codes in codes_by_loc(run).values():
         assert "url.blocked_by_robots" in codes
+
+
+async def test_one_finding_per_moved_url_is_no_change_from_a_baseline_of_two(
+    tmp_path: Path,
+) -> None:
+    """A baseline made when a moved URL had redirect.permanent beside redirect.other_host.
+
+    The comparison reads it as this version reports it: nothing fixed, nothing new, no
+    regression, however low --fail-on-new is.
+    """
+    async with serve(new_site) as new, serve(lambda b: old_site(b, to=new.base)) as old:
+        first = await audited(tmp_path / "first", f"{old.base}/sitemap.xml")
+        before = first.report
+        for entry in before["urls"]:  # as the version before wrote it: two findings
+            [moved] = entry["findings"]
+            assert moved["code"] == "redirect.other_host"
+            assert (moved["detail"]["status"], moved["detail"]["permanent"]) == (301, True)
+            entry["findings"].append({**moved, "code": "redirect.permanent"})
+        before["summary"]["by_code"]["redirect.permanent"] = URLS
+        baseline = tmp_path / "baseline.json"
+        baseline.write_text(json.dumps(before))
+        run = await audited(
+            tmp_path / "second",
+            f"{old.base}/sitemap.xml",
+            baseline=baseline,
+            fail_on_new=FailOn.NOTICE,
+        )
+    diff = run.report["diff"]
+    assert (diff["regressions"], diff["urls_changed"]) == (0, 0)
+    assert (diff["new_findings"], diff["resolved_findings"]) == ({}, {})
+    assert run.result.exit_code == ExitCode.OK  # warnings at --fail-on error: it passes

@@ -35,7 +35,10 @@ def dest(key: str) -> str:
 
 
 def history(key: str) -> list[str]:
-    return ["--history", "h.sqlite"] if key in NEED_HISTORY else []
+    """The options a setting needs beside it: a history, or access logs."""
+    if key in NEED_HISTORY:
+        return ["--history", "h.sqlite"]
+    return ["--access-log", "access.log"] if key.startswith("log_") else []
 
 
 def outside(number_range: NumberRange) -> list[int | float]:

@@ -11,7 +11,7 @@ from auditor.errors import UsageError
 
 GROUPS = (
     *("output", "what to request", "politeness", "bounds", "crawl (coverage)", "processes"),
-    *("monitoring", "big sites", "fleet"),
+    *("monitoring", "big sites", "access logs (Googlebot)", "fleet"),
 )
 UNGROUPED = {"--help", "--version", "--demo", "--config"}  # what the command is, not how it runs
 
@@ -32,6 +32,7 @@ def test_help_groups_every_flag() -> None:
     assert "--workers" in grouped["processes"]
     assert "--baseline" in grouped["monitoring"]
     assert "--history" in grouped["big sites"]
+    assert "--access-log" in grouped["access logs (Googlebot)"]
 
 
 def test_crawl_options_reach_the_configuration() -> None:

@@ -317,3 +317,17 @@ def test_each_site_crawls_within_its_own_bounds(tmp_path: Path) -> None:
     assert (a.config.crawl, a.config.crawl_max, a.config.crawl_depth) == (True, 500, 4)
     assert (a.config.crawl_hosts, a.config.deep_clicks) == (("shop.a.example",), 2)
     assert (b.config.crawl, b.config.crawl_max) == (False, 9000)
+
+
+def test_a_site_names_its_own_access_logs(tmp_path: Path) -> None:
+    fleet = write(
+        tmp_path / "sites.toml",
+        "[[site]]\ntarget = 'https://a.example/'\naccess-log = ['logs/a/', 'a.log.gz']\n"
+        "log-days = 7\n\n"
+        "[[site]]\ntarget = 'https://b.example/'\n",
+    )
+    argv = ["--fleet", str(fleet)]
+    args, _ = parse_command(argv)
+    a, b = fleet_plan(args, argv).sites
+    assert a.config.access_logs == (tmp_path / "logs/a", tmp_path / "a.log.gz")
+    assert (a.config.log_days, b.config.access_logs, b.config.log_days) == (7, (), 30)

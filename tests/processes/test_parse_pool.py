@@ -12,11 +12,12 @@ from typing import Any
 import pytest
 
 from auditor.codes import Code
-from auditor.config import AuditConfig, parse_helpers
+from auditor.config import AuditConfig
 from auditor.demo.documents import sitemapindex, url, urlset
 from auditor.demo.server import DEMO_CA, serve_demo
 from auditor.errors import ParseHelperError
 from auditor.processes.parse_pool import ParsePool
+from auditor.processes.shares import parse_helpers
 from auditor.sitemap.parsers import BodyRead, parse_here
 from auditor.sitemap.validated_entries import (
     DocumentSpec,

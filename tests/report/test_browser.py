@@ -9,8 +9,10 @@ sets it, so CI never skips silently.
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -153,6 +155,43 @@ async def test_a_clean_site_passes_in_a_browser(tmp_path: Path) -> None:
     await look_at(audited.result.html_path, tmp_path, expect="PASS")
 
 
+LOGS = """(() => {
+  const part = document.querySelector("#logs");
+  const box = part.getBoundingClientRect();
+  const chart = part.querySelector("svg[aria-label^='Googlebot']");
+  return {
+    visible: box.height > 0 && box.width > 300,
+    toc: document.querySelector("nav.toc a[href='#logs']") !== null,
+    columns: chart.querySelectorAll("rect").length,
+    chartWidth: chart.getBoundingClientRect().width,
+    unlisted: [...part.querySelectorAll("#logs-not-listed + .tablebox a.url")].map((a) => a.href),
+    share: part.querySelector(".card .value").textContent.trim(),
+  };
+})()"""
+
+
+async def test_the_googlebot_section_in_a_browser(tmp_path: Path) -> None:
+    from tests.wings.logs.log_lines import FORMATS, write_log  # noqa: PLC0415
+    from tests.wings.logs.test_access_logs import hits, routes  # noqa: PLC0415
+
+    log = write_log(tmp_path / "access.log", [FORMATS["combined"](hit) for hit in hits("x")])
+    async with serve(routes) as served:
+        audited = await run_audit(
+            tmp_path, f"{served.base}/sitemap.xml", no_check=False, access_logs=(log,)
+        )
+
+    async def section(page: Page, _javascript: bool) -> None:
+        part = await page.evaluate(LOGS)
+        assert part["visible"]
+        assert part["toc"]
+        assert part["columns"] == 31  # a column a day of the window with hits
+        assert part["chartWidth"] > 300
+        assert part["unlisted"] == [f"{served.base}/unlisted"]
+        assert part["share"] == "75 %"
+
+    await look_at(audited.result.html_path, tmp_path, expect="FAIL", extra=section)
+
+
 async def test_an_interrupted_run_says_so_at_the_top(tmp_path: Path) -> None:
     stop = asyncio.Event()
     stop.set()  # stopped before anything was read
@@ -196,8 +235,9 @@ REACHABLE = """((selector) => {
 })(%r)"""
 
 
-@pytest.mark.parametrize(("width", "height", "mobile"), [(390, 844, True), (1400, 900, False)])
-async def test_every_column_is_reachable_on_a_phone_and_a_desktop(
+# A phone (below 600 px) stacks the tables into cards: the test at 390 px is below.
+@pytest.mark.parametrize(("width", "height", "mobile"), [(768, 1024, True), (1400, 900, False)])
+async def test_every_column_is_reachable_on_a_tablet_and_a_desktop(
     tmp_path: Path, width: int, height: int, mobile: bool
 ) -> None:
     async with serve_demo() as sites:
@@ -218,4 +258,106 @@ async def test_every_column_is_reachable_on_a_phone_and_a_desktop(
         ):
             assert await page.evaluate(REACHABLE % selector) == [], selector
         shot = await page.screenshot(tmp_path / f"report-{width}.png")
+        print(f"screenshot: {shot}")
+
+
+# Every column's header and the first row's values, on a screen of `innerWidth`: each value on
+# screen (inside the viewport, clipped by no box), and its header either on screen too or said
+# in the value's card (its ::before, from data-label). [] when all is well.
+ON_SCREEN = """((selector) => {
+  const problems = [];
+  const tables = document.querySelectorAll(selector);
+  if (!tables.length) return ["no table " + selector];
+  const inside = (node) => {
+    const box = node.getBoundingClientRect();
+    if (box.width < 1 || box.left < -1 || box.right > innerWidth + 1) return false;
+    for (let up = node.parentElement; up && up !== document.body; up = up.parentElement) {
+      const clip = up.getBoundingClientRect();
+      if (getComputedStyle(up).overflowX !== "visible" &&
+          (box.left < clip.left - 1 || box.right > clip.right + 1)) return false;
+    }
+    return true;
+  };
+  const said = (text) => text.replace(/\\s+/g, " ").trim().toLowerCase();
+  for (const table of tables) {
+    const heads = [...table.querySelectorAll("thead th")];
+    const cells = [...table.querySelectorAll("tbody tr:first-child td")];
+    if (!heads.length || heads.length !== cells.length) {
+      problems.push("shape " + selector);
+      continue;
+    }
+    cells.forEach((cell, i) => {
+      // Brought into view by scrolling the page down only: a column reached by scrolling its
+      // table sideways is not on screen.
+      for (let up = cell.parentElement; up; up = up.parentElement) up.scrollLeft = 0;
+      scrollTo(0, cell.getBoundingClientRect().top + scrollY - innerHeight / 2);
+      const head = said(heads[i].textContent);
+      if (!inside(cell)) problems.push("value off screen: " + head);
+      const label = getComputedStyle(cell, "::before").content.replace(/^"|"$/g, "");
+      if (!(said(label) === head || inside(heads[i])))
+        problems.push("header neither on screen nor in a card: " + head);
+    });
+  }
+  return [...new Set(problems)];
+})(%r)"""
+# URL parts shorter than a line that a line break cuts in two: a path segment split. A URL's
+# parts are its children, a text or a span each, between <wbr>s. [] when none is.
+SEGMENTS_SPLIT = """(() => {
+  const split = [];
+  for (const link of document.querySelectorAll(".url")) {
+    if (!link.getClientRects().length) continue;  // in a closed group: not laid out
+    for (const part of link.childNodes) {
+      if (part.nodeName === "WBR" || part.textContent.length > 24) continue;
+      const range = document.createRange();
+      range.selectNodeContents(part);
+      const lines = new Set([...range.getClientRects()].map((r) => Math.round(r.top)));
+      if (lines.size > 1) split.push(part.textContent);
+    }
+  }
+  return split;
+})()"""
+PHONE_TABLES = (
+    "#fix-first > .tablebox table",
+    "table.sitemaps",
+    "#problems details[open] table",
+    "table.clusters",
+    "table.regressions",
+    "table.changed",
+)
+
+
+def _regressed_baseline(report: Path, baseline: Path) -> None:
+    """The demo's report as if its 404 and its 500 had answered 200 the night before."""
+    data = json.loads(report.read_text())
+    for entry in data["urls"]:
+        if entry.get("status") in (404, 500):
+            entry.update(status=200, final_status=200, findings=[], indexability="indexable")
+            entry.pop("indexability_reason", None)
+    baseline.write_text(json.dumps(data))
+
+
+async def test_every_column_is_on_screen_or_in_a_card_on_a_390px_phone(tmp_path: Path) -> None:
+    """Each table at 390 px: stacked into cards, every value under its column's name."""
+    quick: dict[str, Any] = {"ca_file": DEMO_CA, "timeout_s": 2.0, "retries": 1, "slow_s": 0.5}
+    async with serve_demo() as sites:
+        first = await run_audit(tmp_path / "1", *sites, no_check=False, **quick)
+        baseline = tmp_path / "baseline.json"
+        _regressed_baseline(first.result.json_path, baseline)
+        audited = await run_audit(
+            tmp_path / "2", *sites, no_check=False, baseline=baseline, **quick
+        )
+    assert audited.report["diff"]["regressions"] >= 2
+    if CHROMIUM is None:
+        pytest.fail("SITEMAP_AUDIT_REQUIRE_BROWSER is set, and chromium is not installed")
+    async with chromium(CHROMIUM) as browser:
+        page = await browser.load(
+            audited.result.html_path.as_uri(), viewport=(390, 844), mobile=True
+        )
+        for selector in PHONE_TABLES:
+            assert await page.evaluate(ON_SCREEN % selector) == [], selector
+        assert await page.evaluate(SEGMENTS_SPLIT) == []
+        assert await page.evaluate(
+            "document.documentElement.scrollWidth <= innerWidth + 1"
+        )  # nothing scrolls sideways
+        shot = await page.screenshot(tmp_path / "report-390-cards.png")
         print(f"screenshot: {shot}")

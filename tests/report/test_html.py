@@ -239,3 +239,50 @@ def test_the_compiled_template_renders_what_the_template_renders(
     assert html_writer._template() is not fresh  # the compiled one is what runs
     monkeypatch.setattr(html_writer, "_template", lambda: fresh)
     assert render(summary, samples) == compiled
+
+
+@pytest.mark.parametrize(
+    ("fail_on", "fired"), [(FailOn.ERROR, "Failed by --fail-on error"), (FailOn.NEVER, None)]
+)
+async def test_the_headline_names_the_gate_that_fired(
+    tmp_path: Path, fail_on: FailOn, fired: str | None
+) -> None:
+    locs = ["https://example.com/a", "ftp://example.com/b"]
+    sitemap = tmp_path / "sitemap.xml"
+    sitemap.write_text(urlset([url(loc) for loc in locs]))
+    audited = await run_audit(tmp_path, str(sitemap), fail_on=fail_on)
+    page = audited.result.html_path.read_text()
+    gate = re.search(r'<p class="sub" id="gate">([^<]*)', page)
+    assert gate is not None
+    assert "never and above" not in gate[1]
+    if fired is not None:
+        assert gate[1].startswith(fired)
+    else:
+        assert "(--fail-on never)" in gate[1]
+    # A local file is titled by its path as given, not its stem.
+    assert f"<h1>{html.escape(str(sitemap))}</h1>" in page
+    assert re.search(r">1 document read \(", page)  # one document, not "1 documents"
+
+
+def test_the_url_card_counts_the_listed_urls_it_shows_and_the_alternates_apart() -> None:
+    """83 listed URLs beside "86 checked" read as a contradiction: the card says which is which."""
+    summary, samples = Summary(), Samples()
+    ok = CheckResult(200, elapsed_ms=5)
+    records = [
+        UrlRecord(f"https://example.com/{n}", ("https://example.com/s.xml",)) for n in range(3)
+    ]
+    records = [records[0].with_check(ok), records[1].with_check(ok), records[2]]  # 1 not checked
+    records.append(UrlRecord("https://example.com/es", (), alternate_of="https://example.com/0"))
+    records[-1] = records[-1].with_check(ok)
+    for record in records:
+        summary.add_url(record)
+    samples.add_urls(records)
+    page = render(summary, samples)
+    card = re.search(
+        r'<div class="label">URLs</div><div class="value">([^<]+)</div><div class="note">([^<]+)',
+        page,
+    )
+    assert card is not None
+    assert card[1] == "3"
+    assert card[2].startswith("2 checked")
+    assert re.search(r"\b1 unlisted alternate checked too", card[2])

@@ -15,10 +15,12 @@ import pytest
 from aiohttp import web
 from junitparser import Failure, JUnitXml, TestCase, TestSuite
 
+from auditor.cli.main import main
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.demo.documents import Page, url, urlset, xml_page
 from auditor.demo.server import Route, serve
+from auditor.errors import ExitCode
 from auditor.models import CheckResult, FoundBy, SitemapKind, SitemapRecord, UrlRecord, finding
 from auditor.report.junit import JunitCases, write_junit
 from tests.helpers import run_audit
@@ -78,8 +80,35 @@ async def test_a_suite_per_sitemap_and_a_case_per_url_passing_too(tmp_path: Path
     assert failure is not None
     assert failure.message.startswith("http.not_found: ")
     assert f"fix: {Code.HTTP_NOT_FOUND.info.fix}" in (failure.text or "")
-    assert (gone._elem.get("file"), gone._elem.get("line")) == (sitemap, "4")
+    assert (gone._elem.get("file"), gone._elem.get("line")) == ("/sitemap.xml", "4")
+    # A classname without the URL's dots: CI dashboards read them as packages.
+    assert {case.classname for case in suites[sitemap]} == {"sitemap-audit.sitemap_xml"}
     assert list(tmp_path.glob(".*")) == []  # no spool, no temporary file left
+
+
+def test_a_local_sitemap_is_named_relative_to_the_workspace(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A CI job's checkout: `file` is the sitemap's path in it, never the runner's file:///.
+
+    The Markdown summary names it so too, and is titled by it.
+    """
+    public = tmp_path / "public"
+    public.mkdir()
+    (public / "sitemap.xml").write_text(urlset([url("https://example.com/a"), url("nope:b")]))
+    monkeypatch.chdir(tmp_path)
+    argv = ["--no-check", "-q", "--json", "r.json", "--junit", "junit.xml", "--markdown", "s.md"]
+    assert main([*argv, "public/sitemap.xml"]) == ExitCode.FINDINGS
+    [listed] = [
+        suite for name, suite in parsed(tmp_path / "junit.xml").items() if name != "targets"
+    ]
+    assert {case._elem.get("file") for case in listed} == {"public/sitemap.xml"}
+    assert {case.classname for case in listed} == {"sitemap-audit.sitemap_xml"}
+    summary = (tmp_path / "s.md").read_text()
+    assert summary.startswith("## ❌ Sitemap audit of public/sitemap.xml\n")
+    assert "#### `public/sitemap.xml` (1 failing)" in summary
+    assert "file://" not in summary
+    assert str(tmp_path) not in summary
 
 
 async def test_failures_only_keeps_the_failing_cases(tmp_path: Path) -> None:

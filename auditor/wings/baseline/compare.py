@@ -19,7 +19,7 @@ from typing import Generic, TypeVar
 
 from auditor.codes import Code
 from auditor.config import FailOn
-from auditor.models import Indexability, NotIndexable
+from auditor.models import Indexability
 from auditor.report.section import Regression
 from auditor.wings.baseline.acceptance import NO_RULES, AcceptRules
 from auditor.wings.baseline.comparison_rows import Key, UrlFacts, from_check
@@ -28,7 +28,6 @@ _CODES = {code.value: code for code in Code}
 MAX_EXAMPLES = 50  # listed per kind of change, the first by URL; all are counted
 T = TypeVar("T")
 _INDEXABLE = Indexability.INDEXABLE.value
-_NOT_CHECKED = Indexability.NOT_CHECKED.value
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,15 +185,11 @@ def _status(facts: UrlFacts) -> str:
 
 
 def verdict_label(verdict: str) -> str:
-    """`indexable`, `not checked`, or the reason: `noindex (meta)`."""
-    if verdict == _INDEXABLE:
-        return verdict
-    if verdict == _NOT_CHECKED:
-        return "not checked"
-    try:
-        return NotIndexable(verdict).label
-    except ValueError:
-        return verdict
+    """`indexable`, `not_checked`, or the reason (`noindex_meta`): the JSON's own values.
+
+    One spelling everywhere (NotIndexable.label); an unknown value is shown as it is.
+    """
+    return verdict
 
 
 class Examples(Generic[T]):

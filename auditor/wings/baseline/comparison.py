@@ -232,6 +232,7 @@ class Comparison:
             new_findings=dict(sorted(tally.new.items())),
             resolved_findings=dict(sorted(tally.resolved.items())),
             cases=self,
+            workspace=Path.cwd(),  # in the thread: the current folder is asked of the system
         )
 
     def _index(self) -> None:

@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from auditor.codes import Code
 from auditor.models import Finding, Indexability, SitemapRecord, TargetRecord, UrlRecord
+from auditor.net.redirects import codes_as_reported_now
 from auditor.urls import parse_http_url, url_digest
 
 # The families of codes a URL's check finds (the rest come from its listing): when one of two
@@ -100,7 +101,8 @@ def reported_url_facts(obj: Mapping[str, Any]) -> UrlFacts | None:
         final if final != loc else None,
         str(verdict),
         _canonical_of_json(findings),
-        _joined(str(item["code"]) for item in findings),
+        # A report made by an earlier version: its codes as this one reports them.
+        _joined(codes_as_reported_now({str(item["code"]) for item in findings})),
         (obj.get("sitemaps") or [None])[0],
         obj.get("line"),
     )

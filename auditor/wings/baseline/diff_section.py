@@ -10,12 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from auditor.codes import Code
 from auditor.config import FailOn
 from auditor.models import NotIndexable
 from auditor.report.html_rows import MAX_LIST_ITEMS, link
-from auditor.report.markdown import MAX_LINES, text
+from auditor.report.markdown import MAX_LINES
+from auditor.report.markdown_text import code
+from auditor.report.places import shown_place
 from auditor.report.section import (
     HtmlPart,
     Json,
@@ -64,9 +67,13 @@ class DiffSection:
     new_findings: Mapping[str, int] = field(default_factory=dict)  # by code, sorted
     resolved_findings: Mapping[str, int] = field(default_factory=dict)
     cases: RegressionSource | None = None  # every regression, read back for JUnit
+    # Local sitemaps are named relative to it in the Markdown (the current folder: a CI job's
+    # checkout), never by the runner's absolute file:///...
+    workspace: Path | None = None
 
     place = "diff"
     last_known = None
+    clause = None  # its regressions are the verdict's own words
 
     @property
     def new_codes(self) -> Mapping[Code, int]:
@@ -212,10 +219,11 @@ def _diff_markdown(diff: DiffSection) -> str:
     lines = [f"### Since the baseline: {regressions:,} regression{'' if regressions == 1 else 's'}"]
     examples = diff.regression_examples
     for item in examples[:MAX_LINES]:
-        codes = ", ".join(f"`{code}`" for code in item.codes)
+        codes = ", ".join(code(name) for name in item.codes)
         lost = item.verdict
-        why = codes + (f" (not indexable: {text(lost)})" if lost else "")
-        lines.append(f"- {text(item.subject)}: {why or 'not indexable'}")
+        why = codes + (f" (not indexable: {code(lost)})" if lost else "")
+        subject = code(shown_place(item.subject, workspace=diff.workspace))
+        lines.append(f"- {subject}: {why or 'not indexable'}")
     left = regressions - min(len(examples), MAX_LINES)
     if left > 0:
         lines.append(f"- … and {left:,} more (all in the JSON report and the JUnit file)")
@@ -231,6 +239,6 @@ def _diff_markdown(diff: DiffSection) -> str:
 
 def _counted(counts: Mapping[str, int]) -> str:
     ranked = sorted(counts.items(), key=lambda pair: (-pair[1], pair[0]))
-    shown = ", ".join(f"`{code}` {n:,}" for code, n in ranked[:MAX_LINES])
+    shown = ", ".join(f"{code(name)} {n:,}" for name, n in ranked[:MAX_LINES])
     more = f", … {len(ranked) - MAX_LINES} more codes" if len(ranked) > MAX_LINES else ""
     return shown + more

@@ -34,6 +34,7 @@ class CoverageSection:
     place = "summary.coverage"
     regressions = None
     last_known = None
+    clause = None
 
     @property
     def new_codes(self) -> Mapping[Code, int]:

@@ -26,6 +26,7 @@ class HistorySection:
 
     place = "summary.history"
     regressions = None
+    clause = None
 
     @property
     def last_known(self) -> KnownCounts:

@@ -100,6 +100,7 @@ class HistoryFeature:
             return None
         store = await asyncio.to_thread(HistoryStore.open, settings.path)
         run.stack.push_async_callback(asyncio.to_thread, store.close)
+        run.shelf.kept = store  # a later wing's own tables kept between runs
         targets = "\n".join(target.input for target in run.config.targets)
         now_s = int(run.started_at.timestamp())
         start = await asyncio.to_thread(store.begin, targets, resume=settings.resume, now_s=now_s)

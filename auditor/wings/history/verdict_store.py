@@ -23,13 +23,14 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn
+from typing import NoReturn, TypeVar
 
 from auditor.errors import HistoryError, HistoryWriteError
 from auditor.files import refuse_unless_regular, transaction
 from auditor.urls import digest_of_stored, stored_digest
 from auditor.wings.history.history_rows import Known, listed
 
+T = TypeVar("T")
 APPLICATION_ID = 0x53414831  # "SAH1", in the file's header: this is a history of ours
 FORMAT = 1  # PRAGMA user_version: the version of the tables below
 # sqlite's page cache: the history's memory, whatever the number of URLs (the system's page
@@ -228,6 +229,17 @@ class HistoryStore:
             if len(rows) < PRUNE_CHUNK or last >= _LAST:
                 return gone
             start = last + 1
+
+    def run_on(self, work: Callable[[sqlite3.Connection], T], *, write: bool) -> T:
+        """`work` on the connection, alone (`write`: one transaction): KeptTables's, for a wing."""
+        if write:
+            with self._writing():
+                return work(self._db)
+        try:
+            with self._busy:
+                return work(self._db)
+        except sqlite3.Error as exc:
+            raise HistoryWriteError(f"--history {self.path}: cannot read it ({exc})") from None
 
     def rows(self) -> Iterator[Known]:
         """Every row (tests and the benchmark read the history back with it)."""

@@ -70,7 +70,7 @@ async def test_ten_pages_gaining_noindex_while_ten_lose_it(tmp_path: Path) -> No
     assert second.result.exit_code == ExitCode.FINDINGS
     changed = {entry["url"].rsplit("/", 1)[1]: entry for entry in diff["urls_changed_examples"]}
     assert len(changed) == diff["urls_changed"] == 20
-    assert {"field": "indexability", "before": "indexable", "after": "noindex (meta)"} in changed[
+    assert {"field": "indexability", "before": "indexable", "after": "noindex_meta"} in changed[
         "p15"
     ]["changes"]
     assert changed["p15"]["regression"]
@@ -114,10 +114,10 @@ async def test_changes_that_keep_the_status_class(tmp_path: Path) -> None:
         }
         for entry in diff["urls_changed_examples"]
     }
-    assert fields["header"]["indexability"] == ("indexable", "noindex (header)")
+    assert fields["header"]["indexability"] == ("indexable", "noindex_header")
     assert fields["canonical"]["indexability"] == ("indexable", "canonicalised")
     assert fields["canonical"]["canonical"] == ("none", f"{site.base}/a")
-    assert fields["blocked"]["indexability"] == ("indexable", "blocked by robots.txt")
+    assert fields["blocked"]["indexability"] == ("indexable", "blocked_by_robots")
     assert fields["moved"] == {"final_url": (f"{site.base}/a", f"{site.base}/b")}
     assert diff["urls_changed"] == 4
     # Three became not indexable; a redirect that lands elsewhere stays a redirect.
@@ -133,7 +133,7 @@ async def test_two_deleted_pages_are_two_regressions(tmp_path: Path) -> None:
     _, second = await nights(tmp_path, site, delete)
     assert regressions_everywhere(second, tmp_path) == 2
     said = outputs(second.result.json_path, tmp_path / "2" / "r.prom", tmp_path / "2" / "junit.xml")
-    sitemap = f"{site.base}/sitemap.xml"
+    sitemap = "/sitemap.xml"  # a case's file: the sitemap URL's path
     assert sorted(said.junit_cases) == [
         (f"{site.base}/p1 http.not_found", sitemap, "4"),  # line 1: the XML declaration
         (f"{site.base}/p2 http.not_found", sitemap, "5"),

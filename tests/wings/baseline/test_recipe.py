@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import sys
 from pathlib import Path
 
@@ -22,8 +23,9 @@ from auditor.errors import ExitCode
 # The recipe's command, as the how-to page shows it (tests/test_docs.py keeps them equal).
 RECIPE = (
     "sitemap-audit --config audit.toml --fail-on never --fail-on-new warning "
-    "--json latest.new.json $( [ -f latest.json ] && echo --baseline latest.json ); "
-    "rc=$?; [ $rc -le 1 ] && mv latest.new.json latest.json; exit $rc"
+    "--out reports --keep 30 $( [ -e latest.json ] && echo --baseline latest.json ); "
+    "rc=$?; [ $rc -le 1 ] && report=$(ls -t reports/*.json | head -n 1) && "
+    'ln -sf "$report" latest.json && ln -sf "${report%.json}.html" latest.html; exit $rc'
 )
 
 
@@ -106,6 +108,17 @@ async def test_three_nights_and_more_of_the_recipe(tmp_path: Path) -> None:
         assert diff["new_findings"] == {"changefreq.invalid": 1}
         # Night 5: everything known: green again.
         assert await night(tmp_path) == ExitCode.OK
+    assert_the_html_names_the_json_beside_it(tmp_path / "latest.html")
+
+
+def assert_the_html_names_the_json_beside_it(html: Path) -> None:
+    """The latest HTML report's "Full data" is the JSON report beside it, of the same night."""
+    page = html.resolve()
+    named = re.search(r'Full data: <span class="mono">([^<]+)</span>', page.read_text())
+    assert named is not None
+    beside = page.parent / named[1]
+    assert beside.is_file()
+    assert beside.resolve() == (html.parent / "latest.json").resolve()
 
 
 @pytest.mark.slow

@@ -120,7 +120,7 @@ async def test_the_html_report_shows_the_cluster_missing_its_return_link(
     page = await asyncio.to_thread(audited.result.html_path.read_text)
     part = page.split('<section id="extensions">', 1)[1].split("</section>", 1)[0]
     assert 'data-shown="1" data-total="1"' in part
-    clusters = part.split('<table class="clusters">', 1)[1].split("</table>", 1)[0]
+    clusters = part.split('<table class="stack clusters">', 1)[1].split("</table>", 1)[0]
     assert clusters.count("<tr>") == 2  # the head, and /en/a
     assert f'href="{base}/en/a"' in clusters
     assert f'href="{base}/fr/a"' in clusters

@@ -1,0 +1,1 @@
+"""Tests of the access logs (auditor.wings.logs)."""
