@@ -15,7 +15,6 @@
     │   ├── HistoryWriteError               the --history file failed mid-run (earlier runs kept)
     │   └── HelperError                     a helper process broke off (the run: internal.error)
     │       ├── FrameError                  a frame broke off
-    │       ├── CheckerProcessError         a checker process ended with URLs unanswered
     │       └── ParseHelperError            a parse helper ended midway through a document
     ├── SiteError ......................... no exit code of its own: a finding (exit 1)
     │   ├── FetchError                      no usable answer; `code` is the finding (net.*)
@@ -117,10 +116,6 @@ class HelperError(RunError):
 
 class FrameError(HelperError):
     """A helper's stream broke off in the middle of a frame."""
-
-
-class CheckerProcessError(HelperError):
-    """A checker process ended before answering every job sent to it."""
 
 
 class ParseHelperError(HelperError):

@@ -43,7 +43,7 @@ class ConnectionPolicy:
     may list, and a redirect may lead to, any host, and a token for the audited site must not
     travel there, as browsers and curl drop credentials across hosts. `origin_headers` (a
     target's basic auth) go to the origin (`HttpUrl.origin`) they name. `spare`: connections
-    beyond `concurrency` and `per_host` (the sitemap readers', a checker process's robots.txt).
+    beyond `concurrency` and `per_host` (the sitemap readers', robots.txt).
     `ca_file`: a CA trusted beside the system's (libcurl's: a bundle that replaces its own);
     `insecure`: no certificate is verified (--insecure). `reach`: the addresses it may connect to.
     """

@@ -1,1 +1,1 @@
-"""`--workers`: checker processes and parse helpers, and how they talk."""
+"""`--workers`: parse helpers, and how the run's processes talk."""

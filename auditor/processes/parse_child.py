@@ -3,8 +3,8 @@
 Started by the audit's process only (`parse_pool`). It reads one document at a time: a
 DocumentSpec frame, the body's chunks (b"" at its end), then None. It answers each piece's
 validated entries, "stopped" once the document wants no more input, then Ended. It needs no event
-loop: it blocks on its stdin, and ends at its end (the parent closed it, or died). Like the
-checker processes it ignores SIGINT and SIGTERM: the parent decides how the run ends.
+loop: it blocks on its stdin, and ends at its end (the parent closed it, or died). It ignores
+SIGINT and SIGTERM: the parent decides how the run ends.
 """
 
 from __future__ import annotations
