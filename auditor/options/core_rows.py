@@ -210,7 +210,7 @@ CORE: tuple[Option, ...] = (
     Option(
         "workers",
         _G.PROCESSES,
-        "helper processes that parse with --no-check (the cores: %(default)s)",
+        "processes that parse with --no-check and read big access logs (the cores: %(default)s)",
         Kind.NUMBER,
         metavar="N",
         default_factory=cores,
