@@ -30,8 +30,16 @@ def head_over_bounds(raw: bytes) -> bool:
 
 def parse_head(raw: bytes) -> Headers:
     """The last answer's header fields (1xx answers and a proxy's CONNECT answer come first)."""
-    # As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8
-    # Location is a URL to encode, not Latin-1 mojibake).
+    return Headers(_last_fields(raw, bounded=True))
+
+
+def _last_fields(raw: bytes, *, bounded: bool) -> list[tuple[str, str]]:
+    """The last answer's (name, value) fields, in order, folded lines joined.
+
+    As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8 Location
+    is a URL to encode, not Latin-1 mojibake). `bounded`: a head over aiohttp's bounds is
+    net.protocol; else the caller has held it to them.
+    """
     lines = raw.decode("utf-8", "surrogateescape").split("\n")
     start = 0
     for number in range(len(lines) - 1, -1, -1):
@@ -41,7 +49,7 @@ def parse_head(raw: bytes) -> Headers:
     items: list[tuple[str, str]] = []
     for line in lines[start:]:
         text = line.rstrip("\r")
-        if len(text) > MAX_HEAD_LINE_BYTES or (len(items) >= MAX_HEADERS and text):
+        if bounded and (len(text) > MAX_HEAD_LINE_BYTES or (len(items) >= MAX_HEADERS and text)):
             raise FetchError(Code.NET_PROTOCOL, "an answer head over aiohttp's bounds")
         if not text:
             continue
@@ -52,7 +60,7 @@ def parse_head(raw: bytes) -> Headers:
         name, colon, value = text.partition(":")
         if colon:
             items.append((name.strip(), value.strip()))
-    return Headers(items)
+    return items
 
 
 _WANTED = {name.encode(): name for name in CHECK_FIELDS}  # lower-case, as bytes -> as str
@@ -104,27 +112,5 @@ def check_fields(head: bytes) -> tuple[Fields, Repeated] | None:
 
 
 def head_pairs(raw: bytes) -> list[tuple[str, str]]:
-    """The last answer's header fields as (lower-case name, value), in order.
-
-    As aiohttp reads them: UTF-8, bytes that are not kept as surrogates (a raw UTF-8 Location
-    is a URL to encode, not Latin-1 mojibake). The caller has held the head to the bounds.
-    """
-    lines = raw.decode("utf-8", "surrogateescape").split("\n")
-    start = 0
-    for number in range(len(lines) - 1, -1, -1):
-        if lines[number].startswith("HTTP/"):
-            start = number + 1
-            break
-    items: list[tuple[str, str]] = []
-    for line in lines[start:]:
-        text = line.rstrip("\r")
-        if not text:
-            continue
-        if text[0] in " \t" and items:  # RFC 9112 §5.2: obsolete line folding, one space
-            name, value = items[-1]
-            items[-1] = (name, f"{value} {text.strip()}")
-            continue
-        name, colon, value = text.partition(":")
-        if colon:
-            items.append((name.strip().lower(), value.strip()))
-    return items
+    """The last answer's header fields as (lower-case name, value), in order (within bounds)."""
+    return [(name.lower(), value) for name, value in _last_fields(raw, bounded=False)]

@@ -84,15 +84,7 @@ def url_json(record: UrlRecord | Listed | Checked) -> Json:
 
 def record_json(record: UrlRecord) -> Json:
     """`url_json` of a UrlRecord."""
-    out: Json = {"loc": record.loc, "sitemaps": list(record.sitemaps)}
-    if record.line is not None:
-        out["line"] = record.line
-    if record.lastmod is not None:
-        out["lastmod"] = record.lastmod
-    if record.changefreq is not None:
-        out["changefreq"] = record.changefreq
-    if record.priority is not None:
-        out["priority"] = record.priority
+    out = _entry_fields({"loc": record.loc, "sitemaps": list(record.sitemaps)}, record)
     if record.alternate_of is not None:
         out["alternate_of"] = record.alternate_of
     if record.crawl is not None or record.crawl_log is not None:
@@ -126,9 +118,8 @@ def record_json(record: UrlRecord) -> Json:
     return out
 
 
-def listed_json(item: Listed) -> Json:
-    """`url_json` of a Listed URL's record, without making the record: most entries of a run."""
-    out: Json = {"loc": item.loc, "sitemaps": [item.sitemap]}
+def _entry_fields(out: Json, item: Listed | UrlRecord) -> Json:
+    """`out` with the entry's own fields as its sitemap gave them (those it has)."""
     if item.line is not None:
         out["line"] = item.line
     if item.lastmod is not None:
@@ -137,6 +128,12 @@ def listed_json(item: Listed) -> Json:
         out["changefreq"] = item.changefreq
     if item.priority is not None:
         out["priority"] = item.priority
+    return out
+
+
+def listed_json(item: Listed) -> Json:
+    """`url_json` of a Listed URL's record, without making the record: most entries of a run."""
+    out = _entry_fields({"loc": item.loc, "sitemaps": [item.sitemap]}, item)
     out["indexability"] = "not_checked"
     out["indexability_reason"] = None
     out["findings"] = []
@@ -146,15 +143,7 @@ def listed_json(item: Listed) -> Json:
 def checked_json(item: Checked) -> Json:
     """`url_json` of a Checked URL's record (a clean check), without making the record."""
     listed, clean = item
-    out: Json = {"loc": listed.loc, "sitemaps": [listed.sitemap]}
-    if listed.line is not None:
-        out["line"] = listed.line
-    if listed.lastmod is not None:
-        out["lastmod"] = listed.lastmod
-    if listed.changefreq is not None:
-        out["changefreq"] = listed.changefreq
-    if listed.priority is not None:
-        out["priority"] = listed.priority
+    out = _entry_fields({"loc": listed.loc, "sitemaps": [listed.sitemap]}, listed)
     out["status"] = clean.status
     out["final_url"] = listed.loc
     out["final_status"] = clean.status
